@@ -1,0 +1,184 @@
+//! Command-line parsing (std only): `shardcalc <command> [options]`.
+
+use std::fmt;
+
+/// What the user asked for.
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    /// Print the JSON report of a scenario.
+    Eval(EvalArgs),
+    /// List the model presets.
+    Presets,
+    /// Print a JSON Schema (`scenario` or `report`).
+    Schema(String),
+    /// Print usage.
+    Help,
+}
+
+/// Options of `shardcalc eval`.
+#[derive(Debug, Default, PartialEq)]
+pub struct EvalArgs {
+    /// A scenario JSON file.
+    pub scenario: Option<String>,
+    /// `--preset ID`.
+    pub preset: Option<String>,
+    /// `--hf-config FILE`.
+    pub hf_config: Option<String>,
+    /// `--maxtext-config FILE`.
+    pub maxtext_config: Option<String>,
+    /// `--per-device-batch B`.
+    pub per_device_batch: Option<f64>,
+    /// `--seq-len S`.
+    pub seq_len: Option<u64>,
+    /// `--grad-accum N`.
+    pub grad_accum: Option<u64>,
+    /// `--remat none|save_matmuls|full`.
+    pub remat: Option<String>,
+    /// `--convention maxtext|notebook|six_nd|book`.
+    pub convention: Option<String>,
+}
+
+/// A usage error, naming the option.
+#[derive(Debug, PartialEq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Usage text.
+pub const USAGE: &str = "\
+shardcalc — transformer accounting after 'How to Scale Your Model'
+
+USAGE:
+  shardcalc eval [SCENARIO.json] [--preset ID | --hf-config FILE | --maxtext-config FILE]
+                 [--per-device-batch B] [--seq-len S] [--grad-accum N]
+                 [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
+      Print one JSON report (keys documented in docs/report.md). Options override the
+      scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
+  shardcalc presets          List model presets (id, name, parameters).
+  shardcalc schema scenario|report
+                             Print the JSON Schema of the scenario or the report.
+  shardcalc help             This text.
+
+Exit status: 0 on success, 2 on invalid input (the message names the field), 1 on I/O errors.
+";
+
+fn value<'a>(flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Result<&'a String, UsageError> {
+    it.next()
+        .ok_or_else(|| UsageError(format!("{flag} needs a value")))
+}
+
+fn number<T: std::str::FromStr>(flag: &str, s: &str) -> Result<T, UsageError> {
+    s.trim()
+        .parse()
+        .map_err(|_| UsageError(format!("{flag}: {s:?} is not a valid number")))
+}
+
+/// Parse `args` (without the program name).
+///
+/// # Errors
+/// Unknown commands or options, missing values and malformed numbers.
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let mut it = args.iter();
+    let Some(cmd) = it.next() else {
+        return Ok(Command::Help);
+    };
+    match cmd.as_str() {
+        "help" | "--help" | "-h" => Ok(Command::Help),
+        "presets" => Ok(Command::Presets),
+        "schema" => {
+            let which = value("schema", &mut it)?;
+            match which.as_str() {
+                "scenario" | "report" => Ok(Command::Schema(which.clone())),
+                other => Err(UsageError(format!(
+                    "schema: unknown schema {other:?}; use `scenario` or `report`"
+                ))),
+            }
+        }
+        "eval" => {
+            let mut a = EvalArgs::default();
+            while let Some(arg) = it.next() {
+                match arg.as_str() {
+                    "--preset" => a.preset = Some(value(arg, &mut it)?.clone()),
+                    "--hf-config" => a.hf_config = Some(value(arg, &mut it)?.clone()),
+                    "--maxtext-config" => a.maxtext_config = Some(value(arg, &mut it)?.clone()),
+                    "--per-device-batch" => {
+                        a.per_device_batch = Some(number(arg, value(arg, &mut it)?)?);
+                    }
+                    "--seq-len" => a.seq_len = Some(number(arg, value(arg, &mut it)?)?),
+                    "--grad-accum" => a.grad_accum = Some(number(arg, value(arg, &mut it)?)?),
+                    "--remat" => a.remat = Some(value(arg, &mut it)?.clone()),
+                    "--convention" => a.convention = Some(value(arg, &mut it)?.clone()),
+                    flag if flag.starts_with('-') => {
+                        return Err(UsageError(format!("eval: unknown option {flag}")));
+                    }
+                    path => {
+                        if a.scenario.is_some() {
+                            return Err(UsageError(format!(
+                                "eval: only one scenario file may be given (extra: {path})"
+                            )));
+                        }
+                        a.scenario = Some(path.to_string());
+                    }
+                }
+            }
+            let sources = [&a.preset, &a.hf_config, &a.maxtext_config]
+                .iter()
+                .filter(|s| s.is_some())
+                .count();
+            if sources > 1 {
+                return Err(UsageError(
+                    "eval: give at most one of --preset, --hf-config, --maxtext-config".into(),
+                ));
+            }
+            Ok(Command::Eval(a))
+        }
+        other => Err(UsageError(format!(
+            "unknown command {other:?}; try `shardcalc help`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn parses_eval_options() {
+        let c = parse(&args("eval s.json --preset llama-3-8b --per-device-batch 2 --seq-len 8192")).unwrap();
+        assert_eq!(
+            c,
+            Command::Eval(EvalArgs {
+                scenario: Some("s.json".into()),
+                preset: Some("llama-3-8b".into()),
+                per_device_batch: Some(2.0),
+                seq_len: Some(8192),
+                ..EvalArgs::default()
+            })
+        );
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        assert_eq!(
+            parse(&args("eval --seq-len abc")).unwrap_err().0,
+            "--seq-len: \"abc\" is not a valid number"
+        );
+        assert!(parse(&args("eval --seq-len")).unwrap_err().0.contains("--seq-len"));
+        assert!(parse(&args("eval --bogus 1")).unwrap_err().0.contains("--bogus"));
+        assert!(parse(&args("eval --preset a --hf-config b")).is_err());
+        assert!(parse(&args("frobnicate")).is_err());
+    }
+
+    #[test]
+    fn no_arguments_is_help() {
+        assert_eq!(parse(&[]).unwrap(), Command::Help);
+    }
+}

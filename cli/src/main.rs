@@ -1,0 +1,163 @@
+//! `shardcalc`: the native command-line shell over shardcalc-core.
+//!
+//! Everything computed here is computed by `shardcalc_core`; this file only reads
+//! files, parses options and prints JSON.
+#![forbid(unsafe_code)]
+
+mod args;
+
+use args::{Command, EvalArgs, USAGE};
+use shardcalc_core::error::Invalid;
+use shardcalc_core::flops::{FlopConvention, RematPolicy};
+use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
+use shardcalc_core::params::count_params;
+use shardcalc_core::report::evaluate;
+use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
+use shardcalc_core::presets;
+use std::process::ExitCode;
+
+/// A failure with its exit status.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn invalid(message: impl Into<String>) -> Self {
+        Self { code: 2, message: message.into() }
+    }
+    fn io(message: impl Into<String>) -> Self {
+        Self { code: 1, message: message.into() }
+    }
+}
+
+impl From<Invalid> for Failure {
+    fn from(e: Invalid) -> Self {
+        let lines: Vec<String> = e.0.iter().map(|e| format!("{}: {}", e.field, e.message)).collect();
+        Failure::invalid(lines.join("\n"))
+    }
+}
+
+fn read_file(path: &str, what: &str) -> Result<String, Failure> {
+    let meta = std::fs::metadata(path).map_err(|e| Failure::io(format!("{what} {path}: {e}")))?;
+    if meta.len() > MAX_SCENARIO_BYTES as u64 * 4 {
+        return Err(Failure::invalid(format!(
+            "{what} {path}: {} bytes is larger than the {} byte limit",
+            meta.len(),
+            MAX_SCENARIO_BYTES * 4
+        )));
+    }
+    std::fs::read_to_string(path).map_err(|e| Failure::io(format!("{what} {path}: {e}")))
+}
+
+fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenario, Failure> {
+    let mut s = match &a.scenario {
+        Some(path) => Scenario::from_json(&read_file(path, "scenario")?)?,
+        None => Scenario::default(),
+    };
+    if let Some(id) = &a.preset {
+        s.model = ModelSource::Preset(id.clone());
+    }
+    let imported = match (&a.hf_config, &a.maxtext_config) {
+        (Some(path), _) => Some(
+            from_hf_config_json(&read_file(path, "--hf-config")?)
+                .map_err(|e| Failure::invalid(format!("--hf-config {path}: {e}")))?,
+        ),
+        (_, Some(path)) => Some(
+            from_maxtext_yaml(&read_file(path, "--maxtext-config")?)
+                .map_err(|e| Failure::invalid(format!("--maxtext-config {path}: {e}")))?,
+        ),
+        _ => None,
+    };
+    if let Some(imp) = imported {
+        warnings.extend(imp.warnings.iter().map(|w| format!("{}: {}", w.key, w.message)));
+        s.model = ModelSource::Custom(Box::new(imp.config));
+    }
+    if let Some(b) = a.per_device_batch {
+        s.workload.per_device_batch = b;
+    }
+    if let Some(t) = a.seq_len {
+        s.workload.seq_len = t;
+    }
+    if let Some(g) = a.grad_accum {
+        s.workload.grad_accum = g;
+    }
+    if let Some(r) = &a.remat {
+        s.workload.remat = match r.as_str() {
+            "none" => RematPolicy::None,
+            "save_matmuls" => RematPolicy::SaveMatmuls,
+            "full" => RematPolicy::Full,
+            other => {
+                return Err(Failure::invalid(format!(
+                    "--remat: unknown policy {other:?}; use none, save_matmuls or full"
+                )))
+            }
+        };
+    }
+    if let Some(c) = &a.convention {
+        s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
+            Failure::invalid(format!(
+                "--convention: unknown convention {c:?}; use maxtext, notebook, six_nd or book"
+            ))
+        })?;
+    }
+    Ok(s)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Failure> {
+    serde_json::to_string_pretty(v).map_err(|e| Failure::io(format!("serialising output: {e}")))
+}
+
+fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
+    let cmd = args::parse(argv).map_err(|e| Failure::invalid(format!("{e}\n\n{USAGE}")))?;
+    let mut warnings = Vec::new();
+    let out = match cmd {
+        Command::Help => USAGE.to_string(),
+        Command::Presets => {
+            let mut out = String::new();
+            for p in presets::all() {
+                let c = count_params(&p.config);
+                out.push_str(&format!(
+                    "{:<18} {:<32} {:>9.2}B total {:>8.2}B active\n",
+                    p.id,
+                    p.config.name,
+                    c.total.get() / 1e9,
+                    c.active.get() / 1e9
+                ));
+            }
+            out
+        }
+        Command::Schema(which) => {
+            let schema = if which == "scenario" {
+                schemars::schema_for!(Scenario)
+            } else {
+                schemars::schema_for!(shardcalc_core::report::Report)
+            };
+            to_json(&schema)?
+        }
+        Command::Eval(a) => {
+            let s = scenario_from_args(&a, &mut warnings)?;
+            to_json(&evaluate(&s)?)?
+        }
+    };
+    Ok((out, warnings))
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match run(&argv) {
+        Ok((out, warnings)) => {
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            println!("{}", out.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            for line in f.message.lines() {
+                eprintln!("error: {line}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Errors as values: every invalid input names the field it came from.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One problem with one input field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FieldError {
+    /// Dotted path of the field, e.g. `attention.num_kv_heads` or `workload.seq_len`.
+    pub field: String,
+    /// What is wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A new error for `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+/// A non-empty list of field errors, returned by validation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Invalid(pub Vec<FieldError>);
+
+impl Invalid {
+    /// A single error.
+    pub fn one(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self(vec![FieldError::new(field, message)])
+    }
+
+    /// The errors that concern `field` (exact match or a sub-field of it).
+    #[must_use]
+    pub fn for_field(&self, field: &str) -> Vec<&FieldError> {
+        self.0
+            .iter()
+            .filter(|e| {
+                e.field == field
+                    || (e.field.starts_with(field) && e.field[field.len()..].starts_with('.'))
+            })
+            .collect()
+    }
+
+    /// Prefix every field path with `prefix.` (used when a model sits inside a scenario).
+    #[must_use]
+    pub fn prefixed(self, prefix: &str) -> Self {
+        Self(
+            self.0
+                .into_iter()
+                .map(|e| FieldError::new(format!("{prefix}.{}", e.field), e.message))
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+/// Collects field errors while validating; turns into `Result` at the end.
+#[derive(Debug, Default)]
+pub struct Checker {
+    errors: Vec<FieldError>,
+}
+
+impl Checker {
+    /// A checker with no errors yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Record an error.
+    pub fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, message));
+    }
+
+    /// Require `lo <= value <= hi` for an integer field.
+    pub fn range(&mut self, field: &str, value: u64, lo: u64, hi: u64) {
+        if value < lo {
+            if lo == 1 {
+                self.push(field, format!("must be at least 1 (got {value})"));
+            } else {
+                self.push(field, format!("must be at least {lo} (got {value})"));
+            }
+        } else if value > hi {
+            self.push(field, format!("must be at most {hi} (got {value})"));
+        }
+    }
+
+    /// Require a finite number in `[lo, hi]`.
+    pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
+        if !value.is_finite() {
+            self.push(field, format!("must be a finite number (got {value})"));
+        } else if value < lo {
+            self.push(field, format!("must be at least {lo} (got {value})"));
+        } else if value > hi {
+            self.push(field, format!("must be at most {hi} (got {value})"));
+        }
+    }
+
+    /// Record an error when `cond` is false.
+    pub fn ensure(&mut self, cond: bool, field: &str, message: impl FnOnce() -> String) {
+        if !cond {
+            self.push(field, message());
+        }
+    }
+
+    /// Merge errors from a nested validation, prefixing their paths.
+    pub fn merge(&mut self, prefix: &str, result: Result<(), Invalid>) {
+        if let Err(e) = result {
+            self.errors.extend(e.prefixed(prefix).0);
+        }
+    }
+
+    /// Whether any error was recorded so far.
+    #[must_use]
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// `Ok(())` when nothing was recorded.
+    ///
+    /// # Errors
+    /// Returns every recorded field error.
+    pub fn finish(self) -> Result<(), Invalid> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Invalid(self.errors))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn for_field_matches_sub_fields_only() {
+        let e = Invalid(vec![
+            FieldError::new("attention.num_kv_heads", "x"),
+            FieldError::new("attention_layout", "y"),
+        ]);
+        assert_eq!(e.for_field("attention").len(), 1);
+        assert_eq!(e.for_field("attention.num_kv_heads").len(), 1);
+    }
+
+    #[test]
+    fn display_names_the_field() {
+        let e = Invalid::one("d_model", "must be at least 1 (got 0)");
+        assert_eq!(e.to_string(), "d_model: must be at least 1 (got 0)");
+    }
+}

@@ -1,0 +1,335 @@
+//! MaxText model YAML (`configs/models/*.yml`) → [`ModelConfig`].
+//!
+//! Keys are read under their `base_` names (`base_emb_dim`) or the derived names
+//! (`emb_dim`); both may be given if they agree. Keys a model file leaves out take
+//! MaxText's `base.yml` default, with a warning whenever that default changes the count.
+
+use super::keys::Keys;
+use super::maxtext_block::{Block, SUPPORTED_BLOCKS};
+use super::maxtext_ffn::feed_forward;
+use super::{model_name, validated, yaml, ImportError, ImportWarning, Imported};
+use crate::model::{
+    Attention, AttentionBias, Embeddings, GqaAttention, MlaAttention, ModelConfig, Mtp, Norm, NormKind,
+};
+
+/// Model-file keys that change neither parameters nor FLOPs.
+const SILENT: &[&str] = &[
+    "attn_logits_soft_cap",
+    "beta_fast",
+    "beta_slow",
+    "capacity_factor",
+    "dropout_rate",
+    "enable_dropout",
+    "final_logits_soft_cap",
+    "float32_logits",
+    "float32_qk_product",
+    "hidden_size_for_vit",
+    "image_placeholder",
+    "image_size_for_vit",
+    "inhomogeneous_layer_cycle_interval",
+    "intermediate_size_for_vit",
+    "load_balance_loss_weight",
+    "local_rope_max_timescale",
+    "logical_axis_rules",
+    "max_position_embeddings",
+    "megablox",
+    "mlp_activations_limit",
+    "model_name",
+    "mscale",
+    "n_routing_groups",
+    "normalization_layer_epsilon",
+    "normalize_embedding_logits",
+    "norm_topk_prob",
+    "num_attention_heads_for_vit",
+    "num_channels_for_vit",
+    "num_hidden_layers_for_vit",
+    "original_max_position_embeddings",
+    "patch_size_for_vit",
+    "rope_attention_scaling",
+    "rope_factor",
+    "rope_interleave",
+    "rope_linear_scaling_factor",
+    "rope_max_timescale",
+    "rope_min_timescale",
+    "rope_truncate",
+    "rope_type",
+    "routed_bias_update_rate",
+    "routed_scaling_factor",
+    "routed_score_func",
+    "sparse_matmul",
+    "temperature_tuning",
+    "tokenizer_path",
+    "tokenizer_type",
+    "topk_routing_group",
+];
+
+/// Import a MaxText model YAML.
+///
+/// # Errors
+/// [`ImportError::Syntax`] (with the line) for text outside the supported YAML subset;
+/// [`ImportError::Unsupported`] for an unknown `decoder_block` or a key the model cannot
+/// represent; [`ImportError::Field`] for a missing or mistyped key or an invalid model.
+pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
+    let map = yaml::parse(text)?;
+    let mut k = Keys::new(&map, "");
+    let mut warnings = Vec::new();
+    let block_name = match k.str("decoder_block")? {
+        Some(name) => name,
+        None => {
+            warnings.push(ImportWarning::new(
+                "decoder_block",
+                "not given; using MaxText's default llama2",
+            ));
+            "llama2"
+        }
+    };
+    let block = Block::parse(block_name).ok_or_else(|| {
+        ImportError::unsupported(
+            "decoder_block",
+            format!("`{block_name}` is not supported (supported: {SUPPORTED_BLOCKS})"),
+        )
+    })?;
+    refuse_unrepresentable(&mut k, &mut warnings)?;
+
+    let d_model = required_dim(&mut k, "emb_dim", "d_model")?;
+    let num_layers = block.layers(required_dim(&mut k, "num_decoder_layers", "num_layers")?);
+    let vocab_size = defaulted(&mut k, "vocab_size", 32_000, &mut warnings)?;
+    k.origin("vocab_size", "vocab_size");
+    let tied = k.bool("logits_via_embedding")?.unwrap_or(false);
+    let attention_type = k.str("attention_type")?.unwrap_or("global");
+    let attention = if attention_type == "mla" {
+        if block != Block::Deepseek {
+            return Err(ImportError::unsupported(
+                "attention_type",
+                format!("mla is built by the deepseek decoder block only, not {block_name}"),
+            ));
+        }
+        mla(&mut k, &mut warnings)?
+    } else {
+        gqa(&mut k, block, &mut warnings)?
+    };
+    let layout = block.layout(&mut k, attention_type, &mut warnings)?;
+    let (mlp, moe) = feed_forward(&mut k, block, &mut warnings)?;
+    let mtp = k.u64_or("mtp_num_layers", 0)?;
+    k.origin("mtp.depth", "mtp_num_layers");
+    let post_norms = post_norms(&mut k, block, &mut warnings)?;
+
+    let config = ModelConfig {
+        name: model_name(&format!("MaxText {block_name} model")),
+        d_model,
+        num_layers,
+        vocab_size,
+        attention,
+        layout,
+        mlp,
+        moe,
+        norm: Norm {
+            kind: NormKind::Rms,
+            per_layer: 2 + post_norms,
+        },
+        embeddings: Embeddings {
+            tied,
+            learned_positions: 0,
+        },
+        // MaxText's MTP modules share the main model's embedding and output head.
+        mtp: (mtp > 0).then_some(Mtp {
+            depth: mtp,
+            stores_embedding_copies: false,
+        }),
+    };
+    k.warn_unknown(&[SILENT], &mut warnings);
+    validated(config, &k.origins, warnings)
+}
+
+/// Keys whose non-default values change the model in ways it cannot represent.
+fn refuse_unrepresentable(k: &mut Keys<'_>, warnings: &mut Vec<ImportWarning>) -> Result<(), ImportError> {
+    if let Some(scale) = k.value("global_parameter_scale") {
+        if scale.as_f64() != Some(1.0) {
+            return Err(ImportError::unsupported(
+                "global_parameter_scale",
+                "scaled models are not supported; give the scaled dimensions directly",
+            ));
+        }
+    }
+    if k.bool("use_sparse_indexer")? == Some(true) {
+        return Err(ImportError::unsupported(
+            "use_sparse_indexer",
+            "the DeepSeek sparse-attention indexer's parameters are not modelled",
+        ));
+    }
+    if k.bool("use_multimodal")? == Some(true) {
+        warnings.push(ImportWarning::new(
+            "use_multimodal",
+            "the vision encoder is not counted; only the text decoder is imported",
+        ));
+    }
+    Ok(())
+}
+
+/// `base_<name>` or `<name>`; they must agree when both are given.
+pub(super) fn dim(k: &mut Keys<'_>, name: &str, field: &'static str) -> Result<Option<u64>, ImportError> {
+    let base = format!("base_{name}");
+    match (k.u64(&base)?, k.u64(name)?) {
+        (Some(a), Some(b)) if a != b => Err(ImportError::field(base, format!("disagrees with {name} ({a} vs {b})"))),
+        (Some(a), _) => {
+            k.origin(field, &base);
+            Ok(Some(a))
+        }
+        (None, Some(b)) => {
+            k.origin(field, name);
+            Ok(Some(b))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+pub(super) fn required_dim(k: &mut Keys<'_>, name: &str, field: &'static str) -> Result<u64, ImportError> {
+    dim(k, name, field)?.ok_or_else(|| ImportError::field(format!("base_{name}"), format!("is required (or {name})")))
+}
+
+/// A key with MaxText's `base.yml` default, warning when the default is used.
+pub(super) fn defaulted(
+    k: &mut Keys<'_>,
+    key: &str,
+    default: u64,
+    warnings: &mut Vec<ImportWarning>,
+) -> Result<u64, ImportError> {
+    match k.u64(key)? {
+        Some(v) => Ok(v),
+        None => {
+            warnings.push(ImportWarning::new(
+                key,
+                format!("not given; using MaxText's base.yml default {default}"),
+            ));
+            Ok(default)
+        }
+    }
+}
+
+fn gqa(k: &mut Keys<'_>, block: Block, warnings: &mut Vec<ImportWarning>) -> Result<Attention, ImportError> {
+    let num_heads = required_dim(k, "num_query_heads", "attention.num_heads")?;
+    let num_kv_heads = required_dim(k, "num_kv_heads", "attention.num_kv_heads")?;
+    let head_dim = defaulted(k, "head_dim", 128, warnings)?;
+    k.origin("attention.head_dim", "head_dim");
+    let qk_norm = block.qk_norm(k, warnings)?;
+    // MaxText's attention_bias puts biases on the query, key, value and output projections.
+    let bias = if k.bool("attention_bias")?.unwrap_or(false) {
+        AttentionBias::QkvO
+    } else {
+        AttentionBias::None
+    };
+    Ok(Attention::Gqa(GqaAttention {
+        num_heads,
+        num_kv_heads,
+        head_dim,
+        qk_norm,
+        bias,
+        sinks: k.bool("attention_sink")?.unwrap_or(false),
+    }))
+}
+
+fn mla(k: &mut Keys<'_>, warnings: &mut Vec<ImportWarning>) -> Result<Attention, ImportError> {
+    let num_heads = required_dim(k, "num_query_heads", "attention.num_heads")?;
+    // Unused by MLA.
+    for key in ["base_num_kv_heads", "num_kv_heads", "head_dim", "use_qk_norm"] {
+        k.touch(key);
+    }
+    let q_lora_rank = k.u64_or("q_lora_rank", 0)?;
+    let mut read = |key: &str, default: u64, field: &'static str| -> Result<u64, ImportError> {
+        let v = defaulted(k, key, default, warnings)?;
+        k.origin(field, key);
+        Ok(v)
+    };
+    let kv_lora_rank = read("kv_lora_rank", 512, "attention.kv_lora_rank")?;
+    let qk_nope_head_dim = read("qk_nope_head_dim", 128, "attention.qk_nope_head_dim")?;
+    let qk_rope_head_dim = read("qk_rope_head_dim", 64, "attention.qk_rope_head_dim")?;
+    let v_head_dim = read("v_head_dim", 128, "attention.v_head_dim")?;
+    Ok(Attention::Mla(MlaAttention {
+        num_heads,
+        // MaxText: q_lora_rank 0 projects queries directly.
+        q_lora_rank: (q_lora_rank > 0).then_some(q_lora_rank),
+        kv_lora_rank,
+        qk_nope_head_dim,
+        qk_rope_head_dim,
+        v_head_dim,
+    }))
+}
+
+/// Extra norms per layer from `use_post_attn_norm` / `use_post_ffw_norm` (Gemma 2/3).
+fn post_norms(k: &mut Keys<'_>, block: Block, warnings: &mut Vec<ImportWarning>) -> Result<u64, ImportError> {
+    let mut extra = 0;
+    for key in ["use_post_attn_norm", "use_post_ffw_norm"] {
+        if k.bool(key)? == Some(true) {
+            if block.has_post_norms() {
+                extra += 1;
+            } else {
+                warnings.push(ImportWarning::new(key, "ignored by this decoder_block in MaxText"));
+            }
+        }
+    }
+    Ok(extra)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = "base_emb_dim: 64\nbase_num_query_heads: 4\nbase_num_kv_heads: 2\n\
+                        base_mlp_dim: 128\nbase_num_decoder_layers: 2\nhead_dim: 16\n\
+                        mlp_activations: [\"silu\",\"linear\"]\nvocab_size: 100\ndecoder_block: \"llama2\"\n";
+
+    #[test]
+    fn tiny_llama2() {
+        let m = from_maxtext_yaml(TINY).unwrap();
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+        assert_eq!(m.config.num_layers, 2);
+        assert_eq!(m.config.mlp.kind, crate::model::MlpKind::Gated);
+    }
+
+    #[test]
+    fn base_and_derived_names_must_agree() {
+        let e = from_maxtext_yaml(&format!("{TINY}emb_dim: 32\n")).unwrap_err();
+        assert!(e.to_string().starts_with("base_emb_dim:"), "{e}");
+        assert!(from_maxtext_yaml(&format!("{TINY}emb_dim: 64\n")).is_ok());
+    }
+
+    #[test]
+    fn scaled_models_and_dense_blocks_with_experts_are_refused() {
+        let e = from_maxtext_yaml(&format!("{TINY}global_parameter_scale: 2\n")).unwrap_err();
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "global_parameter_scale"));
+        let e = from_maxtext_yaml(&format!("{TINY}num_experts: 8\n")).unwrap_err();
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "num_experts"));
+        let e = from_maxtext_yaml(&TINY.replace("llama2", "gpt3")).unwrap_err();
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "decoder_block"));
+    }
+
+    #[test]
+    fn defaults_and_ignored_keys_are_visible() {
+        let text = TINY.replace("head_dim: 16\n", "").replace("vocab_size: 100\n", "");
+        let m = from_maxtext_yaml(&format!("{text}shared_experts: 2\nuse_post_ffw_norm: true\n")).unwrap();
+        let keys: Vec<_> = m.warnings.iter().map(|w| w.key.as_str()).collect();
+        for key in ["head_dim", "vocab_size", "shared_experts", "use_post_ffw_norm"] {
+            assert!(keys.contains(&key), "{key} not in {keys:?}");
+        }
+        assert_eq!(m.config.vocab_size, 32_000);
+    }
+
+    #[test]
+    fn kv_heads_errors_use_the_file_key() {
+        let e = from_maxtext_yaml(&TINY.replace("base_num_kv_heads: 2", "base_num_kv_heads: 3")).unwrap_err();
+        let ImportError::Field(inv) = e else { panic!("{e}") };
+        assert_eq!(inv.0[0].field, "base_num_kv_heads");
+    }
+
+    #[test]
+    fn mtp_modules_share_the_embedding() {
+        let m = from_maxtext_yaml(&format!("{TINY}mtp_num_layers: 1\n")).unwrap();
+        assert_eq!(
+            m.config.mtp,
+            Some(Mtp {
+                depth: 1,
+                stores_embedding_copies: false
+            })
+        );
+    }
+}

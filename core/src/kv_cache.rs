@@ -1,0 +1,76 @@
+//! Key-value cache size (book 4.4.3 and 7.1.6).
+//!
+//! A KV cache is `[2, S, L, K, H]` for MHA/GQA/MQA (keys and values, per layer, per KV
+//! head). MLA caches one latent of `kv_lora_rank` plus the shared rotary key of
+//! `qk_rope_head_dim` per token and layer. Local layers (sliding window or chunked)
+//! keep at most their span.
+
+use crate::dtype::DType;
+use crate::model::{Attention, LayerKind, ModelConfig};
+use crate::units::Bytes;
+
+/// Elements cached per token in one layer.
+#[must_use]
+pub fn kv_elements_per_token_per_layer(m: &ModelConfig) -> f64 {
+    match &m.attention {
+        Attention::Gqa(a) => 2.0 * a.num_kv_heads as f64 * a.head_dim as f64,
+        Attention::Mla(a) => (a.kv_lora_rank + a.qk_rope_head_dim) as f64,
+    }
+}
+
+/// KV-cache bytes per token of context when no layer is capped by its window
+/// (book 4.4.3: 2·L·K·H elements per token).
+#[must_use]
+pub fn kv_bytes_per_token(m: &ModelConfig, dtype: DType) -> Bytes {
+    Bytes(m.num_layers as f64 * kv_elements_per_token_per_layer(m) * dtype.bytes())
+}
+
+/// KV-cache bytes for one sequence with `context` tokens: global layers keep every
+/// token, local layers at most their window or chunk.
+#[must_use]
+pub fn kv_bytes_per_sequence(m: &ModelConfig, context: u64, dtype: DType) -> Bytes {
+    let (global, local) = m.layout.counts(m.num_layers);
+    let per_layer = kv_elements_per_token_per_layer(m) * dtype.bytes();
+    let local_tokens = if local > 0 {
+        m.layout.local_span(context) as f64
+    } else {
+        0.0
+    };
+    Bytes(per_layer * (global as f64 * context as f64 + local as f64 * local_tokens))
+}
+
+/// True when some layer's cache is capped below `context`.
+#[must_use]
+pub fn is_window_capped(m: &ModelConfig, context: u64) -> bool {
+    m.layout.pattern.contains(&LayerKind::Local) && m.layout.local_span(context) < context
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn llama3_70b_int8_is_160kb_per_token() {
+        // Book 8.1: 2·L·K·H = 2·80·8·128 = 163,840 bytes in int8.
+        let m = presets::get("llama-3-70b").unwrap().config;
+        assert_eq!(kv_bytes_per_token(&m, DType::Int8).get(), 163_840.0);
+    }
+
+    #[test]
+    fn deepseek_v3_caches_the_latent() {
+        // 61 layers × (512 + 64) × 2 bytes = 70,272 bytes per token in bf16.
+        let m = presets::get("deepseek-v3").unwrap().config;
+        assert_eq!(kv_bytes_per_token(&m, DType::Bf16).get(), 70_272.0);
+    }
+
+    #[test]
+    fn local_layers_are_capped_at_the_window() {
+        let m = presets::get("gemma-3-27b").unwrap().config;
+        let per_layer = 2.0 * 16.0 * 128.0 * 2.0;
+        let b = kv_bytes_per_sequence(&m, 32_768, DType::Bf16).get();
+        assert_eq!(b, per_layer * (10.0 * 32_768.0 + 52.0 * 1024.0));
+        assert!(is_window_capped(&m, 32_768));
+        assert!(!is_window_capped(&m, 512));
+    }
+}

@@ -1,0 +1,291 @@
+//! The report computed from a scenario: what `shardcalc eval` prints and what the page
+//! exports as JSON. Field names are part of the public contract (see docs/report.md).
+
+use crate::dtype::DType;
+use crate::error::Invalid;
+use crate::flops::{training_flops, FlopComponent, FlopConvention, FlopsReport, Workload};
+use crate::model::ModelConfig;
+use crate::notebook::{notebook_tables, NotebookTables};
+use crate::params::{count_params, ParamComponent, ParamCounts};
+use crate::scenario::Scenario;
+use crate::units::{Bytes, Params};
+use serde::{Deserialize, Serialize};
+
+/// Version of the report format.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Everything `shardcalc eval` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Report {
+    /// Report format version.
+    pub report_version: u32,
+    /// The model's shape, summarised.
+    pub model: ModelSummary,
+    /// Parameter counts.
+    pub params: ParamsReport,
+    /// The workload the FLOPs are for.
+    pub workload: Workload,
+    /// Training FLOPs per device and step, under every convention.
+    pub flops: FlopsByConvention,
+    /// The MaxText notebook's tables as it prints them, with corrections.
+    pub notebook: NotebookTables,
+}
+
+/// The model's shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ModelSummary {
+    /// Display name.
+    pub name: String,
+    /// MHA, GQA, MQA or MLA.
+    pub attention: String,
+    /// Decoder layers.
+    pub layers: u64,
+    /// Layers with global attention.
+    pub global_attention_layers: u64,
+    /// Layers with sliding-window or chunked attention.
+    pub local_attention_layers: u64,
+    /// Layers whose FFN is a mixture of experts.
+    pub moe_layers: u64,
+    /// Layers with a dense MLP.
+    pub dense_layers: u64,
+}
+
+/// Weight memory at each storage format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct WeightBytes {
+    /// 4 bytes per parameter.
+    pub fp32: Bytes,
+    /// 2 bytes per parameter.
+    pub bf16: Bytes,
+    /// 1 byte per parameter.
+    pub fp8: Bytes,
+    /// 1 byte per parameter.
+    pub int8: Bytes,
+    /// Half a byte per parameter.
+    pub int4: Bytes,
+}
+
+impl WeightBytes {
+    /// Weight memory of `p` parameters at every format.
+    #[must_use]
+    pub fn of(p: Params) -> Self {
+        Self {
+            fp32: p.bytes_at(DType::Fp32.bytes()),
+            bf16: p.bytes_at(DType::Bf16.bytes()),
+            fp8: p.bytes_at(DType::Fp8.bytes()),
+            int8: p.bytes_at(DType::Int8.bytes()),
+            int4: p.bytes_at(DType::Int4.bytes()),
+        }
+    }
+}
+
+/// Parameter counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ParamsReport {
+    /// Every stored parameter (MTP modules included).
+    pub total: Params,
+    /// Parameters one token touches in the main model.
+    pub active: Params,
+    /// Total without MTP modules.
+    pub total_without_mtp: Params,
+    /// Per-component rows.
+    pub breakdown: Vec<ParamRowReport>,
+    /// Memory of all stored weights at each format.
+    pub weight_bytes: WeightBytes,
+}
+
+/// One component's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ParamRowReport {
+    /// Component id.
+    pub component: ParamComponent,
+    /// Display label.
+    pub label: String,
+    /// Stored.
+    pub total: Params,
+    /// Touched per token.
+    pub active: Params,
+}
+
+/// FLOPs under each convention.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FlopsByConvention {
+    /// The convention the scenario picked for headline numbers.
+    pub headline: FlopConvention,
+    /// MaxText's training-log convention.
+    pub maxtext: FlopsSummary,
+    /// MaxText's LLM-calculator notebook.
+    pub notebook: FlopsSummary,
+    /// 6·N·D.
+    pub six_nd: FlopsSummary,
+    /// How to Scale Your Model, chapter 4.
+    pub book: FlopsSummary,
+}
+
+/// One convention's FLOPs for one device and one optimizer step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FlopsSummary {
+    /// Model TFLOPs (forward + backward), what MFU divides by.
+    pub total_tflops_per_device_step: f64,
+    /// The part that multiplies learnable weights.
+    pub learnable_tflops_per_device_step: f64,
+    /// The dot-product-attention part.
+    pub attention_tflops_per_device_step: f64,
+    /// Forward TFLOPs the remat policy recomputes.
+    pub remat_recompute_tflops_per_device_step: f64,
+    /// Hardware TFLOPs (model + recompute), what HFU divides by.
+    pub hardware_tflops_per_device_step: f64,
+    /// Tokens per device per step.
+    pub tokens_per_device_step: f64,
+    /// Training FLOPs per token.
+    pub training_flops_per_token: f64,
+    /// Per-component rows.
+    pub rows: Vec<FlopRowReport>,
+}
+
+/// One component's TFLOPs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FlopRowReport {
+    /// Component id.
+    pub component: FlopComponent,
+    /// Display label.
+    pub label: String,
+    /// Forward pass.
+    pub forward_tflops: f64,
+    /// Backward pass.
+    pub backward_tflops: f64,
+    /// Forward plus backward.
+    pub total_tflops: f64,
+}
+
+impl FlopsSummary {
+    /// Summarise a FLOPs report in TFLOPs.
+    #[must_use]
+    pub fn of(r: &FlopsReport) -> Self {
+        Self {
+            total_tflops_per_device_step: r.total.tflops(),
+            learnable_tflops_per_device_step: r.learnable.tflops(),
+            attention_tflops_per_device_step: r.attention.tflops(),
+            remat_recompute_tflops_per_device_step: r.remat_recompute.tflops(),
+            hardware_tflops_per_device_step: r.hardware_total.tflops(),
+            tokens_per_device_step: r.tokens_per_device_step,
+            training_flops_per_token: r.per_token().get(),
+            rows: r
+                .rows
+                .iter()
+                .map(|row| FlopRowReport {
+                    component: row.component,
+                    label: row.component.label().into(),
+                    forward_tflops: row.forward.tflops(),
+                    backward_tflops: row.backward.tflops(),
+                    total_tflops: row.total().tflops(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Summarise a model's shape.
+#[must_use]
+pub fn model_summary(m: &ModelConfig) -> ModelSummary {
+    let (global, local) = m.layout.counts(m.num_layers);
+    let (moe, dense) = m.moe_and_dense_layers();
+    ModelSummary {
+        name: m.name.clone(),
+        attention: m.attention_label().into(),
+        layers: m.num_layers,
+        global_attention_layers: global,
+        local_attention_layers: local,
+        moe_layers: moe,
+        dense_layers: dense,
+    }
+}
+
+/// Build the parameter section.
+#[must_use]
+pub fn params_report(c: &ParamCounts) -> ParamsReport {
+    ParamsReport {
+        total: c.total,
+        active: c.active,
+        total_without_mtp: c.total_without_mtp,
+        breakdown: c
+            .rows
+            .iter()
+            .map(|r| ParamRowReport {
+                component: r.component,
+                label: r.component.label().into(),
+                total: r.total,
+                active: r.active,
+            })
+            .collect(),
+        weight_bytes: WeightBytes::of(c.total),
+    }
+}
+
+/// Evaluate a scenario.
+///
+/// # Errors
+/// Every validation problem, naming its field.
+pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
+    let m = s.validate()?;
+    let w = &s.workload;
+    let summary = |c| FlopsSummary::of(&training_flops(&m, w, c));
+    Ok(Report {
+        report_version: REPORT_VERSION,
+        model: model_summary(&m),
+        params: params_report(&count_params(&m)),
+        workload: w.clone(),
+        flops: FlopsByConvention {
+            headline: s.conventions.flops,
+            maxtext: summary(FlopConvention::MaxText),
+            notebook: summary(FlopConvention::Notebook),
+            six_nd: summary(FlopConvention::SixNd),
+            book: summary(FlopConvention::Book),
+        },
+        notebook: notebook_tables(&m, w),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ModelSource;
+
+    #[test]
+    fn report_has_the_documented_keys() {
+        let s = Scenario {
+            model: ModelSource::Preset("llama-3-8b".into()),
+            ..Scenario::default()
+        };
+        let v = serde_json::to_value(evaluate(&s).unwrap()).unwrap();
+        assert_eq!(v["params"]["total"], 8_030_261_248_u64);
+        assert_eq!(v["params"]["active"], 8_030_261_248_u64);
+        for key in [
+            "total_tflops_per_device_step",
+            "learnable_tflops_per_device_step",
+            "attention_tflops_per_device_step",
+        ] {
+            assert!(v["flops"]["maxtext"][key].is_f64(), "{key}");
+        }
+        let total = v["flops"]["maxtext"]["total_tflops_per_device_step"].as_f64().unwrap();
+        let parts = v["flops"]["maxtext"]["learnable_tflops_per_device_step"].as_f64().unwrap()
+            + v["flops"]["maxtext"]["attention_tflops_per_device_step"].as_f64().unwrap();
+        assert!((total - parts).abs() < 1e-9 * total);
+    }
+
+    #[test]
+    fn invalid_scenario_names_the_field() {
+        let mut s = Scenario::default();
+        s.workload.seq_len = 0;
+        let e = evaluate(&s).unwrap_err();
+        assert_eq!(e.0[0].field, "workload.seq_len");
+    }
+}

@@ -1,0 +1,193 @@
+//! The scenario document: everything a user sets, as one serde type. The page keeps it
+//! in the URL, the CLI reads it from a file, and the report is computed from it.
+
+use crate::error::{Checker, Invalid};
+use crate::flops::{FlopConvention, RematPolicy, Workload};
+use crate::model::ModelConfig;
+use crate::presets;
+use serde::{Deserialize, Serialize};
+
+/// The current scenario format version.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// Where the model comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ModelSource {
+    /// A bundled preset by id, e.g. `{"preset": "llama-3-8b"}`.
+    Preset(String),
+    /// A full architecture, e.g. `{"custom": {...}}`.
+    Custom(Box<ModelConfig>),
+}
+
+impl ModelSource {
+    /// The architecture this source names.
+    ///
+    /// # Errors
+    /// An unknown preset id is an error on field `model.preset`.
+    pub fn resolve(&self) -> Result<ModelConfig, Invalid> {
+        match self {
+            ModelSource::Preset(id) => presets::get(id).map(|p| p.config).ok_or_else(|| {
+                let known: Vec<&str> = presets::all().iter().map(|p| p.id.as_str()).collect();
+                Invalid::one(
+                    "model.preset",
+                    format!("unknown preset {id:?}; known presets: {}", known.join(", ")),
+                )
+            }),
+            ModelSource::Custom(m) => Ok(m.as_ref().clone()),
+        }
+    }
+}
+
+/// Counting conventions that differ between tools, each an explicit choice.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Conventions {
+    /// The FLOP convention used for headline numbers (all four are always reported).
+    #[serde(default)]
+    pub flops: FlopConvention,
+}
+
+/// Everything a user sets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Format version; absent means the current one.
+    #[serde(default = "current_version")]
+    pub version: u32,
+    /// The model.
+    pub model: ModelSource,
+    /// Batch and sequence per device.
+    pub workload: Workload,
+    /// Counting conventions.
+    #[serde(default)]
+    pub conventions: Conventions,
+}
+
+fn current_version() -> u32 {
+    SCENARIO_VERSION
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            version: SCENARIO_VERSION,
+            model: ModelSource::Preset("llama-3-8b".into()),
+            workload: Workload {
+                per_device_batch: 1.0,
+                seq_len: 4096,
+                grad_accum: 1,
+                remat: RematPolicy::None,
+            },
+            conventions: Conventions::default(),
+        }
+    }
+}
+
+/// Largest scenario document accepted, in bytes (a full custom model is about 1 KB).
+pub const MAX_SCENARIO_BYTES: usize = 256 * 1024;
+
+impl Scenario {
+    /// Parse a scenario from JSON text.
+    ///
+    /// # Errors
+    /// Oversized input, JSON syntax errors and unknown fields are reported as an error on
+    /// field `scenario` with serde's message (which names the key and position).
+    pub fn from_json(text: &str) -> Result<Self, Invalid> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(Invalid::one(
+                "scenario",
+                format!(
+                    "is {} bytes; the limit is {MAX_SCENARIO_BYTES} bytes",
+                    text.len()
+                ),
+            ));
+        }
+        serde_json::from_str(text).map_err(|e| Invalid::one("scenario", e.to_string()))
+    }
+
+    /// Resolve the model and check everything.
+    ///
+    /// # Errors
+    /// Every problem, with field paths relative to the scenario (`model.d_model`,
+    /// `workload.seq_len`, ...).
+    pub fn validate(&self) -> Result<ModelConfig, Invalid> {
+        let mut c = Checker::new();
+        if self.version == 0 || self.version > SCENARIO_VERSION {
+            c.push(
+                "version",
+                format!(
+                    "scenario version {} is not supported (this build reads 1 to {SCENARIO_VERSION})",
+                    self.version
+                ),
+            );
+        }
+        let model = match self.model.resolve() {
+            Ok(m) => {
+                c.merge("model", m.validate());
+                Some(m)
+            }
+            Err(e) => {
+                for err in e.0 {
+                    c.push(err.field, err.message);
+                }
+                None
+            }
+        };
+        c.merge("workload", self.workload.validate());
+        c.finish()?;
+        model.ok_or_else(|| Invalid::one("model", "could not be resolved"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_scenario_round_trips() {
+        let s = Scenario::default();
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(Scenario::from_json(&json).unwrap(), s);
+        assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn minimal_json_is_accepted() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-70b"},"workload":{"per_device_batch":2,"seq_len":8192}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.workload.grad_accum, 1);
+        assert_eq!(s.conventions.flops, FlopConvention::MaxText);
+        assert_eq!(s.validate().unwrap().d_model, 8192);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"nope"},"workload":{"per_device_batch":0,"seq_len":8192}}"#,
+        )
+        .unwrap();
+        let e = s.validate().unwrap_err();
+        let fields: Vec<_> = e.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["model.preset", "workload.per_device_batch"]);
+        let e = Scenario::from_json(r#"{"model":{"preset":"x"},"workload":{"seq_len":1},"extra":1}"#)
+            .unwrap_err();
+        assert_eq!(e.0[0].field, "scenario");
+    }
+
+    #[test]
+    fn custom_model_errors_are_prefixed() {
+        let mut m = presets::get("llama-3-8b").unwrap().config;
+        m.d_model = 0;
+        let s = Scenario {
+            model: ModelSource::Custom(Box::new(m)),
+            ..Scenario::default()
+        };
+        assert_eq!(s.validate().unwrap_err().0[0].field, "model.d_model");
+    }
+}

@@ -1,0 +1,7 @@
+//! Golden tests from How to Scale Your Model: every vector of
+//! `core/data/book-vectors.json` (a vendored copy of shared/reference/book-vectors.json)
+//! is recomputed with shardcalc-core and compared within the vector's tolerance.
+//! Each area has its own module and a test that every vector of that area is covered.
+
+mod harness;
+mod transformer;

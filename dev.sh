@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# shardcalc developer entry point. Every verb first runs scripts/setup.sh (idempotent installs).
+#   ./dev.sh serve   release build in dist/, served on http://127.0.0.1:8080 (rebuilt on change)
+#   ./dev.sh test    release build, then every test: native (core, cli, browser e2e) and wasm
+#   ./dev.sh build   release build into dist/, and its sizes
+#   ./dev.sh setup   only the installs
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# npm's wasm-opt (binaryen 132) must come before any other wasm-opt, e.g. Debian's 108.
+export PATH="$PWD/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# Stops trunk's background update check against the crates.io API.
+export TRUNK_SKIP_VERSION_CHECK=true
+
+# Runs a command between a header and a footer that says how long it took.
+step() {
+  local label=$1 started=$SECONDS
+  shift
+  echo "==> $label"
+  "$@"
+  echo "<== $label: $((SECONDS - started)) s"
+}
+
+# Raw and gzip -9 bytes of what the browser downloads (the HTML is ~1 KB more).
+sizes() {
+  local file raw gz total_raw=0 total_gz=0
+  shopt -s nullglob
+  echo "dist/ sizes (bytes):"
+  for file in dist/*.wasm dist/*.js dist/*.css; do
+    raw=$(wc -c <"$file")
+    gz=$(gzip -9 -c "$file" | wc -c)
+    total_raw=$((total_raw + raw)) total_gz=$((total_gz + gz))
+    printf '  %-44s %9d raw %9d gzip\n' "${file#dist/}" "$raw" "$gz"
+  done
+  printf '  %-44s %9d raw %9d gzip\n' "total wasm+js+css" "$total_raw" "$total_gz"
+}
+
+build() {
+  step "trunk build --release" trunk build --release
+  sizes
+}
+
+# cargo test, with its output also appended to the file $1 (for the summary line).
+cargo_test_logged() {
+  local log=$1
+  shift
+  cargo test --locked "$@" 2>&1 | tee -a "$log"
+}
+
+# Runs every test and ends with one "tests: N passed, N failed" line summed over all cargo runs.
+run_tests() {
+  local log
+  log=$(mktemp)
+  # Keep cargo's colours on a terminal even though its output goes through tee.
+  if [ -t 1 ]; then export CARGO_TERM_COLOR=always; fi
+  step "native tests (core, cli, browser e2e on dist/)" \
+    cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-e2e
+  step "wasm tests in headless Chromium" \
+    cargo_test_logged "$log" -p shardcalc --target wasm32-unknown-unknown
+  echo "all tests passed in $((SECONDS - start)) s"
+  awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+  rm -f "$log"
+}
+
+start=$SECONDS
+case "${1:-}" in
+  setup)
+    step "setup" bash scripts/setup.sh
+    ;;
+  build)
+    step "setup" bash scripts/setup.sh
+    build
+    ;;
+  test)
+    step "setup" bash scripts/setup.sh
+    build
+    run_tests
+    ;;
+  serve)
+    step "setup" bash scripts/setup.sh
+    # `trunk serve --release` first writes the release build to dist/ (as `trunk build --release`
+    # does), serves dist/ on 127.0.0.1:8080 (Trunk.toml), and rebuilds when a source changes.
+    # --no-autoreload: otherwise trunk writes a reload websocket script into dist/index.html,
+    # and the e2e test would then load that instead of the plain release page.
+    echo "==> serving the release build on http://127.0.0.1:8080 (Ctrl-C stops; reload after edits)"
+    exec trunk serve --release --no-autoreload
+    ;;
+  *)
+    echo "usage: $0 serve | test | build | setup" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,4 @@
+//! The binary trunk builds to wasm; everything lives in the lib (src/lib.rs).
+fn main() {
+    shardcalc::start();
+}
