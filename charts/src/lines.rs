@@ -1,0 +1,305 @@
+//! Forward FLOPs per token versus sequence length on log–log axes, with the length where
+//! dot-product attention overtakes the MLP marked (book 4.3). Data first, drawing below.
+
+use crate::axis::TickedAxis;
+use crate::format;
+use crate::theme::{self, Rgb};
+use crate::ticks::{log_ticks, LogTicks};
+use crate::ChartError;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use shardcalc_core::flops::{
+    attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention,
+};
+use shardcalc_core::model::ModelConfig;
+
+/// Shortest sequence on the chart.
+pub const MIN_SEQ_LEN: u64 = 256;
+/// Longest sequence on the chart (2^20).
+pub const MAX_SEQ_LEN: u64 = 1 << 20;
+/// Points per doubling of the sequence length.
+const POINTS_PER_OCTAVE: u32 = 4;
+
+/// One curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Legend text.
+    pub name: String,
+    /// Stroke colour.
+    pub color: Rgb,
+    /// (sequence length, forward FLOPs per token); only positive values (log axis).
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Where dot-product attention first costs more per token than the MLP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crossover {
+    /// Sequence length, tokens.
+    pub seq_len: u64,
+    /// The MLP's forward FLOPs per token there (where the curves meet).
+    pub flops_per_token: f64,
+    /// Whether it falls inside the chart's x range (else only the caption mentions it).
+    pub on_chart: bool,
+}
+
+/// The "FLOPs per token vs sequence length" chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeqLenChart {
+    /// Caption.
+    pub title: String,
+    /// How attention is counted here (the selected convention, or MaxText's for 6·N·D,
+    /// which ignores attention).
+    pub attention_convention: FlopConvention,
+    /// Set when the chart does not use the selected convention, saying why.
+    pub note: Option<String>,
+    /// Sequence-length axis (log base 4: 256, 1K, 4K, ...).
+    pub x: LogTicks,
+    /// FLOPs axis (log base 10).
+    pub y: LogTicks,
+    /// Dot-product attention, attention projections, MLP, unembedding.
+    pub lines: Vec<Line>,
+    /// Where attention overtakes the MLP, if it ever does (up to 2^30 tokens).
+    pub crossover: Option<Crossover>,
+}
+
+/// Sequence lengths sampled: 256 · 2^(k/4) up to 2^20.
+#[must_use]
+pub fn sample_lengths() -> Vec<u64> {
+    let octaves = (MAX_SEQ_LEN / MIN_SEQ_LEN).ilog2() * POINTS_PER_OCTAVE;
+    (0..=octaves)
+        .map(|k| {
+            let t = MIN_SEQ_LEN as f64 * 2f64.powf(f64::from(k) / f64::from(POINTS_PER_OCTAVE));
+            // Between 256 and 2^20: the cast is exact enough and cannot overflow.
+            t.round() as u64
+        })
+        .collect()
+}
+
+/// Builds the chart for model `m`, counting attention as `convention` does.
+#[must_use]
+pub fn flops_vs_seq_len_chart(m: &ModelConfig, convention: FlopConvention) -> SeqLenChart {
+    let (used, note) = if convention.attention_counting() == AttentionCounting::Ignored {
+        (
+            FlopConvention::MaxText,
+            Some(format!(
+                "{} ignores dot-product attention, so attention is drawn as {} counts it.",
+                convention.label(),
+                FlopConvention::MaxText.label()
+            )),
+        )
+    } else {
+        (convention, None)
+    };
+    let samples = flops_vs_seq_len(m, &sample_lengths(), used);
+    let mlp_name = if m.moe.is_some() {
+        "MLP (dense + active experts + router)"
+    } else {
+        "MLP"
+    };
+    let series: [(&str, Rgb, fn(&shardcalc_core::flops::FlopsAtLength) -> f64); 4] = [
+        ("dot-product attention", theme::VERMILLION, |p| p.attention_dot),
+        ("attention projections", theme::BLUE, |p| p.attention_projections),
+        (mlp_name, theme::GREEN, |p| p.mlp),
+        ("unembedding", theme::PURPLE, |p| p.unembedding),
+    ];
+    let lines: Vec<Line> = series
+        .iter()
+        .map(|(name, color, value)| Line {
+            name: (*name).to_string(),
+            color: *color,
+            points: samples
+                .iter()
+                .map(|p| (p.seq_len as f64, value(p)))
+                .filter(|(_, y)| y.is_finite() && *y > 0.0)
+                .collect(),
+        })
+        .collect();
+    let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let crossover = attention_crossover(m, used).map(|t| {
+        let at = flops_vs_seq_len(m, &[t], used);
+        Crossover {
+            seq_len: t,
+            flops_per_token: at.first().map_or(0.0, |p| p.mlp),
+            on_chart: (MIN_SEQ_LEN..=MAX_SEQ_LEN).contains(&t),
+        }
+    });
+    SeqLenChart {
+        title: format!(
+            "Forward FLOPs per token vs sequence length — {}, attention as {}",
+            m.name,
+            used.label()
+        ),
+        attention_convention: used,
+        note,
+        x: log_ticks(MIN_SEQ_LEN as f64, MAX_SEQ_LEN as f64, 4.0, 12),
+        y: log_ticks(lo, hi, 10.0, 12),
+        lines,
+        crossover,
+    }
+}
+
+impl SeqLenChart {
+    /// Pixel size (width × height).
+    #[must_use]
+    pub fn size(&self) -> (u32, u32) {
+        (theme::WIDTH, 420)
+    }
+
+    /// One sentence about the crossover, for the caption under the chart.
+    #[must_use]
+    pub fn crossover_text(&self) -> String {
+        match &self.crossover {
+            Some(c) => format!(
+                "Dot-product attention costs more per token than the MLP from {} tokens{}.",
+                format::thousands(c.seq_len),
+                if c.on_chart { "" } else { " (off this chart)" }
+            ),
+            None => "Dot-product attention never costs more per token than the MLP (up to 2^30 tokens)."
+                .into(),
+        }
+    }
+}
+
+/// Draws a [`SeqLenChart`] on `area` (any plotters backend).
+///
+/// # Errors
+/// [`ChartError::Draw`] when the backend fails.
+pub fn draw_seq_len<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &SeqLenChart,
+) -> Result<(), ChartError> {
+    area.fill(&WHITE).map_err(ChartError::draw)?;
+    let ink = theme::INK.plotters();
+    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
+    let mut ctx = ChartBuilder::on(area)
+        .caption(&chart.title, (theme::FONT, theme::CAPTION_PX - 2).into_font().color(&ink))
+        .margin(12)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
+            TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
+        )
+        .map_err(ChartError::draw)?;
+    // Both axes sit on exact ticks, so the labels can be computed from the values.
+    let x_fmt = |v: &f64| format::tokens(v.round().max(0.0) as u64);
+    let y_fmt = |v: &f64| format::si(*v);
+    ctx.configure_mesh()
+        .bold_line_style(theme::GRID.plotters())
+        .axis_style(ink)
+        .label_style(label_style.clone())
+        .axis_desc_style(label_style.clone())
+        .x_desc("sequence length (tokens, log scale)")
+        .y_desc("forward FLOP per token (log)")
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .draw()
+        .map_err(ChartError::draw)?;
+
+    for line in &chart.lines {
+        let color = line.color.plotters();
+        ctx.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
+            .map_err(ChartError::draw)?
+            .label(line.name.as_str())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
+        let x = c.seq_len as f64;
+        let mark = theme::VERMILLION.plotters();
+        ctx.draw_series(DashedLineSeries::new(
+            [(x, chart.y.min), (x, chart.y.max)],
+            6,
+            4,
+            mark.stroke_width(1),
+        ))
+        .map_err(ChartError::draw)?;
+        ctx.draw_series([Circle::new((x, c.flops_per_token), 4, mark.filled())])
+            .map_err(ChartError::draw)?;
+        // Label on the side with more room.
+        let (h, dx) = if c.seq_len > 1 << 15 { (HPos::Right, 0.87) } else { (HPos::Left, 1.15) };
+        let text = format!("attention > MLP from {} tokens", format::thousands(c.seq_len));
+        let style = label_style.clone().pos(Pos::new(h, VPos::Bottom));
+        ctx.draw_series([Text::new(text, (x * dx, c.flops_per_token * 1.3), style)])
+            .map_err(ChartError::draw)?;
+    }
+    ctx.configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(theme::GRID.plotters())
+        .label_font(label_style)
+        .draw()
+        .map_err(ChartError::draw)?;
+    area.present().map_err(ChartError::draw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardcalc_core::presets;
+
+    fn model(id: &str) -> ModelConfig {
+        presets::get(id).expect("preset exists").config
+    }
+
+    #[test]
+    fn samples_span_256_to_1m() {
+        let s = sample_lengths();
+        assert_eq!(s.first(), Some(&256));
+        assert_eq!(s.last(), Some(&(1 << 20)));
+        assert_eq!(s.len(), 49);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn llama_3_8b_crosses_over_on_the_chart() {
+        let c = flops_vs_seq_len_chart(&model("llama-3-8b"), FlopConvention::MaxText);
+        let cross = c.crossover.clone().expect("attention overtakes the MLP");
+        assert!(cross.on_chart);
+        assert_eq!(
+            Some(cross.seq_len),
+            attention_crossover(&model("llama-3-8b"), FlopConvention::MaxText)
+        );
+        assert_eq!(c.lines.len(), 4);
+        assert!(c.lines.iter().all(|l| l.points.len() == 49));
+        // Every point is inside the y axis.
+        for l in &c.lines {
+            for (_, y) in &l.points {
+                assert!(*y >= c.y.min && *y <= c.y.max, "{} {y}", l.name);
+            }
+        }
+        assert!(c.crossover_text().contains(&format::thousands(cross.seq_len)));
+        assert_eq!(c.x.values.first(), Some(&256.0));
+        assert_eq!(c.x.values.last(), Some(&1_048_576.0));
+    }
+
+    #[test]
+    fn notebook_counts_attention_twice_maxtext() {
+        let m = model("llama-3-8b");
+        let half = flops_vs_seq_len_chart(&m, FlopConvention::MaxText);
+        let full = flops_vs_seq_len_chart(&m, FlopConvention::Notebook);
+        let (a, b) = (half.lines[0].points[10].1, full.lines[0].points[10].1);
+        assert!((b / a - 2.0).abs() < 1e-9);
+        let ch = |c: &SeqLenChart| c.crossover.as_ref().map(|c| c.seq_len);
+        assert!(ch(&full) < ch(&half));
+    }
+
+    #[test]
+    fn six_nd_falls_back_to_maxtext_with_a_note() {
+        let c = flops_vs_seq_len_chart(&model("llama-3-8b"), FlopConvention::SixNd);
+        assert_eq!(c.attention_convention, FlopConvention::MaxText);
+        assert!(c.note.as_deref().is_some_and(|n| n.contains("ignores")));
+        assert!(c.lines[0].points.len() == 49);
+    }
+
+    #[test]
+    fn sliding_windows_flatten_attention() {
+        // Every Mistral 7B layer has a 4,096-token window: past it, attention per token is flat.
+        let c = flops_vs_seq_len_chart(&model("mistral-7b"), FlopConvention::MaxText);
+        let dot = &c.lines[0].points;
+        let at = |t: f64| dot.iter().find(|p| p.0 == t).map(|p| p.1);
+        assert_eq!(at(65_536.0), at(1_048_576.0));
+    }
+}

@@ -1,0 +1,50 @@
+//! Colours and type of every chart, in one place. The palette is Okabe–Ito, which stays
+//! distinguishable with the common colour-vision deficiencies.
+
+use plotters::style::RGBColor;
+
+/// A colour as data (comparable, so chart data can live in a memo).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    /// The plotters colour.
+    #[must_use]
+    pub fn plotters(self) -> RGBColor {
+        RGBColor(self.0, self.1, self.2)
+    }
+
+    /// `#rrggbb`, for the page's legends and tests.
+    #[must_use]
+    pub fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+/// Blue: totals, forward passes, attention projections.
+pub const BLUE: Rgb = Rgb(0x00, 0x72, 0xb2);
+/// Orange: active parameters.
+pub const ORANGE: Rgb = Rgb(0xe6, 0x9f, 0x00);
+/// Sky blue: backward passes.
+pub const SKY: Rgb = Rgb(0x56, 0xb4, 0xe9);
+/// Green: the MLP.
+pub const GREEN: Rgb = Rgb(0x00, 0x9e, 0x73);
+/// Vermillion: dot-product attention.
+pub const VERMILLION: Rgb = Rgb(0xd5, 0x5e, 0x00);
+/// Reddish purple: the unembedding.
+pub const PURPLE: Rgb = Rgb(0xcc, 0x79, 0xa7);
+/// Axis text and marks.
+pub const INK: Rgb = Rgb(0x1d, 0x23, 0x30);
+/// Grid lines.
+pub const GRID: Rgb = Rgb(0xe3, 0xe6, 0xeb);
+
+/// Font family: the browser's or the SVG viewer's sans-serif (no web fonts).
+pub const FONT: &str = "sans-serif";
+/// Caption size in pixels.
+pub const CAPTION_PX: u32 = 16;
+/// Axis labels and legend size in pixels.
+pub const LABEL_PX: u32 = 12;
+/// Approximate width of one label character at [`LABEL_PX`], for sizing label areas.
+pub const LABEL_CHAR_PX: u32 = 7;
+/// Width of every chart in pixels.
+pub const WIDTH: u32 = 720;
