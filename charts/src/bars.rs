@@ -22,6 +22,17 @@ pub struct BarSeries {
     pub values: Vec<f64>,
 }
 
+/// One drawn bar: opposite corners in chart coordinates and the series it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bar {
+    /// Bottom-left corner (x = value start).
+    pub from: (f64, f64),
+    /// Top-right corner (x = value end).
+    pub to: (f64, f64),
+    /// Index into [`BarChart::series`].
+    pub series: usize,
+}
+
 /// A horizontal bar chart: categories top to bottom, values along x from 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarChart {
@@ -144,10 +155,9 @@ impl BarChart {
         self.categories.get(index as usize).cloned().unwrap_or_default()
     }
 
-    /// The bars as rectangles `((x0, y0), (x1, y1), series index)` in chart coordinates:
-    /// category `i` occupies y ∈ [n − i − 1, n − i].
+    /// The bars in chart coordinates: category `i` occupies y ∈ [n − i − 1, n − i].
     #[must_use]
-    pub fn rectangles(&self) -> Vec<((f64, f64), (f64, f64), usize)> {
+    pub fn rectangles(&self) -> Vec<Bar> {
         let n = self.categories.len() as f64;
         let groups = self.series.len().max(1) as f64;
         let mut out = Vec::new();
@@ -158,12 +168,12 @@ impl BarChart {
             for (s, series) in self.series.iter().enumerate() {
                 let value = series.values.get(i).copied().unwrap_or(0.0).max(0.0);
                 if self.stacked {
-                    out.push(((stack, bottom), (stack + value, top), s));
+                    out.push(Bar { from: (stack, bottom), to: (stack + value, top), series: s });
                     stack += value;
                 } else {
                     let band = (top - bottom) / groups;
                     let y1 = top - band * s as f64;
-                    out.push(((0.0, y1 - band), (value, y1), s));
+                    out.push(Bar { from: (0.0, y1 - band), to: (value, y1), series: s });
                 }
             }
         }
@@ -214,8 +224,8 @@ pub fn draw_bars<DB: DrawingBackend>(
         let color = series.color.plotters();
         let bars = rects
             .iter()
-            .filter(|r| r.2 == s)
-            .map(move |&(a, b, _)| Rectangle::new([a, b], color.filled()));
+            .filter(|bar| bar.series == s)
+            .map(move |bar| Rectangle::new([bar.from, bar.to], color.filled()));
         ctx.draw_series(bars)
             .map_err(ChartError::draw)?
             .label(series.name.as_str())
@@ -277,7 +287,7 @@ mod tests {
         assert!(c.axis.max >= max_row);
         // The stacked rectangles of each category end at its total.
         let rects = c.rectangles();
-        let ends: f64 = rects.iter().filter(|r| r.2 == 1).map(|r| r.1 .0).sum();
+        let ends: f64 = rects.iter().filter(|b| b.series == 1).map(|b| b.to.0).sum();
         assert!((ends - r.flops.maxtext.total_tflops_per_device_step).abs() < 1e-6);
     }
 

@@ -79,9 +79,9 @@ pub fn si(x: f64) -> String {
 pub fn tokens(n: u64) -> String {
     const KI: u64 = 1 << 10;
     const MI: u64 = 1 << 20;
-    if n >= MI && n % MI == 0 {
+    if n >= MI && n.is_multiple_of(MI) {
         format!("{}M", n / MI)
-    } else if n >= KI && n % KI == 0 {
+    } else if n >= KI && n.is_multiple_of(KI) {
         format!("{}K", n / KI)
     } else {
         thousands(n)
@@ -139,7 +139,7 @@ fn group_digits(digits: &str) -> String {
     let len = digits.chars().count();
     let mut out = String::with_capacity(len + len / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (len - i) % 3 == 0 {
+        if i > 0 && (len - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

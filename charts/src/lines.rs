@@ -10,9 +10,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use shardcalc_core::flops::{
-    attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention,
+    attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention, FlopsAtLength,
 };
 use shardcalc_core::model::ModelConfig;
+
+/// Reads one quantity of a sample.
+type Pick = fn(&FlopsAtLength) -> f64;
 
 /// Shortest sequence on the chart.
 pub const MIN_SEQ_LEN: u64 = 256;
@@ -97,7 +100,7 @@ pub fn flops_vs_seq_len_chart(m: &ModelConfig, convention: FlopConvention) -> Se
     } else {
         "MLP"
     };
-    let series: [(&str, Rgb, fn(&shardcalc_core::flops::FlopsAtLength) -> f64); 4] = [
+    let series: [(&str, Rgb, Pick); 4] = [
         ("dot-product attention", theme::VERMILLION, |p| p.attention_dot),
         ("attention projections", theme::BLUE, |p| p.attention_projections),
         (mlp_name, theme::GREEN, |p| p.mlp),

@@ -15,6 +15,7 @@ pub mod kv_cache;
 pub mod model;
 pub mod notebook;
 pub mod params;
+pub mod permalink;
 pub mod presets;
 pub mod report;
 pub mod scenario;
