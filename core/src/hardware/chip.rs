@@ -110,6 +110,14 @@ pub struct Mxu {
     pub count: Option<u64>,
 }
 
+/// Peak of one systolic array (book 2.1): a `[rows, k] @ [k, n]` matmul every `cycles`
+/// clock cycles at `clock_hz` — `bf16[8,128] @ bf16[128,128]` per 8 cycles at 1.5 GHz
+/// is about 5e13 FLOP/s on a v5e MXU.
+#[must_use]
+pub fn mxu_peak(rows: f64, k: f64, n: f64, cycles: f64, clock_hz: f64) -> FlopsPerSec {
+    FlopsPerSec(2.0 * rows * k * n / cycles * clock_hz)
+}
+
 /// When a TPU slice axis has a wraparound link (book 2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

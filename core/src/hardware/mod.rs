@@ -7,7 +7,7 @@ pub mod topology;
 mod validate;
 
 pub use chip::{
-    Alternative, Chip, ChipFamily, Chiplets, Fabric, FieldSource, Host, LinkBandwidth, Memory,
+    mxu_peak, Alternative, Chip, ChipFamily, Chiplets, Fabric, FieldSource, Host, LinkBandwidth, Memory,
     Mxu, OnChipMemory, PeakFlops, ScaleOut, ScaleUp, WrapRule,
 };
 pub use validate::MAX_QUANTITY;
