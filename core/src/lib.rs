@@ -19,6 +19,7 @@ pub mod notebook;
 pub mod params;
 pub mod presets;
 pub mod report;
+pub mod report_hardware;
 pub mod roofline;
 pub mod scenario;
 pub mod sharding;

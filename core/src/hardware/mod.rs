@@ -3,6 +3,7 @@
 pub mod catalog;
 pub mod chip;
 pub mod intensity;
+pub mod query;
 pub mod topology;
 mod validate;
 

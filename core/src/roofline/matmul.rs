@@ -31,6 +31,10 @@ pub struct Matmul {
     /// Output `Z` (default bf16).
     #[serde(default = "bf16")]
     pub out: DType,
+    /// Compute format, which picks the peak (default bf16: int8 weights with bf16
+    /// compute are upcast, book Exercise 1.2).
+    #[serde(default = "bf16")]
+    pub compute: DType,
 }
 
 /// Largest dimension accepted.
@@ -40,7 +44,7 @@ impl Matmul {
     /// A bf16 matmul.
     #[must_use]
     pub fn bf16(b: f64, d: f64, f: f64) -> Self {
-        Self { b, d, f, lhs: DType::Bf16, rhs: DType::Bf16, out: DType::Bf16 }
+        Self { b, d, f, lhs: DType::Bf16, rhs: DType::Bf16, out: DType::Bf16, compute: DType::Bf16 }
     }
 
     /// Check the dimensions.
@@ -80,7 +84,7 @@ impl Matmul {
     /// The op as the roofline sees it (everything from HBM).
     #[must_use]
     pub fn op_cost(&self) -> OpCost {
-        OpCost { flops: self.flops(), hbm_bytes: self.hbm_bytes(), ..OpCost::default() }
+        OpCost { flops: self.flops(), hbm_bytes: self.hbm_bytes(), dtype: self.compute, ..OpCost::default() }
     }
 }
 

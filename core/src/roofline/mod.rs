@@ -34,6 +34,13 @@ pub struct OpCost {
     /// Bytes over PCIe from the host.
     #[serde(default)]
     pub host_bytes: Bytes,
+    /// Compute format, which picks the peak (default bf16).
+    #[serde(default = "bf16")]
+    pub dtype: DType,
+}
+
+fn bf16() -> DType {
+    DType::Bf16
 }
 
 fn one() -> f64 {
@@ -49,6 +56,7 @@ impl Default for OpCost {
             ici_links: 1.0,
             dcn_bytes: Bytes::ZERO,
             host_bytes: Bytes::ZERO,
+            dtype: DType::Bf16,
         }
     }
 }

@@ -103,7 +103,7 @@ fn rl_ex2_4_int8_matmul() {
     let int8 = Rates::of(&v5e, DType::Int8).unwrap();
     assert_eq!(int8.compute.get(), input(id, "C_int8"));
     assert_eq!(int8.hbm.get(), input(id, "W_hbm"));
-    let m = Matmul { b: 1.0, d: input(id, "D"), f: input(id, "F"), lhs: DType::Int8, rhs: DType::Int8, out: DType::Int8 };
+    let m = Matmul { b: 1.0, d: input(id, "D"), f: input(id, "F"), lhs: DType::Int8, rhs: DType::Int8, out: DType::Int8, compute: DType::Int8 };
     let weights = m.d * m.f * m.rhs.bytes();
     check(
         id,
