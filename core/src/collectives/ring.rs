@@ -62,7 +62,7 @@ pub fn busiest_link_fraction(pattern: Pattern, shape: AxisShape, n: u64) -> f64 
         (Pattern::Gather, AxisShape::Line | AxisShape::Switch) => (nf - 1.0) / nf,
         (Pattern::Gather, AxisShape::FullMesh) => 1.0 / nf,
         (Pattern::AllToAll, AxisShape::Ring) => {
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 0.125
             } else {
                 (nf * nf - 1.0) / (8.0 * nf * nf)

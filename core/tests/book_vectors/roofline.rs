@@ -155,6 +155,7 @@ fn rl_ex2_6_host_offload() {
         dcn_bytes: Bytes::ZERO,
         // Every chip loads its 1/16 over its own PCIe link (8 links per host).
         host_bytes: Bytes(array / input(id, "hosts") / input(id, "pcie_links_per_host")),
+        dtype: DType::Bf16,
     };
     let r = roofline(&op, &v5e).unwrap();
     check(
