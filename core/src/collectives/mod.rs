@@ -175,7 +175,8 @@ fn effective_axes(group: &[&AxisLink]) -> Vec<AxisLink> {
     };
     let hop_latency = group.iter().map(|a| a.hop_latency).fold(Seconds::ZERO, Seconds::max);
     let name = group.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join("+");
-    vec![AxisLink { name, size, network: group[0].network, shape, link, hop_latency }]
+    let network = group.first().map_or(Network::ScaleUp, |a| a.network);
+    vec![AxisLink { name, size, network, shape, link, hop_latency }]
 }
 
 /// Cost of `kind` over `axes` for the full array `V = array_bytes` (book 3.2–3.4).
