@@ -9,6 +9,8 @@ pub enum Command {
     Eval(EvalArgs),
     /// List the model presets.
     Presets,
+    /// List the hardware catalog.
+    Chips,
     /// Print a JSON Schema (`scenario` or `report`).
     Schema(String),
     /// Print usage.
@@ -36,6 +38,8 @@ pub struct EvalArgs {
     pub remat: Option<String>,
     /// `--convention maxtext|notebook|six_nd|book`.
     pub convention: Option<String>,
+    /// `--chip ID`: set `hardware.chip` to a bundled chip.
+    pub chip: Option<String>,
 }
 
 /// A usage error, naming the option.
@@ -50,15 +54,19 @@ impl fmt::Display for UsageError {
 
 /// Usage text.
 pub const USAGE: &str = "\
-shardcalc — transformer accounting after 'How to Scale Your Model'
+shardcalc — transformer accounting, hardware and collectives after 'How to Scale Your Model'
 
 USAGE:
   shardcalc eval [SCENARIO.json] [--preset ID | --hf-config FILE | --maxtext-config FILE]
                  [--per-device-batch B] [--seq-len S] [--grad-accum N]
                  [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
+                 [--chip ID]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
+      --chip sets the scenario's hardware chip (keeping its topology), which adds the
+      `hardware` section; `collectives` and `roofline` come from the scenario file.
   shardcalc presets          List model presets (id, name, parameters).
+  shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
   shardcalc schema scenario|report
                              Print the JSON Schema of the scenario or the report.
   shardcalc help             This text.
@@ -89,6 +97,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     match cmd.as_str() {
         "help" | "--help" | "-h" => Ok(Command::Help),
         "presets" => Ok(Command::Presets),
+        "chips" => Ok(Command::Chips),
         "schema" => {
             let which = value("schema", &mut it)?;
             match which.as_str() {
@@ -112,6 +121,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--grad-accum" => a.grad_accum = Some(number(arg, value(arg, &mut it)?)?),
                     "--remat" => a.remat = Some(value(arg, &mut it)?.clone()),
                     "--convention" => a.convention = Some(value(arg, &mut it)?.clone()),
+                    "--chip" => a.chip = Some(value(arg, &mut it)?.clone()),
                     flag if flag.starts_with('-') => {
                         return Err(UsageError(format!("eval: unknown option {flag}")));
                     }

@@ -13,6 +13,8 @@ use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
 use shardcalc_core::params::count_params;
 use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
+use shardcalc_core::hardware::catalog;
+use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::presets;
 use std::process::ExitCode;
 
@@ -94,6 +96,10 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
             }
         };
     }
+    if let Some(id) = &a.chip {
+        let topology = s.hardware.take().and_then(|h| h.topology);
+        s.hardware = Some(HardwareSection { chip: ChipSource::Preset(id.clone()), topology });
+    }
     if let Some(c) = &a.convention {
         s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
             Failure::invalid(format!(
@@ -123,6 +129,23 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
                     p.config.name,
                     c.total.get() / 1e9,
                     c.active.get() / 1e9
+                ));
+            }
+            out
+        }
+        Command::Chips => {
+            let mut out = String::new();
+            for c in catalog::all() {
+                out.push_str(&format!(
+                    "{:<12} {:<40} {:>8.1} TFLOP/s bf16 {:>6.0} GB HBM {:>7.0} GB/s {:>4} x {:>5.1} GB/s one-way {}\n",
+                    c.id,
+                    c.name,
+                    c.peak_flops.bf16.get() / 1e12,
+                    c.hbm.capacity.gb(),
+                    c.hbm.bandwidth.get() / 1e9,
+                    c.scale_up.links_per_chip,
+                    c.scale_up.link.one_way.get() / 1e9,
+                    c.scale_up.name,
                 ));
             }
             out

@@ -135,3 +135,89 @@ fn published_schemas_are_current() {
         );
     }
 }
+
+#[test]
+fn chips_lists_the_catalog() {
+    let (code, out, _) = shardcalc(&["chips"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), shardcalc_core::hardware::catalog::all().len());
+    assert!(out.contains("tpu-v7x") && out.contains("mi300x"));
+}
+
+fn scenario_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("shardcalc-cli-hw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// Book Pop Quiz 2 and Exercise 3.3 through the CLI: an AllGather over a v5e axis of 4
+/// without wraparound (about 560 µs), a latency-bound one on a v4 4x4x4 (2 µs), and a
+/// roofline of an int8-weight matmul.
+#[test]
+fn eval_reports_collectives_and_roofline() {
+    let path = scenario_file(
+        "hw.json",
+        r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":4096},
+            "hardware":{"chip":{"preset":"tpu-v5e"},
+                        "topology":{"axes":[{"name":"x","size":8},{"name":"y","size":4}]}},
+            "collectives":[{"kind":"all_gather","array_bytes":33554432,"axes":["y"]},
+                           {"kind":"all_reduce","array_bytes":1e9,"axes":["x","y"]}],
+            "roofline":{"matmul":{"b":64,"d":8192,"f":32768,"rhs":"int8"}}}"#,
+    );
+    let (code, out, err) = shardcalc(&["eval", &path]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let t = v["collectives"][0]["time_s"].as_f64().unwrap();
+    assert!((t - 559.2e-6).abs() < 1e-6, "{t}");
+    assert_eq!(v["collectives"][0]["regime"], "bandwidth");
+    assert!(v["collectives"][0]["bytes_per_link"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["roofline"]["bound"], "hbm");
+    // int8 weights, bf16 compute: compute-bound above about 120 tokens (Solution 1.2).
+    let b = v["roofline"]["matmul"]["critical_batch_approx"].as_f64().unwrap();
+    assert!((b - 121.6).abs() < 0.5, "{b}");
+    assert_eq!(v["hardware"]["chip"]["id"], "tpu-v5e");
+    assert!(v["params"]["total"].as_u64().is_some(), "existing keys stay");
+
+    // --chip swaps the chip and keeps the topology: a v4 4x4x4 has wraparound.
+    let path = scenario_file(
+        "hw2.json",
+        r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":4096},
+            "hardware":{"chip":{"preset":"tpu-v5e"},
+                        "topology":{"axes":[{"name":"x","size":4},{"name":"y","size":4},{"name":"z","size":4}]}},
+            "collectives":[{"kind":"all_gather","array_bytes":256,"axes":["x"]}]}"#,
+    );
+    let (code, out, err) = shardcalc(&["eval", &path, "--chip", "tpu-v4"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["collectives"][0]["regime"], "latency");
+    assert!((v["collectives"][0]["time_s"].as_f64().unwrap() - 2e-6).abs() < 1e-12);
+}
+
+#[test]
+fn eval_chip_option_adds_the_hardware_section() {
+    let (code, out, _) = shardcalc(&["eval", "--chip", "tpu-v6e"]);
+    assert_eq!(code, 0);
+    let v = json(&out);
+    let rows = v["hardware"]["critical_intensities"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["channel"] == "scale_up" && r["links"] == 2 && r["dtype"] == "bf16"));
+    let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("hardware.chip.preset"), "{err}");
+}
+
+#[test]
+fn bad_hardware_sections_name_the_field() {
+    let path = scenario_file(
+        "bad.json",
+        r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":4096},
+            "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":16},{"name":"y","size":32}]}},
+            "collectives":[{"kind":"all_to_all","array_bytes":-1,"axes":["z"]}]}"#,
+    );
+    let (code, _, err) = shardcalc(&["eval", &path]);
+    assert_eq!(code, 2);
+    for field in ["hardware.topology.axes", "collectives[0].array_bytes", "collectives[0].axes[0]"] {
+        assert!(err.contains(field), "{field}: {err}");
+    }
+}

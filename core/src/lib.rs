@@ -7,9 +7,11 @@
 #![warn(missing_docs)]
 
 pub mod activations;
+pub mod collectives;
 pub mod dtype;
 pub mod error;
 pub mod flops;
+pub mod hardware;
 pub mod import;
 pub mod kv_cache;
 pub mod model;
@@ -18,7 +20,10 @@ pub mod params;
 pub mod permalink;
 pub mod presets;
 pub mod report;
+pub mod report_hardware;
+pub mod roofline;
 pub mod scenario;
+pub mod sharding;
 pub mod units;
 
 /// Temporary scaffolding hook used by the placeholder page and its tests.

@@ -7,6 +7,7 @@ use crate::flops::{training_flops, FlopComponent, FlopConvention, FlopsReport, W
 use crate::model::ModelConfig;
 use crate::notebook::{notebook_tables, NotebookTables};
 use crate::params::{count_params, ParamComponent, ParamCounts};
+use crate::report_hardware::{hardware_sections, CollectiveReport, HardwareReport, RooflineReport};
 use crate::scenario::Scenario;
 use crate::units::{Bytes, Params};
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,15 @@ pub struct Report {
     pub flops: FlopsByConvention,
     /// The MaxText notebook's tables as it prints them, with corrections.
     pub notebook: NotebookTables,
+    /// The chip and its derived numbers, when the scenario has `hardware`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareReport>,
+    /// One entry per scenario `collectives` query.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveReport>,
+    /// The scenario's `roofline` op on one chip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roofline: Option<RooflineReport>,
 }
 
 /// The model's shape.
@@ -237,6 +247,14 @@ pub fn params_report(c: &ParamCounts) -> ParamsReport {
 pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
     let m = s.validate()?;
     let w = &s.workload;
+    let (hardware, collectives, roofline) = match s.validate_hardware()? {
+        Some(hw) => {
+            let has_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
+            let (h, c, r) = hardware_sections(&hw, has_topology, &s.collectives, s.roofline.as_ref())?;
+            (Some(h), c, r)
+        }
+        None => (None, Vec::new(), None),
+    };
     let summary = |c| FlopsSummary::of(&training_flops(&m, w, c));
     Ok(Report {
         report_version: REPORT_VERSION,
@@ -251,6 +269,9 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
             book: summary(FlopConvention::Book),
         },
         notebook: notebook_tables(&m, w),
+        hardware,
+        collectives,
+        roofline,
     })
 }
 
@@ -279,6 +300,27 @@ mod tests {
         let parts = v["flops"]["maxtext"]["learnable_tflops_per_device_step"].as_f64().unwrap()
             + v["flops"]["maxtext"]["attention_tflops_per_device_step"].as_f64().unwrap();
         assert!((total - parts).abs() < 1e-9 * total);
+    }
+
+    #[test]
+    fn hardware_sections_are_reported() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
+                "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":8},{"name":"y","size":4}]}},
+                "collectives":[{"kind":"all_gather","array_bytes":33554432,"axes":["y"]}],
+                "roofline":{"matmul":{"b":256,"d":8192,"f":32768}}}"#,
+        )
+        .unwrap();
+        let v = serde_json::to_value(evaluate(&s).unwrap()).unwrap();
+        // Book Pop Quiz 2: no wraparound on a v5e axis of 4, about 560 µs.
+        let t = v["collectives"][0]["time_s"].as_f64().unwrap();
+        assert!((t - 559.2e-6).abs() < 1e-6, "{t}");
+        assert_eq!(v["collectives"][0]["regime"], "bandwidth");
+        assert_eq!(v["roofline"]["bound"], "compute");
+        assert_eq!(v["hardware"]["chip"]["id"], "tpu-v5e");
+        // Scenarios without the sections keep the report unchanged.
+        let plain = serde_json::to_value(evaluate(&Scenario::default()).unwrap()).unwrap();
+        assert!(plain.get("hardware").is_none() && plain.get("collectives").is_none());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::error::{Checker, Invalid};
 use crate::flops::{FlopConvention, RematPolicy, Workload};
+use crate::hardware::query::{self, CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
 use crate::model::ModelConfig;
 use crate::presets;
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,15 @@ pub struct Scenario {
     /// Counting conventions.
     #[serde(default)]
     pub conventions: Conventions,
+    /// Chip and topology, for the hardware, collective and roofline sections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<HardwareSection>,
+    /// Collective-communication questions over the topology's axes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveQuery>,
+    /// A roofline question: an op or a matmul on one chip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roofline: Option<RooflineQuery>,
 }
 
 fn current_version() -> u32 {
@@ -83,6 +93,9 @@ impl Default for Scenario {
                 remat: RematPolicy::None,
             },
             conventions: Conventions::default(),
+            hardware: None,
+            collectives: Vec::new(),
+            roofline: None,
         }
     }
 }
@@ -138,8 +151,24 @@ impl Scenario {
             }
         };
         c.merge("workload", self.workload.validate());
+        if let Err(e) = self.validate_hardware() {
+            for err in e.0 {
+                c.push(err.field, err.message);
+            }
+        }
         c.finish()?;
         model.ok_or_else(|| Invalid::one("model", "could not be resolved"))
+    }
+}
+
+impl Scenario {
+    /// Resolve and check the `hardware`, `collectives` and `roofline` sections.
+    ///
+    /// # Errors
+    /// Every problem, with paths relative to the scenario
+    /// (`hardware.topology.axes[1].size`, `collectives[0].axes[0]`, ...).
+    pub fn validate_hardware(&self) -> Result<Option<ResolvedHardware>, Invalid> {
+        query::resolve(self.hardware.as_ref(), &self.collectives, self.roofline.as_ref())
     }
 }
 
@@ -178,6 +207,29 @@ mod tests {
         let e = Scenario::from_json(r#"{"model":{"preset":"x"},"workload":{"seq_len":1},"extra":1}"#)
             .unwrap_err();
         assert_eq!(e.0[0].field, "scenario");
+    }
+
+    #[test]
+    fn hardware_errors_name_the_field() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
+                "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":16},{"name":"y","size":0}]}},
+                "collectives":[{"kind":"all_gather","array_bytes":1e6,"axes":["x","q"]}],
+                "roofline":{"matmul":{"b":0,"d":8192,"f":8192}}}"#,
+        )
+        .unwrap();
+        let e = s.validate().unwrap_err();
+        let fields: Vec<_> = e.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["hardware.topology.axes[1].size", "collectives[0].axes[1]", "roofline.matmul.b"]
+        );
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
+                "collectives":[{"kind":"all_reduce","array_bytes":1,"axes":["x"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.validate().unwrap_err().0[0].field, "hardware");
     }
 
     #[test]

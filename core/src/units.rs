@@ -123,6 +123,13 @@ quantity!(
     BytesPerSec,
     "B/s"
 );
+quantity!(
+    /// Bidirectional link throughput: bytes per second summed over both directions of
+    /// one link (the book's "bidi" column, section 2.3). A separate type so that it
+    /// cannot be passed where a one-way [`BytesPerSec`] is expected.
+    BidiBytesPerSec,
+    "B/s bidi"
+);
 
 /// A number of model parameters.
 ///
@@ -259,6 +266,31 @@ impl Mul<Seconds> for BytesPerSec {
     }
 }
 
+impl Div<BidiBytesPerSec> for Bytes {
+    type Output = Seconds;
+    /// The book's `V / W_bidi` (section 3.2): time to move these bytes when both
+    /// directions of a link are used equally.
+    fn div(self, rate: BidiBytesPerSec) -> Seconds {
+        Seconds(self.0 / rate.0)
+    }
+}
+
+impl BytesPerSec {
+    /// Both directions of a link whose one-way rate is `self`.
+    #[must_use]
+    pub fn bidirectional(self) -> BidiBytesPerSec {
+        BidiBytesPerSec(2.0 * self.0)
+    }
+}
+
+impl BidiBytesPerSec {
+    /// One direction of a link whose bidirectional rate is `self`.
+    #[must_use]
+    pub fn one_way(self) -> BytesPerSec {
+        BytesPerSec(self.0 / 2.0)
+    }
+}
+
 /// Arithmetic intensity, FLOP per byte (book section 1.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -276,6 +308,20 @@ impl Div<BytesPerSec> for FlopsPerSec {
     /// Critical (ridge-point) intensity of an accelerator: peak FLOP/s over bandwidth.
     fn div(self, b: BytesPerSec) -> Intensity {
         Intensity(self.0 / b.0)
+    }
+}
+impl Div<BidiBytesPerSec> for FlopsPerSec {
+    type Output = Intensity;
+    /// Critical intensity against a bidirectional link rate (the book's `C / W_ici`).
+    fn div(self, b: BidiBytesPerSec) -> Intensity {
+        Intensity(self.0 / b.0)
+    }
+}
+impl Intensity {
+    /// The raw FLOP/byte value.
+    #[must_use]
+    pub fn get(self) -> f64 {
+        self.0
     }
 }
 

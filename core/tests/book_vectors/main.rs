@@ -3,5 +3,9 @@
 //! is recomputed with shardcalc-core and compared within the vector's tolerance.
 //! Each area has its own module and a test that every vector of that area is covered.
 
+mod collectives;
+mod hardware;
 mod harness;
+mod other;
+mod roofline;
 mod transformer;

@@ -1,0 +1,195 @@
+//! The hardware, collective and roofline sections of the report (docs/report.md).
+
+use crate::collectives::{collective_cost, AxisLink, AxisTraffic, CollectiveKind, Regime};
+use crate::error::Invalid;
+use crate::hardware::intensity::{critical_intensities, critical_intensity, hbm_over_ici, CriticalIntensity};
+use crate::hardware::query::{CollectiveQuery, ResolvedHardware, RooflineQuery};
+use crate::hardware::Chip;
+use crate::roofline::matmul::{critical_batch, critical_batch_approx};
+use crate::roofline::padding::{mxu_padding, MxuPadding};
+use crate::roofline::{roofline, Rates, Resource};
+use crate::units::{Bytes, Flops, Intensity, Seconds};
+use serde::{Deserialize, Serialize};
+
+/// `hardware`: the chip as used, and its derived numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HardwareReport {
+    /// The chip, with its sources and alternatives.
+    pub chip: Chip,
+    /// Critical arithmetic intensity per channel and compute format.
+    pub critical_intensities: Vec<CriticalIntensity>,
+    /// The book's β (7.3.2): HBM bandwidth over bidirectional ICI bandwidth of one axis.
+    pub hbm_over_ici: f64,
+    /// The resolved mesh axes, when the scenario has a topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologyReport>,
+}
+
+/// The mesh as the collective model sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TopologyReport {
+    /// Devices in the mesh.
+    pub devices: f64,
+    /// Each axis: size, network, ring/line/switch/full mesh, link, latency.
+    pub axes: Vec<AxisLink>,
+}
+
+/// One answered collective query.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CollectiveReport {
+    /// Which collective.
+    pub kind: CollectiveKind,
+    /// The axes it runs over.
+    pub axes: Vec<String>,
+    /// `V`, the full array in bytes.
+    pub array_bytes: Bytes,
+    /// Estimated time in seconds.
+    pub time_s: Seconds,
+    /// `latency`, `bandwidth`, `mixed` or `none`.
+    pub regime: Regime,
+    /// Bytes over the busiest link, one direction.
+    pub bytes_per_link: Bytes,
+    /// Hops × per-hop latency.
+    pub latency_floor_s: Seconds,
+    /// Bytes over bandwidth.
+    pub bandwidth_time_s: Seconds,
+    /// Per-axis traffic.
+    pub per_axis: Vec<AxisTraffic>,
+}
+
+/// Seconds on each resource.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ResourceSeconds {
+    /// FLOPs / peak.
+    pub compute_s: Seconds,
+    /// HBM bytes / HBM bandwidth.
+    pub hbm_s: Seconds,
+    /// ICI bytes / ICI bandwidth.
+    pub ici_s: Seconds,
+    /// DCN bytes / DCN bandwidth.
+    pub dcn_s: Seconds,
+    /// Host bytes / PCIe bandwidth.
+    pub host_s: Seconds,
+}
+
+/// What the roofline says about a matmul beyond its time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MatmulReport {
+    /// Batch above which it is compute-bound, exactly; absent when never.
+    pub critical_batch: Option<f64>,
+    /// The same for `B ≪ D, F`: peak × weight bytes / (2 × HBM bandwidth).
+    pub critical_batch_approx: f64,
+    /// Padding waste on the chip's MXU (TPUs only).
+    pub mxu: Option<MxuPadding>,
+}
+
+/// `roofline`: the op's time bounds on one chip.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RooflineReport {
+    /// The resource that takes longest.
+    pub bound: Resource,
+    /// Lower bound (perfect overlap): the longest resource time.
+    pub time_s: Seconds,
+    /// Upper bound (no overlap): the sum.
+    pub upper_time_s: Seconds,
+    /// Per-resource times.
+    pub times: ResourceSeconds,
+    /// FLOPs of the op.
+    pub flops: Flops,
+    /// HBM bytes of the op.
+    pub hbm_bytes: Bytes,
+    /// FLOPs per HBM byte; absent when no HBM bytes.
+    pub intensity: Option<Intensity>,
+    /// The chip's critical intensity against HBM in the compute format.
+    pub critical_intensity_hbm: Intensity,
+    /// Matmul-only numbers.
+    pub matmul: Option<MatmulReport>,
+}
+
+/// The three sections.
+pub type HardwareSections = (HardwareReport, Vec<CollectiveReport>, Option<RooflineReport>);
+
+fn collective_report(i: usize, q: &CollectiveQuery, axes: &[AxisLink]) -> Result<CollectiveReport, Invalid> {
+    let chosen: Vec<AxisLink> = q.axes.iter().filter_map(|n| axes.iter().find(|a| &a.name == n).cloned()).collect();
+    let c = collective_cost(q.kind, Bytes(q.array_bytes), &chosen).map_err(|e| e.prefixed(&format!("collectives[{i}]")))?;
+    Ok(CollectiveReport {
+        kind: q.kind,
+        axes: q.axes.clone(),
+        array_bytes: c.array_bytes,
+        time_s: c.time,
+        regime: c.regime,
+        bytes_per_link: c.bytes_per_link,
+        latency_floor_s: c.latency_floor,
+        bandwidth_time_s: c.bandwidth_time,
+        per_axis: c.axes,
+    })
+}
+
+fn roofline_report(chip: &Chip, q: &RooflineQuery) -> Result<RooflineReport, Invalid> {
+    let (op, field) = match q {
+        RooflineQuery::Op(op) => (op.clone(), "roofline.op"),
+        RooflineQuery::Matmul(m) => (m.op_cost(), "roofline.matmul"),
+    };
+    let rates = Rates::of(chip, op.dtype).map_err(|e| e.prefixed(field))?;
+    let r = roofline(&op, &rates).map_err(|e| e.prefixed(field))?;
+    let matmul = match q {
+        RooflineQuery::Matmul(m) => Some(MatmulReport {
+            critical_batch: critical_batch(m, rates.compute, rates.hbm),
+            critical_batch_approx: critical_batch_approx(rates.compute, rates.hbm, m.rhs),
+            mxu: chip.mxu.map(|x| mxu_padding(m, x.size as f64)),
+        }),
+        RooflineQuery::Op(_) => None,
+    };
+    Ok(RooflineReport {
+        bound: r.bound,
+        time_s: r.lower,
+        upper_time_s: r.upper,
+        times: ResourceSeconds {
+            compute_s: r.times.compute,
+            hbm_s: r.times.hbm,
+            ici_s: r.times.ici,
+            dcn_s: r.times.dcn,
+            host_s: r.times.host,
+        },
+        flops: op.flops,
+        hbm_bytes: op.hbm_bytes,
+        intensity: (op.hbm_bytes.get() > 0.0).then(|| op.flops / op.hbm_bytes),
+        critical_intensity_hbm: critical_intensity(rates.compute, rates.hbm),
+        matmul,
+    })
+}
+
+/// Build the hardware, collective and roofline sections.
+///
+/// # Errors
+/// Problems only visible once computed (e.g. host bytes on a chip without a PCIe
+/// figure), named by field.
+pub fn hardware_sections(
+    hw: &ResolvedHardware,
+    has_topology: bool,
+    collectives: &[CollectiveQuery],
+    roofline: Option<&RooflineQuery>,
+) -> Result<HardwareSections, Invalid> {
+    let report = HardwareReport {
+        chip: hw.chip.clone(),
+        critical_intensities: critical_intensities(&hw.chip),
+        hbm_over_ici: hbm_over_ici(&hw.chip),
+        topology: has_topology.then(|| TopologyReport {
+            devices: hw.axes.iter().map(|a| a.size as f64).product(),
+            axes: hw.axes.clone(),
+        }),
+    };
+    let collectives = collectives
+        .iter()
+        .enumerate()
+        .map(|(i, q)| collective_report(i, q, &hw.axes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let roofline = roofline.map(|q| roofline_report(&hw.chip, q)).transpose()?;
+    Ok((report, collectives, roofline))
+}
