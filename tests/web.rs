@@ -1,8 +1,19 @@
 //! Component and canvas tests, run in headless Chromium by wasm-bindgen-test-runner:
 //! `cargo test -p shardcalc --target wasm32-unknown-unknown` (see .cargo/config.toml).
+//!
+//! Each test mounts the whole page in its own container (removed again at the end, so element
+//! ids stay unique) and drives it the way a person would: typing fires `input` events,
+//! choosing fires `change` events.
 #![cfg(target_arch = "wasm32")]
 
-use shardcalc::{draw, App, INITIAL_SEQ_LEN};
+use std::any::Any;
+
+use leptos::prelude::*;
+use shardcalc::App;
+use shardcalc_charts::format::{significant, thousands};
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::report::evaluate;
+use shardcalc_core::scenario::{ModelSource, Scenario};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
@@ -10,79 +21,312 @@ use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn document() -> web_sys::Document {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .expect("a browser document")
+    web_sys::window().and_then(|w| w.document()).expect("a browser document")
 }
 
-/// A fresh `<div>` appended to `<body>`, so each test mounts into its own subtree.
-fn fresh_container() -> HtmlElement {
-    let doc = document();
-    let div: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-    doc.body().expect("a <body>").append_child(&div).unwrap();
-    div
+/// The page mounted in a fresh `<div>`; unmounted and removed on drop.
+struct Page {
+    root: HtmlElement,
+    _handle: Box<dyn Any>,
 }
 
-fn find<T: JsCast>(root: &HtmlElement, selector: &str) -> T {
-    root.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {selector}"))
-        .unchecked_into()
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
 }
 
-/// Types a value into an input the way a person would, as far as Leptos can tell.
-fn set_input(input: &HtmlInputElement, value: &str) {
-    input.set_value(value);
+impl Page {
+    async fn open(url_sync: bool) -> Self {
+        let doc = document();
+        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+        doc.body().expect("a <body>").append_child(&root).unwrap();
+        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync /> });
+        leptos::task::tick().await;
+        Self {
+            root,
+            _handle: Box::new(handle),
+        }
+    }
+
+    fn find<T: JsCast>(&self, selector: &str) -> T {
+        self.root
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no element matches {selector}"))
+            .unchecked_into()
+    }
+
+    fn exists(&self, selector: &str) -> bool {
+        self.root.query_selector(selector).unwrap().is_some()
+    }
+
+    fn text(&self, selector: &str) -> String {
+        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
+    }
+
+    /// Types `value` into the input at `selector` (replacing its text) and lets effects run.
+    async fn type_into(&self, selector: &str, value: &str) {
+        let input: HtmlInputElement = self.find(selector);
+        input.set_value(value);
+        fire(&input, "input");
+        leptos::task::tick().await;
+    }
+
+    /// Chooses `value` in the `<select>` at `selector`.
+    async fn choose(&self, selector: &str, value: &str) {
+        let select: web_sys::HtmlSelectElement = self.find(selector);
+        select.set_value(value);
+        fire(&select, "change");
+        leptos::task::tick().await;
+    }
+
+    /// Clicks the element at `selector` (checkboxes and radios toggle and fire `change`).
+    async fn click(&self, selector: &str) {
+        self.find::<HtmlElement>(selector).click();
+        leptos::task::tick().await;
+    }
+
+    fn total(&self) -> String {
+        self.text("#total-params-value")
+    }
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
     let init = EventInit::new();
     init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict("input", &init).unwrap();
-    input.dispatch_event(&event).unwrap();
+    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+}
+
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+fn preset_scenario(id: &str) -> Scenario {
+    Scenario {
+        model: ModelSource::Preset(id.into()),
+        ..Scenario::default()
+    }
 }
 
 #[wasm_bindgen_test]
-async fn app_shows_core_result_and_follows_the_input() {
-    let container = fresh_container();
-    leptos::mount::mount_to(container.clone(), App).forget();
-    leptos::task::tick().await;
-
-    let result: HtmlElement = find(&container, "#result");
-    assert_eq!(
-        result.text_content().unwrap(),
-        shardcalc_core::placeholder_describe(INITIAL_SEQ_LEN)
-    );
-
-    let input: HtmlInputElement = find(&container, "#seq-len");
-    set_input(&input, "8192");
-    leptos::task::tick().await;
-    assert_eq!(
-        result.text_content().unwrap(),
-        shardcalc_core::placeholder_describe(8192.0)
-    );
-
-    // Text that does not parse leaves the last good value in place.
-    set_input(&input, "");
-    leptos::task::tick().await;
-    assert_eq!(
-        result.text_content().unwrap(),
-        shardcalc_core::placeholder_describe(8192.0)
-    );
+async fn default_page_shows_llama_3_8b_exactly() {
+    let page = Page::open(false).await;
+    assert_eq!(page.total(), "8,030,261,248");
+    assert_eq!(page.find::<HtmlInputElement>("#model-d_model").value(), "4096");
+    assert_eq!(page.text("#attention-label"), "GQA");
+    assert!(!page.exists("#stale-note"));
 }
 
 #[wasm_bindgen_test]
-fn draw_paints_the_canvas() {
-    let canvas: HtmlCanvasElement = document()
-        .create_element("canvas")
-        .unwrap()
-        .unchecked_into();
-    canvas.set_width(320);
-    canvas.set_height(200);
-    fresh_container().append_child(&canvas).unwrap();
+async fn picking_a_preset_shows_its_exact_hugging_face_count() {
+    let page = Page::open(false).await;
+    page.choose("#preset", "llama-3-70b").await;
+    assert_eq!(page.total(), "70,553,706,496");
+    // The form was rebuilt from the preset.
+    assert_eq!(page.find::<HtmlInputElement>("#model-d_model").value(), "8192");
+    assert!(page.text("#preset-published").contains("identical"));
+    page.choose("#preset", "mixtral-8x7b").await;
+    assert_eq!(page.total(), "46,702,792,704");
+    assert_eq!(page.text("#active-params-value"), "12,879,925,248");
+}
 
-    let blank = canvas.to_data_url().unwrap();
-    draw(&canvas, 2048.0).expect("draw succeeds");
-    assert_ne!(
-        canvas.to_data_url().unwrap(),
-        blank,
-        "draw() left the canvas blank"
-    );
+#[wasm_bindgen_test]
+async fn invalid_text_is_kept_and_explained_while_the_page_stays_alive() {
+    let page = Page::open(false).await;
+    let field = "#model-attention-num_kv_heads";
+    for (text, expected) in [
+        ("abc", "is not a number"),
+        ("", "is empty"),
+        ("-3", "must not be negative"),
+        ("1e400", "too large"),
+        ("NaN", "NaN"),
+        ("2.5", "whole number"),
+        ("5", "must divide attention.num_heads"),
+    ] {
+        page.type_into(field, text).await;
+        let message = page.text("#model-attention-num_kv_heads-error");
+        assert!(message.starts_with("model.attention.num_kv_heads: "), "{text:?}: {message}");
+        assert!(message.contains(expected), "{text:?}: {message}");
+        // The text stays as typed, the results stay at the last valid scenario and say so.
+        assert_eq!(page.find::<HtmlInputElement>(field).value(), text);
+        assert_eq!(page.total(), "8,030,261,248");
+        assert!(page.exists("#stale-note"), "{text:?}: no stale note");
+        assert_eq!(page.find::<HtmlElement>(field).get_attribute("aria-invalid").as_deref(), Some("true"));
+    }
+    // A valid value clears everything and updates the results (MHA: 32 KV heads).
+    page.type_into(field, "32").await;
+    assert_eq!(page.text("#model-attention-num_kv_heads-error"), "");
+    assert!(!page.exists("#stale-note"));
+    assert_eq!(page.text("#attention-label"), "MHA");
+    assert_ne!(page.total(), "8,030,261,248");
+}
+
+#[wasm_bindgen_test]
+async fn cross_field_errors_appear_at_the_fields_they_name() {
+    let page = Page::open(false).await;
+    // A local layer without a window or chunk size.
+    page.type_into("#model-layout-pattern", "LLG").await;
+    assert!(page.text("#model-layout-local-error").starts_with("model.layout.local: "));
+    page.choose("#model-layout-local", "sliding_window").await;
+    assert_eq!(page.text("#model-layout-local-error"), "");
+    assert_eq!(page.find::<HtmlInputElement>("#model-layout-local-window").value(), "4096");
+    assert!(!page.exists("#stale-note"));
+
+    // Top-k above the number of experts.
+    page.click("#model-moe").await;
+    page.type_into("#model-moe-experts_per_token", "9").await;
+    let message = page.text("#model-moe-experts_per_token-error");
+    assert!(message.contains("must not exceed moe.num_experts"), "{message}");
+    // Switching MoE off drops the hidden field's problem.
+    page.click("#model-moe").await;
+    assert!(!page.exists("#stale-note"));
+}
+
+#[wasm_bindgen_test]
+async fn the_pattern_and_the_local_count_stay_in_step() {
+    let page = Page::open(false).await;
+    page.choose("#model-layout-local", "sliding_window").await;
+    page.type_into("#model-layout-locals_per_global", "5").await;
+    assert_eq!(page.find::<HtmlInputElement>("#model-layout-pattern").value(), "LLLLLG");
+    // LGLG repeats LG: one local layer per global one.
+    page.type_into("#model-layout-pattern", "LGLG").await;
+    assert_eq!(page.find::<HtmlInputElement>("#model-layout-locals_per_global").value(), "1");
+    page.type_into("#model-layout-pattern", "LLGLG").await;
+    assert_eq!(page.find::<HtmlInputElement>("#model-layout-locals_per_global").value(), "");
+    page.type_into("#model-layout-pattern", "LLX").await;
+    assert!(page.text("#model-layout-pattern-error").contains("'X' at position 3"));
+}
+
+#[wasm_bindgen_test]
+async fn switching_the_convention_changes_the_tflops_to_core_s_value() {
+    let page = Page::open(false).await;
+    let report = evaluate(&preset_scenario("llama-3-8b")).unwrap();
+    assert_eq!(page.text("#tflops-value"), significant(report.flops.maxtext.total_tflops_per_device_step, 4));
+    let params_draws = page.find::<HtmlElement>("#chart-params").get_attribute("data-draws");
+    let flops_draws = page.find::<HtmlElement>("#chart-flops").get_attribute("data-draws");
+
+    page.click("#convention-notebook").await;
+    assert_eq!(page.text("#tflops-value"), significant(report.flops.notebook.total_tflops_per_device_step, 4));
+    assert_ne!(report.flops.notebook.total_tflops_per_device_step, report.flops.maxtext.total_tflops_per_device_step);
+    assert!(page.text("#convention-explanation").contains("no causal halving"));
+    // Only the charts whose data changed were redrawn.
+    assert_eq!(page.find::<HtmlElement>("#chart-params").get_attribute("data-draws"), params_draws);
+    assert_ne!(page.find::<HtmlElement>("#chart-flops").get_attribute("data-draws"), flops_draws);
+
+    page.click("#convention-six_nd").await;
+    assert_eq!(page.text("#tflops-value"), significant(report.flops.six_nd.total_tflops_per_device_step, 4));
+    assert!(page.text("#chart-seq-len ~ figcaption").contains("ignores dot-product attention"));
+}
+
+#[wasm_bindgen_test]
+async fn charts_draw_on_their_canvases() {
+    let page = Page::open(false).await;
+    for id in ["#chart-params", "#chart-flops", "#chart-seq-len"] {
+        let canvas: HtmlCanvasElement = page.find(id);
+        let blank: HtmlCanvasElement = document().create_element("canvas").unwrap().unchecked_into();
+        blank.set_width(canvas.width());
+        blank.set_height(canvas.height());
+        assert_ne!(canvas.to_data_url().unwrap(), blank.to_data_url().unwrap(), "{id} is blank");
+        assert_eq!(canvas.get_attribute("data-draws").as_deref(), Some("1"), "{id}");
+    }
+    // The SVG export renders the same chart in the browser.
+    let r = evaluate(&preset_scenario("llama-3-8b")).unwrap();
+    let chart = shardcalc_charts::Chart::Bars(shardcalc_charts::param_breakdown(&r.model.name, &r.params));
+    let svg = shardcalc_charts::svg::to_svg(&chart).unwrap();
+    assert!(svg.contains("Parameters per component") && svg.contains("Dense MLP"));
+}
+
+#[wasm_bindgen_test]
+async fn importing_a_config_replaces_the_model_and_bad_ones_do_not() {
+    let page = Page::open(false).await;
+    page.choose("#preset", "llama-3-70b").await;
+    let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
+    area.set_value("{\"model_type\": \"llama\",");
+    fire(&area, "input");
+    page.click("#import-button").await;
+    assert!(page.text("#import-result").contains("Could not import"));
+    assert_eq!(page.total(), "70,553,706,496");
+
+    area.set_value(include_str!("../core/tests/fixtures/hf-llama-3-8b.json"));
+    fire(&area, "input");
+    page.click("#import-button").await;
+    assert_eq!(page.total(), "8,030,261,248");
+    assert!(page.text("#import-result").contains("Imported"));
+    assert_eq!(page.find::<web_sys::HtmlSelectElement>("#preset").value(), "custom");
+}
+
+#[wasm_bindgen_test]
+async fn the_url_restores_the_scenario_and_a_bad_one_falls_back() {
+    let location = web_sys::window().unwrap().location();
+    location.set_hash("s=1.garbage!").unwrap();
+    {
+        let page = Page::open(true).await;
+        assert!(page.text("#notice").contains("could not be read"), "{}", page.text("#notice"));
+        assert_eq!(page.total(), "8,030,261,248");
+        // The fragment follows the scenario after the debounce.
+        sleep(400).await;
+        let expected = format!("#s={}", shardcalc_core::permalink::encode(&Scenario::default()));
+        assert_eq!(location.hash().unwrap(), expected);
+    }
+    let mut s = preset_scenario("llama-3-70b");
+    s.workload.seq_len = 8192;
+    s.conventions.flops = FlopConvention::Book;
+    location.set_hash(&format!("s={}", shardcalc_core::permalink::encode(&s))).unwrap();
+    let page = Page::open(true).await;
+    assert_eq!(page.total(), "70,553,706,496");
+    assert_eq!(page.find::<HtmlInputElement>("#workload-seq_len").value(), "8192");
+    assert!(page.find::<HtmlInputElement>("#convention-book").checked());
+    assert!(!page.exists("#notice"));
+    drop(page);
+    location.set_hash("").unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn input_to_repaint_is_fast() {
+    let page = Page::open(false).await;
+    let perf = web_sys::window().unwrap().performance().unwrap();
+    let mut times = Vec::new();
+    for i in 0..20 {
+        let seq = if i % 2 == 0 { "8192" } else { "4096" };
+        let t0 = perf.now();
+        page.type_into("#workload-seq_len", seq).await;
+        times.push(perf.now() - t0);
+        assert_eq!(page.find::<HtmlInputElement>("#workload-seq_len").value(), seq);
+    }
+    times.sort_by(f64::total_cmp);
+    let p50 = times[times.len() / 2];
+    let p95 = times[times.len() * 95 / 100];
+    wasm_bindgen_test::console_log!("input -> repaint (seq_len, 3 charts + tables): p50 {p50:.1} ms, p95 {p95:.1} ms");
+    // Generous: this runs in an unoptimised debug build.
+    assert!(p95 < 1000.0, "p95 {p95} ms");
+    let expected = evaluate(&preset_scenario("llama-3-8b")).unwrap();
+    assert_eq!(page.text("#tflops-value"), significant(expected.flops.maxtext.total_tflops_per_device_step, 4));
+}
+
+#[wasm_bindgen_test]
+fn parse_reads_numbers_and_explains_refusals() {
+    use shardcalc::parse::{parse_count, parse_pattern, parse_positive_real};
+    assert_eq!(parse_count(" 4,096 "), Ok(4096));
+    assert_eq!(parse_count("8e3"), Ok(8000));
+    assert!(parse_count("8.5").unwrap_err().contains("whole number"));
+    assert!(parse_count("99999999999999999999").unwrap_err().contains("too large"));
+    assert_eq!(parse_positive_real("0.5"), Ok(0.5));
+    assert!(parse_positive_real("0").unwrap_err().contains("greater than 0"));
+    assert!(parse_positive_real("inf").unwrap_err().contains("finite"));
+    assert_eq!(parse_pattern("l l g").map(|p| p.len()), Ok(3));
+    let lglg = parse_pattern("LGLG").unwrap();
+    assert_eq!(shardcalc::parse::minimal_period(&lglg), 2);
+    assert_eq!(shardcalc::parse::locals_per_global(&lglg), Some(1));
+    assert_eq!(shardcalc::parse::locals_per_global(&parse_pattern("LLGLG").unwrap()), None);
+    assert_eq!(shardcalc::parse::locals_per_global(&parse_pattern("L").unwrap()), None);
+    assert!(parse_pattern("").is_err());
+    assert_eq!(thousands(1234), "1,234");
 }

@@ -32,7 +32,7 @@ impl Browser {
         Self::open_path("/").await
     }
 
-    /// Like [`Browser::open`], but loads `path` (e.g. `/?seq_len=8192`).
+    /// Like [`Browser::open`], but loads `path` (e.g. `/#s=1.eyJ...`, a permalink).
     pub async fn open_path(path: &str) -> Self {
         let server = StaticServer::start(dist_dir()).expect("start the static server for dist/");
         let driver = ChromeDriver::start().expect("start chromedriver");

@@ -6,8 +6,8 @@
 //! ```no_run
 //! # async fn demo() {
 //! let browser = shardcalc_e2e::Browser::open().await;
-//! browser.set_input("#seq-len", "8192").await;
-//! browser.wait_for_text("#result", "seq_len = 8192").await;
+//! browser.set_input("#workload-seq_len", "8192").await;
+//! browser.wait_for_text("#total-params-value", "8,030,261,248").await;
 //! browser.close().await;
 //! # }
 //! ```
@@ -21,7 +21,7 @@ mod server;
 
 use std::path::{Path, PathBuf};
 
-pub use browser::Browser;
+pub use browser::{Browser, TIMEOUT};
 pub use chromedriver::ChromeDriver;
 pub use server::{ServedRequest, StaticServer};
 

@@ -1,0 +1,94 @@
+//! A chart on a `<canvas>`, redrawn only when its data change, with PNG and SVG downloads.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use shardcalc_charts::{Chart, ChartError};
+use web_sys::HtmlCanvasElement;
+
+use crate::dom::{download_text, download_url, log_error};
+
+/// Draws `chart` on `canvas`, sizing the canvas to the chart first.
+///
+/// # Errors
+/// [`ChartError`] when the canvas has no 2d context or plotters fails.
+pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), ChartError> {
+    let (w, h) = chart.size();
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(ChartError::NoContext)?;
+    chart.draw(&backend.into_drawing_area())
+}
+
+/// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
+/// buttons. The chart is drawn when the canvas mounts and whenever `chart` changes (it is a
+/// memo, so equal data never redraws); the canvas's `data-draws` attribute counts the draws.
+#[component]
+pub fn ChartCanvas(
+    /// Element id of the canvas; also the stem of downloaded file names.
+    id: &'static str,
+    /// The chart, or `None` while there is nothing to draw.
+    chart: Memo<Option<Chart>>,
+    /// Text under the chart (explanations, notes); may change with the chart.
+    #[prop(into)]
+    caption: Signal<String>,
+) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    let failure = RwSignal::new(None::<String>);
+    Effect::new(move |draws: Option<u32>| {
+        let draws = draws.unwrap_or(0);
+        let Some(el) = canvas.get() else { return draws };
+        chart.with(|c| match c {
+            Some(c) => {
+                failure.set(draw_chart(&el, c).err().map(|e| e.to_string()));
+                let _ = el.set_attribute("data-draws", &(draws + 1).to_string());
+                draws + 1
+            }
+            None => draws,
+        })
+    });
+    let title = move || chart.with(|c| c.as_ref().map(|c| c.title().to_string()).unwrap_or_default());
+    let download_png = move |_| {
+        let Some(el) = canvas.get_untracked() else { return };
+        match el.to_data_url() {
+            Ok(url) => {
+                if let Err(e) = download_url(&format!("shardcalc-{id}.png"), &url) {
+                    log_error("PNG download", &e);
+                }
+            }
+            Err(e) => log_error("PNG export", &e),
+        }
+    };
+    let download_svg = move |_| {
+        let svg = chart.with_untracked(|c| c.as_ref().map(shardcalc_charts::svg::to_svg));
+        match svg {
+            Some(Ok(svg)) => {
+                if let Err(e) = download_text(&format!("shardcalc-{id}.svg"), "image/svg+xml", &svg) {
+                    log_error("SVG download", &e);
+                }
+            }
+            Some(Err(e)) => failure.set(Some(e.to_string())),
+            None => {}
+        }
+    };
+    view! {
+        <figure class="chart">
+            <canvas id=id node_ref=canvas role="img" aria-label=title width="720" height="360"></canvas>
+            <figcaption>{move || caption.get()}</figcaption>
+            {move || failure.get().map(|f| view! { <p class="field-error">{f}</p> })}
+            <div class="actions">
+                <button type="button" id=format!("{id}-png") on:click=download_png>
+                    "Download PNG"
+                </button>
+                <button type="button" id=format!("{id}-svg") on:click=download_svg>
+                    "Download SVG"
+                </button>
+            </div>
+        </figure>
+    }
+}

@@ -1,0 +1,18 @@
+//! Reusable components: form fields driven by specs (`crate::field_spec`), field messages,
+//! the error summary, a chart canvas with downloads, and a CSV download button.
+
+mod chart_canvas;
+mod choice;
+mod csv_button;
+mod error_summary;
+mod field_message;
+mod number_field;
+mod text_field;
+
+pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
+pub use choice::{CheckField, SelectField};
+pub use csv_button::CsvButton;
+pub use error_summary::ErrorSummary;
+pub use field_message::{FieldMessage, FieldMessages};
+pub use number_field::NumberField;
+pub use text_field::TextField;

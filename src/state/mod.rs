@@ -1,0 +1,159 @@
+//! Page state shared by every view through Leptos context: the scenario (the single source of
+//! truth for results, charts and the URL) and the form's [`Draft`] of it.
+
+mod draft;
+pub mod url;
+
+pub use draft::Draft;
+
+use leptos::prelude::*;
+use shardcalc_core::error::{FieldError, Invalid};
+use shardcalc_core::model::ModelConfig;
+use shardcalc_core::scenario::Scenario;
+
+/// Everything views share. `Copy`: signals are handles.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The last valid scenario. Results, charts and the URL follow it; other views (hardware,
+    /// training, serving) read and write it too.
+    pub scenario: RwSignal<Scenario>,
+    /// The form's working copy, which may be invalid.
+    pub draft: RwSignal<Draft>,
+    /// Problems with the draft, each naming its field; empty when the results are current.
+    pub errors: Memo<Vec<FieldError>>,
+    /// Bumped when the draft is replaced wholesale (preset, import, link), so forms whose
+    /// inputs are uncontrolled rebuild from the draft.
+    pub generation: RwSignal<u64>,
+    /// A page-level message, e.g. why the link's scenario could not be read.
+    pub notice: RwSignal<Option<String>>,
+}
+
+impl AppState {
+    /// State starting from `initial`. An `initial` whose model does not resolve is replaced
+    /// by the default scenario, with a notice.
+    #[must_use]
+    pub fn new(initial: Scenario) -> Self {
+        let (scenario, draft, notice) = match Draft::from_scenario(&initial) {
+            Ok(draft) => (initial, draft, None),
+            Err(e) => {
+                // The default scenario names a bundled preset (core's tests check they
+                // load); the empty model only guards against a broken build.
+                let draft = Draft::from_scenario(&Scenario::default()).unwrap_or_else(|_| empty_draft());
+                let scenario = draft.scenario_over(&Scenario::default());
+                (scenario, draft, Some(format!("{e}; showing the default scenario")))
+            }
+        };
+        let draft = RwSignal::new(draft);
+        let scenario = RwSignal::new(scenario);
+        Self {
+            scenario,
+            draft,
+            errors: Memo::new(move |_| draft.with(|d| scenario.with(|s| d.errors_over(s)))),
+            generation: RwSignal::new(0),
+            notice: RwSignal::new(notice),
+        }
+    }
+
+    /// Applies an edit to the draft; when the draft is then valid, it becomes the scenario.
+    pub fn edit(&self, f: impl FnOnce(&mut Draft)) {
+        self.draft.update(f);
+        self.commit();
+    }
+
+    /// Replaces everything with `scenario` (a link, later a saved scenario) and rebuilds forms.
+    /// An invalid `scenario` fills the form (showing its problems) but not the results.
+    ///
+    /// # Errors
+    /// When its model does not resolve; nothing changes then.
+    pub fn load(&self, scenario: Scenario) -> Result<(), Invalid> {
+        let draft = Draft::from_scenario(&scenario)?;
+        if scenario.validate().is_ok() {
+            self.scenario.set(scenario);
+        }
+        self.draft.set(draft);
+        self.generation.update(|g| *g += 1);
+        self.commit();
+        Ok(())
+    }
+
+    /// Replaces the model (a preset or an import), keeping workload and conventions, and
+    /// rebuilds forms.
+    pub fn load_model(&self, model: ModelConfig, preset: Option<String>) {
+        self.draft.update(|d| {
+            d.model = model;
+            d.preset = preset;
+            d.forget("model");
+        });
+        self.generation.update(|g| *g += 1);
+        self.commit();
+    }
+
+    /// Whether the results lag behind the form (the form has problems).
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.errors.with(|e| !e.is_empty())
+    }
+
+    fn commit(&self) {
+        if !self.errors.with_untracked(Vec::is_empty) {
+            return;
+        }
+        let next = self
+            .scenario
+            .with_untracked(|base| self.draft.with_untracked(|d| d.scenario_over(base)));
+        if self.scenario.with_untracked(|s| *s != next) {
+            self.scenario.set(next);
+        }
+    }
+}
+
+/// The page's state from context. Every view is rendered under [`crate::App`], which provides
+/// it; should a component ever be mounted alone, it gets a fresh default state instead of a panic.
+#[must_use]
+pub fn use_app_state() -> AppState {
+    use_context::<AppState>().unwrap_or_else(|| {
+        leptos::logging::error!("shardcalc: no AppState in context; using a detached default");
+        let state = AppState::new(Scenario::default());
+        provide_context(state);
+        state
+    })
+}
+
+/// A draft with the smallest valid-looking model, used only if the bundled presets failed to
+/// load (they are checked by core's tests).
+fn empty_draft() -> Draft {
+    use shardcalc_core::model::{Attention, AttentionLayout, Embeddings, GqaAttention, Mlp, MlpKind, Norm};
+    let model = ModelConfig {
+        name: "empty".into(),
+        d_model: 64,
+        num_layers: 1,
+        vocab_size: 256,
+        attention: Attention::Gqa(GqaAttention {
+            num_heads: 1,
+            num_kv_heads: 1,
+            head_dim: 64,
+            qk_norm: false,
+            bias: Default::default(),
+            sinks: false,
+        }),
+        layout: AttentionLayout::default(),
+        mlp: Mlp {
+            kind: MlpKind::Gated,
+            d_ff: 256,
+            bias: false,
+        },
+        moe: None,
+        norm: Norm::default(),
+        embeddings: Embeddings::default(),
+        mtp: None,
+    };
+    let defaults = Scenario::default();
+    Draft {
+        model,
+        preset: None,
+        workload: defaults.workload,
+        conventions: defaults.conventions,
+        text: Default::default(),
+        unreadable: Default::default(),
+    }
+}

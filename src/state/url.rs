@@ -1,0 +1,93 @@
+//! The scenario in the URL fragment (`#s=<permalink>`, see `shardcalc_core::permalink`), so a
+//! link reproduces the page and nothing is sent to a server. Read on load and on
+//! `hashchange`; written with `history.replaceState` shortly after the scenario changes.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use shardcalc_core::error::Invalid;
+use shardcalc_core::permalink;
+use shardcalc_core::scenario::Scenario;
+
+use super::AppState;
+
+/// The fragment key: `#s=...`.
+pub const KEY: &str = "s=";
+
+/// How long the scenario must stay unchanged before the URL is rewritten (typing "8192"
+/// writes once, not four times).
+pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// The scenario in the current URL: `None` without an `#s=` fragment, `Some(Err)` when it
+/// cannot be read.
+#[must_use]
+pub fn scenario_in_url() -> Option<Result<Scenario, Invalid>> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    scenario_in_fragment(&hash)
+}
+
+/// The scenario in a fragment such as `#s=1.eyJ...`.
+#[must_use]
+pub fn scenario_in_fragment(hash: &str) -> Option<Result<Scenario, Invalid>> {
+    let payload = hash.strip_prefix('#').unwrap_or(hash).strip_prefix(KEY)?;
+    Some(permalink::decode(payload))
+}
+
+/// The fragment for a scenario.
+#[must_use]
+pub fn fragment(scenario: &Scenario) -> String {
+    format!("#{KEY}{}", permalink::encode(scenario))
+}
+
+/// The starting scenario: the URL's, or the default with a notice saying why the link
+/// could not be used.
+#[must_use]
+pub fn initial_scenario() -> (Scenario, Option<String>) {
+    match scenario_in_url() {
+        Some(Ok(s)) => (s, None),
+        Some(Err(e)) => (
+            Scenario::default(),
+            Some(format!("The link's scenario could not be read ({e}); showing the default scenario.")),
+        ),
+        None => (Scenario::default(), None),
+    }
+}
+
+/// Keeps the URL in step with `state.scenario` (debounced), and loads a scenario pasted into
+/// the address bar (`hashchange`).
+pub fn sync_url(state: AppState) {
+    let pending = StoredValue::new_local(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let target = state.scenario.with(fragment);
+        if let Some(handle) = pending.try_update_value(Option::take).flatten() {
+            handle.clear();
+        }
+        let handle = set_timeout_with_handle(move || replace_fragment(&target), DEBOUNCE).ok();
+        pending.try_set_value(handle);
+    });
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
+        match scenario_in_url() {
+            Some(Ok(s)) if state.scenario.try_with_untracked(|cur| *cur != s).unwrap_or(false) => {
+                // `decode` validated the scenario, so its preset resolves and `load` succeeds.
+                let _ = state.load(s);
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => state.notice.set(Some(format!(
+                "The link's scenario could not be read ({e}); the page keeps the current one."
+            ))),
+            None => {}
+        }
+    });
+    on_cleanup(move || listener.remove());
+}
+
+/// `history.replaceState` to `target` unless the URL already has it.
+fn replace_fragment(target: &str) {
+    let Some(window) = web_sys::window() else { return };
+    if window.location().hash().ok().as_deref() == Some(target) {
+        return;
+    }
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(target));
+    }
+}

@@ -1,0 +1,50 @@
+//! What the results column computes from the scenario, as memos: each output recomputes only
+//! when its inputs change, and charts redraw only when their data differ.
+
+use leptos::prelude::*;
+use shardcalc_core::error::Invalid;
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::model::ModelConfig;
+use shardcalc_core::report::{evaluate, FlopsByConvention, FlopsSummary, Report};
+
+use crate::state::AppState;
+
+/// Memos over the last valid scenario.
+#[derive(Clone, Copy)]
+pub struct Derived {
+    /// The full report (`shardcalc_core::report::evaluate`).
+    pub report: Memo<Result<Report, Invalid>>,
+    /// The resolved model.
+    pub model: Memo<Option<ModelConfig>>,
+    /// The convention the headline numbers use.
+    pub convention: Memo<FlopConvention>,
+}
+
+impl Derived {
+    /// Memos over `state.scenario`.
+    #[must_use]
+    pub fn new(state: AppState) -> Self {
+        Self {
+            report: Memo::new(move |_| state.scenario.with(evaluate)),
+            model: Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok())),
+            convention: Memo::new(move |_| state.scenario.with(|s| s.conventions.flops)),
+        }
+    }
+}
+
+/// The report's summary for one convention.
+#[must_use]
+pub fn summary(report: &Report, convention: FlopConvention) -> &FlopsSummary {
+    summary_of(&report.flops, convention)
+}
+
+/// One convention's summary out of all four.
+#[must_use]
+pub fn summary_of(flops: &FlopsByConvention, convention: FlopConvention) -> &FlopsSummary {
+    match convention {
+        FlopConvention::MaxText => &flops.maxtext,
+        FlopConvention::Notebook => &flops.notebook,
+        FlopConvention::SixNd => &flops.six_nd,
+        FlopConvention::Book => &flops.book,
+    }
+}

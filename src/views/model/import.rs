@@ -1,0 +1,128 @@
+//! Importing a Hugging Face `config.json` or a MaxText model YAML, pasted or uploaded, with
+//! every warning shown and errors naming the key; a failed import leaves the model alone.
+
+use leptos::html::Textarea;
+use leptos::prelude::*;
+use shardcalc_core::import::{detect_and_import, ImportError};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::dom::event_value;
+use crate::state::use_app_state;
+
+/// Largest config accepted (real ones are a few KB).
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// The result of the last import.
+#[derive(Clone, Debug, PartialEq)]
+enum Outcome {
+    Imported { name: String, warnings: Vec<String> },
+    Failed(Vec<String>),
+}
+
+/// Every message of an import error, one per problem.
+fn messages(e: &ImportError) -> Vec<String> {
+    match e {
+        ImportError::Field(invalid) => invalid.0.iter().map(ToString::to_string).collect(),
+        other => vec![other.to_string()],
+    }
+}
+
+/// The paste box, the upload button and the import result.
+#[component]
+pub fn ImportConfig() -> impl IntoView {
+    let state = use_app_state();
+    let text = RwSignal::new(String::new());
+    let outcome = RwSignal::new(None::<Outcome>);
+    let area = NodeRef::<Textarea>::new();
+
+    let import = move |source: String| {
+        let result = if source.trim().is_empty() {
+            Outcome::Failed(vec!["Nothing to import: paste a config.json or MaxText YAML, or upload one.".into()])
+        } else if source.len() > MAX_CONFIG_BYTES {
+            Outcome::Failed(vec![format!(
+                "The config is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.",
+                source.len()
+            )])
+        } else {
+            match detect_and_import(&source) {
+                Ok(imported) => {
+                    let name = imported.config.name.clone();
+                    let warnings = imported.warnings.iter().map(ToString::to_string).collect();
+                    state.load_model(imported.config, None);
+                    Outcome::Imported { name, warnings }
+                }
+                Err(e) => Outcome::Failed(messages(&e)),
+            }
+        };
+        outcome.set(Some(result));
+    };
+
+    let on_file = move |ev: leptos::ev::Event| {
+        let file = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|input| input.files())
+            .and_then(|files| files.get(0));
+        let Some(file) = file else { return };
+        if file.size() > MAX_CONFIG_BYTES as f64 {
+            outcome.set(Some(Outcome::Failed(vec![format!(
+                "{} is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.",
+                file.name(),
+                file.size()
+            )])));
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            match JsFuture::from(file.text()).await.ok().and_then(|v| v.as_string()) {
+                Some(content) => {
+                    if let Some(el) = area.get_untracked() {
+                        el.set_value(&content);
+                    }
+                    text.set(content.clone());
+                    import(content);
+                }
+                None => outcome.set(Some(Outcome::Failed(vec![format!("{} could not be read as text.", file.name())]))),
+            }
+        });
+    };
+
+    view! {
+        <div class="import">
+            <label for="import-text">"Import a Hugging Face config.json or a MaxText model YAML"</label>
+            <textarea
+                id="import-text"
+                node_ref=area
+                rows="4"
+                spellcheck="false"
+                placeholder="{\"model_type\": \"llama\", \"hidden_size\": 4096, ...}"
+                on:input=move |ev| text.set(event_value(&ev))
+            ></textarea>
+            <div class="actions">
+                <button type="button" id="import-button" on:click=move |_| import(text.get_untracked())>
+                    "Import"
+                </button>
+                <label class="file" for="import-file">"or upload a file"</label>
+                <input type="file" id="import-file" accept=".json,.yml,.yaml,application/json,text/yaml" on:change=on_file />
+            </div>
+            <div id="import-result" aria-live="polite">
+                {move || outcome.get().map(|o| match o {
+                    Outcome::Imported { name, warnings } => view! {
+                        <div class="import-ok">
+                            <p>"Imported “" {name} "” with " {warnings.len()} " warning(s)."</p>
+                            <ul class="warnings">
+                                {warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
+                            </ul>
+                        </div>
+                    }.into_any(),
+                    Outcome::Failed(errors) => view! {
+                        <div class="import-failed field-error" role="alert">
+                            <p>"Could not import; the current model is unchanged:"</p>
+                            <ul>{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                        </div>
+                    }.into_any(),
+                })}
+            </div>
+        </div>
+    }
+}

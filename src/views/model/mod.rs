@@ -1,0 +1,50 @@
+//! The model view: pick, import or edit an architecture and a training step on the left;
+//! parameters, FLOPs, charts and the MaxText notebook's tables on the right.
+
+mod access;
+mod attention_inputs;
+pub mod csv;
+mod derived;
+mod extras_inputs;
+mod ffn_inputs;
+mod flop_table;
+mod import;
+mod inputs;
+mod layout_inputs;
+mod notebook_table;
+mod param_table;
+mod preset_picker;
+mod results;
+mod seq_len;
+mod workload_inputs;
+
+pub use derived::{summary, summary_of, Derived};
+
+use leptos::prelude::*;
+
+use crate::state::use_app_state;
+
+/// The two-column model view (stacked on narrow screens).
+#[component]
+pub fn ModelView() -> impl IntoView {
+    let state = use_app_state();
+    let derived = Derived::new(state);
+    view! {
+        <div class="columns">
+            <section class="inputs" aria-labelledby="inputs-heading">
+                <h2 id="inputs-heading">"Inputs"</h2>
+                <preset_picker::PresetPicker />
+                <import::ImportConfig />
+                // Rebuilt from the draft whenever it is replaced wholesale (uncontrolled inputs).
+                {move || {
+                    state.generation.track();
+                    view! { <inputs::ModelForm /> }
+                }}
+            </section>
+            <section class="results" aria-labelledby="results-heading">
+                <h2 id="results-heading">"Results"</h2>
+                <results::Results derived=derived />
+            </section>
+        </div>
+    }
+}

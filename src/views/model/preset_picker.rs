@@ -1,0 +1,138 @@
+//! Picking a bundled preset, grouped by family, and what is known about it: source, date,
+//! note, and its publisher's parameter count against ours.
+
+use leptos::prelude::*;
+use shardcalc_charts::format::{percent, short_count, thousands};
+use shardcalc_core::params::count_params;
+use shardcalc_core::presets::{self, Preset};
+
+use crate::dom::event_value;
+use crate::state::use_app_state;
+
+/// Value of the placeholder option shown while the model is not an unedited preset.
+const CUSTOM: &str = "custom";
+
+/// The presets grouped by family, in file order.
+fn families() -> Vec<(&'static str, Vec<&'static Preset>)> {
+    let mut out: Vec<(&'static str, Vec<&'static Preset>)> = Vec::new();
+    for p in presets::all() {
+        match out.iter_mut().find(|(f, _)| *f == p.family.as_str()) {
+            Some((_, list)) => list.push(p),
+            None => out.push((p.family.as_str(), vec![p])),
+        }
+    }
+    out
+}
+
+/// The preset drop-down. Choosing a preset replaces the model (workload and convention stay)
+/// and rebuilds the form; while the model is edited, the list shows "custom".
+#[component]
+pub fn PresetPicker() -> impl IntoView {
+    let state = use_app_state();
+    let selected = Memo::new(move |_| {
+        state.draft.with(|d| d.unchanged_preset().unwrap_or(CUSTOM).to_string())
+    });
+    let on_change = move |ev: leptos::ev::Event| {
+        let id = event_value(&ev);
+        if let Some(p) = presets::get(&id) {
+            state.load_model(p.config, Some(p.id));
+        }
+    };
+    let groups = families()
+        .into_iter()
+        .map(|(family, list)| {
+            let options = list
+                .into_iter()
+                .map(|p| {
+                    let id = p.id.as_str();
+                    view! {
+                        <option value=id prop:selected=move || selected.with(|s| s == id)>
+                            {p.config.name.clone()}
+                        </option>
+                    }
+                })
+                .collect_view();
+            view! { <optgroup label=family>{options}</optgroup> }
+        })
+        .collect_view();
+    view! {
+        <div class="field preset">
+            <label for="preset">"Preset"</label>
+            <select id="preset" aria-describedby="preset-info" on:change=on_change>
+                <option value=CUSTOM disabled prop:selected=move || selected.with(|s| s == CUSTOM)>
+                    "Custom model (edited or imported)"
+                </option>
+                {groups}
+            </select>
+            <PresetInfo />
+        </div>
+    }
+}
+
+/// Source, date, note and published parameter count of the preset the model came from.
+#[component]
+fn PresetInfo() -> impl IntoView {
+    let state = use_app_state();
+    let origin = Memo::new(move |_| state.draft.with(|d| d.preset.clone()));
+    let edited = Memo::new(move |_| state.draft.with(|d| d.preset.is_some() && d.unchanged_preset().is_none()));
+    view! {
+        <div class="preset-info" id="preset-info">
+            {move || {
+                let p = origin.get().and_then(|id| presets::get(&id))?;
+                Some(view! {
+                    <p>
+                        {move || edited.get().then_some("Edited from this preset. ")}
+                        "Source: " <Source text=p.source.clone() /> ", " {p.as_of.clone()} "."
+                    </p>
+                    {published(&p)}
+                    {(!p.note.is_empty()).then(|| view! { <p class="note">{p.note.clone()}</p> })}
+                })
+            }}
+        </div>
+    }
+}
+
+/// The publisher's count, ours for the preset as published, and the difference.
+fn published(p: &Preset) -> Option<impl IntoView> {
+    let r = p.reference_params.as_ref()?;
+    let ours = count_params(&p.config).total.get();
+    let theirs = r.value as f64;
+    let diff = ours - theirs;
+    let verdict = if diff == 0.0 {
+        "identical".to_string()
+    } else {
+        let sign = if diff > 0.0 { "+" } else { "−" };
+        format!("ours {sign}{} ({sign}{})", short_count(diff.abs()), percent(diff.abs(), theirs))
+    };
+    let kind = if r.exact { "exact" } else { "rounded" };
+    Some(view! {
+        <p id="preset-published">
+            "Published: " {thousands(r.value)} " (" {kind} "); ours: "
+            {ours_text(ours)} " — " {verdict} "."
+        </p>
+        {(!r.note.is_empty()).then(|| view! { <p class="note">{r.note.clone()}</p> })}
+    })
+}
+
+fn ours_text(x: f64) -> String {
+    shardcalc_core::units::Params(x).exact().map_or_else(|| short_count(x), thousands)
+}
+
+/// A source string such as `https://host/path (comment)`: the address as a link, the rest as text.
+#[component]
+fn Source(
+    /// The preset's `source` field.
+    text: String,
+) -> impl IntoView {
+    let (head, tail) = text.split_once(' ').map_or((text.clone(), String::new()), |(a, b)| (a.to_string(), format!(" {b}")));
+    if head.starts_with("https://") {
+        let shown = head.trim_start_matches("https://").to_string();
+        view! {
+            <a href=head rel="noopener noreferrer" target="_blank">{shown}</a>
+            {tail}
+        }
+        .into_any()
+    } else {
+        view! { {text} }.into_any()
+    }
+}
