@@ -127,3 +127,24 @@ pub struct SelectSpec {
 pub fn field_id(path: &str) -> String {
     path.replace('.', "-")
 }
+
+/// A whole-number field stored at a plain place of the draft:
+/// `count_spec!(D_MODEL, "model.d_model", [model.d_model], "label", "unit", "hint", ANY_COUNT);`
+macro_rules! count_spec {
+    ($name:ident, $path:literal, [$($place:tt)+], $label:literal, $unit:literal, $hint:literal, $kind:expr $(,)?) => {
+        static $name: $crate::field_spec::NumberSpec = $crate::field_spec::NumberSpec {
+            path: $path,
+            label: $label,
+            unit: $unit,
+            hint: $hint,
+            kind: $kind,
+            get: |d| Some(d.$($place)+.to_string()),
+            set: |d, n| {
+                if let $crate::field_spec::Number::Count(n) = n {
+                    d.$($place)+ = n;
+                }
+            },
+        };
+    };
+}
+pub(crate) use count_spec;

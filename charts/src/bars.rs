@@ -231,13 +231,7 @@ pub fn draw_bars<DB: DrawingBackend>(
             .label(series.name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    ctx.configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(theme::GRID.plotters())
-        .label_font(label_style)
-        .draw()
-        .map_err(ChartError::draw)?;
+    theme::draw_legend(&mut ctx, SeriesLabelPosition::LowerRight)?;
     area.present().map_err(ChartError::draw)
 }
 

@@ -228,13 +228,7 @@ pub fn draw_seq_len<DB: DrawingBackend>(
         ctx.draw_series([Text::new(text, (x * dx, c.flops_per_token * 1.3), style)])
             .map_err(ChartError::draw)?;
     }
-    ctx.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(theme::GRID.plotters())
-        .label_font(label_style)
-        .draw()
-        .map_err(ChartError::draw)?;
+    theme::draw_legend(&mut ctx, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(ChartError::draw)
 }
 

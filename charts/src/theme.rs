@@ -1,7 +1,11 @@
 //! Colours and type of every chart, in one place. The palette is Okabe–Ito, which stays
 //! distinguishable with the common colour-vision deficiencies.
 
+use plotters::coord::CoordTranslate;
+use plotters::prelude::{ChartContext, Color, DrawingBackend, IntoFont, SeriesLabelPosition, WHITE};
 use plotters::style::RGBColor;
+
+use crate::ChartError;
 
 /// A colour as data (comparable, so chart data can live in a memo).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,3 +52,20 @@ pub const LABEL_PX: u32 = 12;
 pub const LABEL_CHAR_PX: u32 = 7;
 /// Width of every chart in pixels.
 pub const WIDTH: u32 = 720;
+
+/// Draws the legend of every labelled series at `position`, in the house style.
+///
+/// # Errors
+/// [`ChartError::Draw`] when the backend fails.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    ctx: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), ChartError> {
+    ctx.configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(GRID.plotters())
+        .label_font((FONT, LABEL_PX).into_font().color(&INK.plotters()))
+        .draw()
+        .map_err(ChartError::draw)
+}

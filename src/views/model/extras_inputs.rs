@@ -5,7 +5,7 @@ use shardcalc_core::model::{Mtp, NormKind};
 
 use super::access::{count, mtp, text};
 use crate::components::{CheckField, NumberField, SelectField};
-use crate::field_spec::{CheckSpec, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
+use crate::field_spec::{count_spec, CheckSpec, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
 use crate::state::use_app_state;
 
 static NORM_KIND: SelectSpec = SelectSpec {
@@ -20,19 +20,15 @@ static NORM_KIND: SelectSpec = SelectSpec {
     set: |d, v| d.model.norm.kind = if v == "layer" { NormKind::Layer } else { NormKind::Rms },
 };
 
-static NORMS_PER_LAYER: NumberSpec = NumberSpec {
-    path: "model.norm.per_layer",
-    label: "Norms per layer",
-    unit: "",
-    hint: "2 (before attention and MLP) for most models, 4 for Gemma 2/3",
-    kind: ANY_COUNT,
-    get: |d| text(d.model.norm.per_layer),
-    set: |d, n| {
-        if let Some(n) = count(n) {
-            d.model.norm.per_layer = n;
-        }
-    },
-};
+count_spec!(
+    NORMS_PER_LAYER,
+    "model.norm.per_layer",
+    [model.norm.per_layer],
+    "Norms per layer",
+    "",
+    "2 (before attention and MLP) for most models, 4 for Gemma 2/3",
+    ANY_COUNT,
+);
 
 static TIED: CheckSpec = CheckSpec {
     path: "model.embeddings.tied",
@@ -42,19 +38,15 @@ static TIED: CheckSpec = CheckSpec {
     set: |d, on| d.model.embeddings.tied = on,
 };
 
-static LEARNED_POSITIONS: NumberSpec = NumberSpec {
-    path: "model.embeddings.learned_positions",
-    label: "Learned positions",
-    unit: "rows",
-    hint: "a learned absolute position table (GPT-3: 2,048); 0 for rotary models",
-    kind: ANY_COUNT,
-    get: |d| text(d.model.embeddings.learned_positions),
-    set: |d, n| {
-        if let Some(n) = count(n) {
-            d.model.embeddings.learned_positions = n;
-        }
-    },
-};
+count_spec!(
+    LEARNED_POSITIONS,
+    "model.embeddings.learned_positions",
+    [model.embeddings.learned_positions],
+    "Learned positions",
+    "rows",
+    "a learned absolute position table (GPT-3: 2,048); 0 for rotary models",
+    ANY_COUNT,
+);
 
 static MTP_DEPTH: NumberSpec = NumberSpec {
     path: "model.mtp.depth",

@@ -5,7 +5,7 @@ use shardcalc_core::model::{MlpKind, Moe};
 
 use super::access::{count, moe, moe_mut, text};
 use crate::components::{CheckField, NumberField, SelectField};
-use crate::field_spec::{CheckSpec, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
+use crate::field_spec::{count_spec, CheckSpec, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
 use crate::state::use_app_state;
 
 static MLP_KIND: SelectSpec = SelectSpec {
@@ -22,19 +22,15 @@ static MLP_KIND: SelectSpec = SelectSpec {
     },
 };
 
-static D_FF: NumberSpec = NumberSpec {
-    path: "model.mlp.d_ff",
-    label: "MLP width F (d_ff)",
-    unit: "",
-    hint: "hidden width of the dense MLP; may be 0 when every layer is MoE",
-    kind: ANY_COUNT,
-    get: |d| text(d.model.mlp.d_ff),
-    set: |d, n| {
-        if let Some(n) = count(n) {
-            d.model.mlp.d_ff = n;
-        }
-    },
-};
+count_spec!(
+    D_FF,
+    "model.mlp.d_ff",
+    [model.mlp.d_ff],
+    "MLP width F (d_ff)",
+    "",
+    "hidden width of the dense MLP; may be 0 when every layer is MoE",
+    ANY_COUNT,
+);
 
 static MLP_BIAS: CheckSpec = CheckSpec {
     path: "model.mlp.bias",

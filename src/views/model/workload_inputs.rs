@@ -3,10 +3,9 @@
 use leptos::prelude::*;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
 
-use super::access::{count, text};
 use crate::components::{NumberField, SelectField};
 use crate::dom::event_value;
-use crate::field_spec::{Number, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
+use crate::field_spec::{count_spec, Number, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
 use crate::state::use_app_state;
 
 static BATCH: NumberSpec = NumberSpec {
@@ -17,42 +16,31 @@ static BATCH: NumberSpec = NumberSpec {
     kind: NumberKind::PositiveReal,
     get: |d| Some(d.workload.per_device_batch.to_string()),
     set: |d, n| {
-        match n {
-            Number::Real(x) => d.workload.per_device_batch = x,
-            // Reads as a whole number only for count fields; kept for completeness.
-            Number::Count(c) => d.workload.per_device_batch = c as f64,
-            Number::Unset => {}
+        if let Number::Real(x) = n {
+            d.workload.per_device_batch = x;
         }
     },
 };
 
-static SEQ_LEN: NumberSpec = NumberSpec {
-    path: "workload.seq_len",
-    label: "Sequence length T",
-    unit: "tokens",
-    hint: "tokens per sequence (MaxText's max_target_length)",
-    kind: ANY_COUNT,
-    get: |d| text(d.workload.seq_len),
-    set: |d, n| {
-        if let Some(n) = count(n) {
-            d.workload.seq_len = n;
-        }
-    },
-};
+count_spec!(
+    SEQ_LEN,
+    "workload.seq_len",
+    [workload.seq_len],
+    "Sequence length T",
+    "tokens",
+    "tokens per sequence (MaxText's max_target_length)",
+    ANY_COUNT,
+);
 
-static GRAD_ACCUM: NumberSpec = NumberSpec {
-    path: "workload.grad_accum",
-    label: "Gradient accumulation",
-    unit: "micro-steps",
-    hint: "micro-steps per optimizer step",
-    kind: ANY_COUNT,
-    get: |d| text(d.workload.grad_accum),
-    set: |d, n| {
-        if let Some(n) = count(n) {
-            d.workload.grad_accum = n;
-        }
-    },
-};
+count_spec!(
+    GRAD_ACCUM,
+    "workload.grad_accum",
+    [workload.grad_accum],
+    "Gradient accumulation",
+    "micro-steps",
+    "micro-steps per optimizer step",
+    ANY_COUNT,
+);
 
 static REMAT: SelectSpec = SelectSpec {
     path: "workload.remat",
