@@ -352,6 +352,23 @@ async fn deepseek_v3_shows_mla_moe_mtp_fields_and_the_notebook_s_bugs() {
 }
 
 #[wasm_bindgen_test]
+async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
+    let page = Page::open(false).await;
+    let crafted = include_str!("../core/tests/fixtures/hf-llama-3-8b.json")
+        .replace("\"num_attention_heads\": 32", "\"num_attention_heads\": 9007199254740881")
+        .replace("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 9007199254740880");
+    let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
+    area.set_value(&crafted);
+    fire(&area, "input");
+    page.click("#import-button").await;
+    assert!(page.text("#import-result").contains("num_attention_heads: must be at most 16384"));
+    assert_eq!(page.total(), "8,030,261,248");
+    use shardcalc::views::model::import_guard::oversized_heads;
+    assert!(oversized_heads("num_query_heads: 9.007e15\nnum_kv_heads: 8").is_some());
+    assert_eq!(oversized_heads(include_str!("../core/tests/fixtures/maxtext-deepseek3-671b.yml")), None);
+}
+
+#[wasm_bindgen_test]
 async fn a_maxtext_yaml_imports_too() {
     let page = Page::open(false).await;
     let area: web_sys::HtmlTextAreaElement = page.find("#import-text");

@@ -190,13 +190,16 @@ pub fn draw_bars<DB: DrawingBackend>(
     chart: &BarChart,
 ) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
+    let (header, body) = area.split_vertically(theme::HEADER_PX);
+    let entries: Vec<(&str, Rgb)> = chart.series.iter().map(|s| (s.name.as_str(), s.color)).collect();
+    theme::draw_header(&header, &chart.title, &entries)?;
     let n = chart.categories.len().max(1) as f64;
     let centres: Vec<f64> = (0..chart.categories.len()).map(|i| n - i as f64 - 0.5).collect();
     let ink = theme::INK.plotters();
     let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(area)
-        .caption(&chart.title, (theme::FONT, theme::CAPTION_PX).into_font().color(&ink))
+    let mut ctx = ChartBuilder::on(&body)
         .margin(12)
+        .margin_top(4)
         .margin_right(28)
         .x_label_area_size(44)
         .y_label_area_size(chart.label_area_width())
@@ -226,12 +229,8 @@ pub fn draw_bars<DB: DrawingBackend>(
             .iter()
             .filter(|bar| bar.series == s)
             .map(move |bar| Rectangle::new([bar.from, bar.to], color.filled()));
-        ctx.draw_series(bars)
-            .map_err(ChartError::draw)?
-            .label(series.name.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+        ctx.draw_series(bars).map_err(ChartError::draw)?;
     }
-    theme::draw_legend(&mut ctx, SeriesLabelPosition::LowerRight)?;
     area.present().map_err(ChartError::draw)
 }
 

@@ -1,8 +1,11 @@
 //! Colours and type of every chart, in one place. The palette is Okabe–Ito, which stays
 //! distinguishable with the common colour-vision deficiencies.
 
-use plotters::coord::CoordTranslate;
-use plotters::prelude::{ChartContext, Color, DrawingBackend, IntoFont, SeriesLabelPosition, WHITE};
+use plotters::coord::{CoordTranslate, Shift};
+use plotters::prelude::{
+    ChartContext, Color, DrawingArea, DrawingBackend, IntoFont, Rectangle, SeriesLabelPosition, Text, WHITE,
+};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::RGBColor;
 
 use crate::ChartError;
@@ -68,4 +71,36 @@ pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
         .label_font((FONT, LABEL_PX).into_font().color(&INK.plotters()))
         .draw()
         .map_err(ChartError::draw)
+}
+
+/// Height of the strip [`draw_header`] fills: the caption and one row of legend entries.
+pub const HEADER_PX: u32 = 52;
+
+/// Draws the caption centred at the top of `area` and, under it, one legend entry (a colour
+/// swatch and its name) per series, left to right, so the legend never covers the data.
+///
+/// # Errors
+/// [`ChartError::Draw`] when the backend fails.
+pub fn draw_header<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    entries: &[(&str, Rgb)],
+) -> Result<(), ChartError> {
+    let ink = INK.plotters();
+    let (width, _) = area.dim_in_pixel();
+    let centre = i32::try_from(width / 2).unwrap_or(0);
+    let caption = (FONT, CAPTION_PX).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Top));
+    area.draw(&Text::new(title.to_string(), (centre, 8), caption))
+        .map_err(ChartError::draw)?;
+    let label = (FONT, LABEL_PX).into_font().color(&ink).pos(Pos::new(HPos::Left, VPos::Center));
+    let (y, mut x) = (38, 16);
+    for (name, color) in entries {
+        area.draw(&Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.plotters().filled()))
+            .map_err(ChartError::draw)?;
+        area.draw(&Text::new((*name).to_string(), (x + 18, y), label.clone()))
+            .map_err(ChartError::draw)?;
+        let (w, _) = area.estimate_text_size(name, &label).map_err(ChartError::draw)?;
+        x += 18 + i32::try_from(w).unwrap_or(0) + 24;
+    }
+    Ok(())
 }

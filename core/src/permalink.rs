@@ -8,7 +8,8 @@
 //! `model.attention.num_kv_heads`), and only returns scenarios that validate.
 
 use crate::error::Invalid;
-use crate::scenario::Scenario;
+use crate::model::MAX_HEADS;
+use crate::scenario::{ModelSource, Scenario};
 
 /// The version tag of links this build writes, including the separator.
 pub const TAG: &str = "1.";
@@ -50,8 +51,23 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
     let json = String::from_utf8(bytes)
         .map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
     let scenario = Scenario::from_json(&json)?;
+    refuse_oversized_heads(&scenario)?;
     scenario.validate()?;
     Ok(scenario)
+}
+
+/// Refuses more than [`MAX_HEADS`] query heads before validation: `ModelConfig::validate`
+/// suggests a KV-head divisor by counting down from the KV-head count even when the head
+/// count is out of range, which for a large prime takes effectively forever, so a crafted
+/// link could freeze the page.
+fn refuse_oversized_heads(scenario: &Scenario) -> Result<(), Invalid> {
+    match &scenario.model {
+        ModelSource::Custom(m) if m.num_heads() > MAX_HEADS => Err(Invalid::one(
+            "model.attention.num_heads",
+            format!("must be at most {MAX_HEADS} (got {})", m.num_heads()),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Why `text` has no usable version tag.
@@ -230,6 +246,22 @@ mod tests {
         let mut s = Scenario::default();
         s.workload.per_device_batch = f64::NAN;
         assert_eq!(field_of(&encode(&s)), "scenario");
+    }
+
+    #[test]
+    fn huge_prime_head_counts_are_refused_quickly() {
+        let mut m = presets::get("llama-3-8b").unwrap().config;
+        if let Attention::Gqa(a) = &mut m.attention {
+            a.num_heads = 9_007_199_254_740_881; // the largest prime below 2^53
+            a.num_kv_heads = a.num_heads - 1;
+        }
+        let s = Scenario {
+            model: ModelSource::Custom(Box::new(m)),
+            ..Scenario::default()
+        };
+        let started = std::time::Instant::now();
+        assert_eq!(field_of(&encode(&s)), "model.attention.num_heads");
+        assert!(started.elapsed().as_secs() < 1);
     }
 
     #[test]

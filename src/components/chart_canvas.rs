@@ -3,10 +3,10 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use shardcalc_charts::{Chart, ChartError};
 use web_sys::HtmlCanvasElement;
 
+use super::measured_canvas::MeasuredCanvas;
 use crate::dom::{download_text, download_url, log_error};
 
 /// Draws `chart` on `canvas`, sizing the canvas to the chart first.
@@ -21,7 +21,7 @@ pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), Chart
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or(ChartError::NoContext)?;
+    let backend = MeasuredCanvas::new(canvas.clone()).ok_or(ChartError::NoContext)?;
     chart.draw(&backend.into_drawing_area())
 }
 

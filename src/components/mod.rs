@@ -6,6 +6,7 @@ mod choice;
 mod csv_button;
 mod error_summary;
 mod field_message;
+mod measured_canvas;
 mod number_field;
 mod text_field;
 

@@ -9,6 +9,7 @@ mod extras_inputs;
 mod ffn_inputs;
 mod flop_table;
 mod import;
+pub mod import_guard;
 mod inputs;
 mod layout_inputs;
 mod notebook_table;

@@ -60,8 +60,8 @@ pub fn ParamSection(
                     <thead>
                         <tr>
                             <th scope="col">"Component"</th>
-                            <th scope="col" class="num">"Total (stored)"</th>
-                            <th scope="col" class="num">"Active (per token)"</th>
+                            <th scope="col" class="num">"Total stored (parameters)"</th>
+                            <th scope="col" class="num">"Active per token (parameters)"</th>
                             <th scope="col" class="num">"% of total"</th>
                         </tr>
                     </thead>

@@ -103,7 +103,8 @@ async fn model_view_end_to_end() {
     };
     seventy.workload.seq_len = 8192;
     browser.wait_for_text("#tflops-value", &tflops(&seventy)).await;
-    browser.client().set_window_size(1400, 2200).await.expect("resize");
+    browser.client().set_window_size(1400, 2400).await.expect("resize");
+    browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
     browser.screenshot("model-view-desktop").await;
 
     // Import the Llama 3 8B config.json through the paste box.
