@@ -54,7 +54,7 @@ run_tests() {
   # Keep cargo's colours on a terminal even though its output goes through tee.
   if [ -t 1 ]; then export CARGO_TERM_COLOR=always; fi
   step "native tests (core, cli, browser e2e on dist/)" \
-    cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-e2e
+    cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-charts -p shardcalc-e2e
   step "wasm tests in headless Chromium" \
     cargo_test_logged "$log" -p shardcalc --target wasm32-unknown-unknown
   echo "all tests passed in $((SECONDS - start)) s"

@@ -363,9 +363,6 @@ async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
     page.click("#import-button").await;
     assert!(page.text("#import-result").contains("num_attention_heads: must be at most 16384"));
     assert_eq!(page.total(), "8,030,261,248");
-    use shardcalc::views::model::import_guard::oversized_heads;
-    assert!(oversized_heads("num_query_heads: 9.007e15\nnum_kv_heads: 8").is_some());
-    assert_eq!(oversized_heads(include_str!("../core/tests/fixtures/maxtext-deepseek3-671b.yml")), None);
 }
 
 #[wasm_bindgen_test]

@@ -25,9 +25,3 @@ pub mod roofline;
 pub mod scenario;
 pub mod sharding;
 pub mod units;
-
-/// Temporary scaffolding hook used by the placeholder page and its tests.
-#[must_use]
-pub fn placeholder_describe(x: f64) -> String {
-    format!("seq_len = {x}")
-}

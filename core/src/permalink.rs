@@ -8,8 +8,7 @@
 //! `model.attention.num_kv_heads`), and only returns scenarios that validate.
 
 use crate::error::Invalid;
-use crate::model::MAX_HEADS;
-use crate::scenario::{ModelSource, Scenario};
+use crate::scenario::Scenario;
 
 /// The version tag of links this build writes, including the separator.
 pub const TAG: &str = "1.";
@@ -51,23 +50,8 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
     let json = String::from_utf8(bytes)
         .map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
     let scenario = Scenario::from_json(&json)?;
-    refuse_oversized_heads(&scenario)?;
     scenario.validate()?;
     Ok(scenario)
-}
-
-/// Refuses more than [`MAX_HEADS`] query heads before validation: `ModelConfig::validate`
-/// suggests a KV-head divisor by counting down from the KV-head count even when the head
-/// count is out of range, which for a large prime takes effectively forever, so a crafted
-/// link could freeze the page.
-fn refuse_oversized_heads(scenario: &Scenario) -> Result<(), Invalid> {
-    match &scenario.model {
-        ModelSource::Custom(m) if m.num_heads() > MAX_HEADS => Err(Invalid::one(
-            "model.attention.num_heads",
-            format!("must be at most {MAX_HEADS} (got {})", m.num_heads()),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// Why `text` has no usable version tag.

@@ -138,6 +138,19 @@ pub struct FlopsByConvention {
     pub book: FlopsSummary,
 }
 
+impl FlopsByConvention {
+    /// The summary for one convention.
+    #[must_use]
+    pub fn get(&self, c: FlopConvention) -> &FlopsSummary {
+        match c {
+            FlopConvention::MaxText => &self.maxtext,
+            FlopConvention::Notebook => &self.notebook,
+            FlopConvention::SixNd => &self.six_nd,
+            FlopConvention::Book => &self.book,
+        }
+    }
+}
+
 /// One convention's FLOPs for one device and one optimizer step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -50,7 +50,10 @@ impl ModelConfig {
                             a.num_kv_heads, a.num_heads
                         ),
                     );
-                } else if a.num_kv_heads >= 1 && a.num_heads % a.num_kv_heads != 0 {
+                } else if a.num_kv_heads >= 1
+                    && a.num_heads <= MAX_HEADS
+                    && a.num_heads % a.num_kv_heads != 0
+                {
                     c.push(
                         "attention.num_kv_heads",
                         format!(
@@ -150,9 +153,27 @@ impl ModelConfig {
 }
 
 /// The largest divisor of `n` that is at most `limit` (at least 1).
+///
+/// Walks the divisor pairs (d, n/d) with d ≤ √n, so it takes at most √n steps
+/// (2^16 for the largest head count validation accepts, 2^32 for any u64 — callers
+/// pass values already checked against [`MAX_HEADS`]).
 #[must_use]
 pub fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
-    (1..=limit.min(n)).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1)
+    let mut best = 1;
+    let mut d = 1u64;
+    while d.saturating_mul(d) <= n {
+        if n.is_multiple_of(d) {
+            let pair = n / d;
+            if d <= limit {
+                best = best.max(d);
+            }
+            if pair <= limit {
+                best = best.max(pair);
+            }
+        }
+        d += 1;
+    }
+    best
 }
 
 #[cfg(test)]
@@ -193,6 +214,19 @@ mod tests {
         assert!(fields.contains(&"vocab_size"));
     }
 
+    /// Found by the page's engineer: a prime head count just under 2^53 with
+    /// kv = heads − 1 made the divisor suggestion count down for ever.
+    #[test]
+    fn huge_prime_head_counts_validate_promptly() {
+        let mut m = presets::get("llama-3-8b").unwrap().config;
+        if let Attention::Gqa(a) = &mut m.attention {
+            a.num_heads = 9_007_199_254_740_881;
+            a.num_kv_heads = a.num_heads - 1;
+        }
+        let e = m.validate().unwrap_err();
+        assert_eq!(e.0[0].field, "attention.num_heads");
+    }
+
     #[test]
     fn local_pattern_needs_a_window() {
         let mut m = presets::get("llama-3-8b").unwrap().config;
@@ -213,6 +247,12 @@ mod tests {
 
     #[test]
     fn divisor_helper() {
+        for n in 1..200u64 {
+            for limit in 1..40u64 {
+                let brute = (1..=limit.min(n)).rev().find(|d| n % d == 0).unwrap_or(1);
+                assert_eq!(largest_divisor_at_most(n, limit), brute, "n={n} limit={limit}");
+            }
+        }
         assert_eq!(largest_divisor_at_most(32, 5), 4);
         assert_eq!(largest_divisor_at_most(7, 3), 1);
         assert_eq!(largest_divisor_at_most(0, 3), 1);

@@ -4,7 +4,6 @@ use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::notebook::NotebookTables;
 use shardcalc_core::report::{FlopsByConvention, ParamsReport};
 
-use super::derived::summary_of;
 
 /// One CSV field, quoted when it contains a comma, quote or line break.
 #[must_use]
@@ -52,7 +51,7 @@ pub fn flops(f: &FlopsByConvention) -> String {
     for component in FlopComponent::ALL {
         let mut row = vec![serde_id(&component), component.label().to_string()];
         for c in FlopConvention::ALL {
-            let s = summary_of(f, c);
+            let s = f.get(c);
             let r = s.rows.iter().find(|r| r.component == component);
             for v in [r.map(|r| r.forward_tflops), r.map(|r| r.backward_tflops), r.map(|r| r.total_tflops)] {
                 row.push(format!("{}", v.unwrap_or(0.0)));

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::model::ModelConfig;
-use shardcalc_core::report::{evaluate, FlopsByConvention, FlopsSummary, Report};
+use shardcalc_core::report::{evaluate, FlopsSummary, Report};
 
 use crate::state::AppState;
 
@@ -35,16 +35,5 @@ impl Derived {
 /// The report's summary for one convention.
 #[must_use]
 pub fn summary(report: &Report, convention: FlopConvention) -> &FlopsSummary {
-    summary_of(&report.flops, convention)
-}
-
-/// One convention's summary out of all four.
-#[must_use]
-pub fn summary_of(flops: &FlopsByConvention, convention: FlopConvention) -> &FlopsSummary {
-    match convention {
-        FlopConvention::MaxText => &flops.maxtext,
-        FlopConvention::Notebook => &flops.notebook,
-        FlopConvention::SixNd => &flops.six_nd,
-        FlopConvention::Book => &flops.book,
-    }
+    report.flops.get(convention)
 }

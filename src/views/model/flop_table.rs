@@ -8,7 +8,7 @@ use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::report::FlopsByConvention;
 
 use super::csv;
-use super::derived::{summary, summary_of, Derived};
+use super::derived::{summary, Derived};
 use crate::components::{ChartCanvas, CsvButton};
 
 /// One cell: total TFLOPs, with forward and backward underneath.
@@ -25,7 +25,7 @@ fn components(f: &FlopsByConvention) -> Vec<FlopComponent> {
         .into_iter()
         .filter(|c| {
             FlopConvention::ALL.iter().any(|conv| {
-                summary_of(f, *conv).rows.iter().any(|r| r.component == *c && r.total_tflops > 0.0)
+                f.get(*conv).rows.iter().any(|r| r.component == *c && r.total_tflops > 0.0)
             })
         })
         .collect()
@@ -69,7 +69,7 @@ pub fn FlopSection(
                     let cells = FlopConvention::ALL
                         .iter()
                         .map(|&c| {
-                            let r = summary_of(f, c).rows.iter().find(|r| r.component == component);
+                            let r = f.get(c).rows.iter().find(|r| r.component == component);
                             let (t, fw, bw) = r.map_or((0.0, 0.0, 0.0), |r| (r.total_tflops, r.forward_tflops, r.backward_tflops));
                             view! { <td class="num" class:selected=c == selected>{cell(t, fw, bw)}</td> }
                         })
@@ -80,7 +80,7 @@ pub fn FlopSection(
             let summary_row = |label: &'static str, id: &'static str, value: fn(&shardcalc_core::report::FlopsSummary) -> String| {
                 let cells = FlopConvention::ALL
                     .iter()
-                    .map(|&c| view! { <td class="num" class:selected=c == selected id=format!("{id}-{}", c.id())>{value(summary_of(f, c))}</td> })
+                    .map(|&c| view! { <td class="num" class:selected=c == selected id=format!("{id}-{}", c.id())>{value(f.get(c))}</td> })
                     .collect_view();
                 view! { <tr class="total"><th scope="row">{label}</th>{cells}</tr> }
             };
@@ -97,11 +97,11 @@ pub fn FlopSection(
         flops.with(|f| {
             let f = f.as_ref()?;
             let selected = conv.get();
-            let base = summary_of(f, selected).total_tflops_per_device_step;
+            let base = f.get(selected).total_tflops_per_device_step;
             let items = FlopConvention::ALL
                 .iter()
                 .map(|&c| {
-                    let total = summary_of(f, c).total_tflops_per_device_step;
+                    let total = f.get(c).total_tflops_per_device_step;
                     let versus = if c == selected {
                         "selected".to_string()
                     } else {

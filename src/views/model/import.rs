@@ -44,8 +44,6 @@ pub fn ImportConfig() -> impl IntoView {
                 "The config is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.",
                 source.len()
             )])
-        } else if let Some(problem) = super::import_guard::oversized_heads(&source) {
-            Outcome::Failed(vec![problem])
         } else {
             match detect_and_import(&source) {
                 Ok(imported) => {

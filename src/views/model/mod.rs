@@ -9,7 +9,6 @@ mod extras_inputs;
 mod ffn_inputs;
 mod flop_table;
 mod import;
-pub mod import_guard;
 mod inputs;
 mod layout_inputs;
 mod notebook_table;
@@ -19,7 +18,7 @@ mod results;
 mod seq_len;
 mod workload_inputs;
 
-pub use derived::{summary, summary_of, Derived};
+pub use derived::{summary, Derived};
 
 use leptos::prelude::*;
 
