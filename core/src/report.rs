@@ -40,6 +40,9 @@ pub struct Report {
     /// The scenario's `roofline` op on one chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roofline: Option<RooflineReport>,
+    /// The serving plan, when the scenario has `inference`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::inference::InferenceReport>,
 }
 
 /// The model's shape.
@@ -272,6 +275,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
         hardware,
         collectives,
         roofline,
+        inference: crate::inference::evaluate::scenario_inference(&m, s)?,
     })
 }
 

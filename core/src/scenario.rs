@@ -75,6 +75,9 @@ pub struct Scenario {
     /// A roofline question: an op or a matmul on one chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roofline: Option<RooflineQuery>,
+    /// Serving: prompt and output lengths, batch, formats, sharding (book ch. 7–8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::inference::InferenceSection>,
 }
 
 fn current_version() -> u32 {
@@ -96,6 +99,7 @@ impl Default for Scenario {
             hardware: None,
             collectives: Vec::new(),
             roofline: None,
+            inference: None,
         }
     }
 }
@@ -152,6 +156,11 @@ impl Scenario {
         };
         c.merge("workload", self.workload.validate());
         if let Err(e) = self.validate_hardware() {
+            for err in e.0 {
+                c.push(err.field, err.message);
+            }
+        }
+        if let Err(e) = crate::inference::evaluate::validate_section(self.inference.as_ref(), self.hardware.as_ref()) {
             for err in e.0 {
                 c.push(err.field, err.message);
             }
