@@ -6,14 +6,14 @@ use super::disaggregation::{
     kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
 };
 use super::memory::{chips_needed, min_chips, min_power_of_two_chips};
-use super::options::{DraftCost, InferenceSection};
+use super::options::InferenceSection;
 use super::plan::{smallest_fitting, Plan};
 use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
     PrefillReport, PriceSource, ServingReport, SpeculativeReport, TopologySource, TpLimits,
 };
 use super::slices::slice_shapes;
-use super::speculative::speculative_step;
+use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
 use super::tp_limits::{latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
 use crate::collectives::{AxisLink, Network};

@@ -3,11 +3,11 @@
 //! section; every convention that tools disagree on is a named option whose default is
 //! stated here.
 
+use super::speculative::{DraftCost, Speculative};
 use crate::dtype::DType;
 use crate::error::{Checker, Invalid};
 use crate::flops::{AttentionCounting, MAX_SEQ_LEN};
 use crate::hardware::topology::Topology;
-use crate::scenario::ModelSource;
 use serde::{Deserialize, Serialize};
 
 fn bf16() -> DType {
@@ -169,31 +169,6 @@ impl Default for PrefillOptions {
     fn default() -> Self {
         Self { mfu: None, chunk: None, topology: None, attention: AttentionCounting::CausalHalf }
     }
-}
-
-/// What the draft model of speculative decoding costs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum DraftCost {
-    /// One draft step costs this fraction of one target decode step (Leviathan et al.'s c).
-    CostRatio(f64),
-    /// A draft model served on the same chips with the same formats and sharding; its
-    /// weights and KV cache count towards memory.
-    Model(ModelSource),
-}
-
-/// `inference.speculative`: speculative decoding (book 7.2.1).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Speculative {
-    /// γ: draft tokens proposed per step (1 to 64).
-    pub draft_len: u64,
-    /// α: probability that the target accepts a draft token, in [0, 1].
-    pub acceptance: f64,
-    /// The draft's cost.
-    pub draft: DraftCost,
 }
 
 /// `inference`: the serving workload and how it is served.

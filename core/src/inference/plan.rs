@@ -3,10 +3,11 @@
 //! the largest batch, and the smallest slice that holds it (book 8.1, 8.1.1).
 
 use super::memory::{largest_fitting, MemoryPerChip};
-use super::options::{DraftCost, InferenceSection, ServingSharding, WeightSharding};
+use super::options::{InferenceSection, ServingSharding, WeightSharding};
 use super::prefill::PrefillTime;
 use super::setup::ServingSetup;
 use super::slices::{slice_shapes, SliceShape};
+use super::speculative::DraftCost;
 use crate::collectives::{AxisLink, Network};
 use crate::error::Invalid;
 use crate::hardware::Chip;

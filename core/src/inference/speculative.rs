@@ -7,15 +7,42 @@
 //! equation (1), which assumes every draft token is accepted independently with the
 //! same probability α (their "i.i.d. assumption"); real acceptance falls along the draft.
 
+use crate::scenario::ModelSource;
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
+/// What the draft model of speculative decoding costs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum DraftCost {
+    /// One draft step costs this fraction of one target decode step (Leviathan et al.'s c).
+    CostRatio(f64),
+    /// A draft model served on the same chips with the same formats and sharding; its
+    /// weights and KV cache count towards memory.
+    Model(ModelSource),
+}
+
+/// `inference.speculative`: speculative decoding (book 7.2.1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Speculative {
+    /// γ: draft tokens proposed per step (1 to 64).
+    pub draft_len: u64,
+    /// α: probability that the target accepts a draft token, in [0, 1].
+    pub acceptance: f64,
+    /// The draft's cost.
+    pub draft: DraftCost,
+}
+
 /// Expected tokens a target step produces for draft length `gamma` and acceptance `alpha`:
-/// `(1 − α^(γ+1)) / (1 − α)` — between 1 (α = 0) and γ + 1 (α = 1).
+/// `(1 − α^(γ+1)) / (1 − α)` — between 1 (α = 0) and γ + 1 (α = 1); α is clamped to
+/// [0, 1] (NaN counts as 0).
 #[must_use]
 pub fn expected_tokens_per_step(gamma: u64, alpha: f64) -> f64 {
     let g = gamma as f64;
-    let a = alpha.clamp(0.0, 1.0);
+    let a = if alpha.is_nan() { 0.0 } else { alpha.clamp(0.0, 1.0) };
     if a >= 1.0 {
         return g + 1.0;
     }
