@@ -122,9 +122,11 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
     let alpha = (dec.peak / link.bidirectional).get();
     let beta = hbm_over_ici(chip);
     let n_axes = (dec.mesh.model.iter().filter(|a| a.size > 1).count() as f64).max(1.0);
-    let (_, dense_layers) = model.moe_and_dense_layers();
+    let (moe_layers, dense_layers) = model.moe_and_dense_layers();
     let f = match &model.moe {
-        Some(moe) if dense_layers == 0 => (moe.experts_per_token * moe.expert_d_ff) as f64,
+        Some(moe) if moe_layers >= dense_layers => {
+            moe.experts_per_token as f64 * moe.expert_d_ff as f64 + moe.shared_experts as f64 * moe.shared_width() as f64
+        }
         _ => model.mlp.d_ff as f64,
     };
     let (wb, ab) = (dt.weights.bytes(), dt.activations.bytes());

@@ -124,7 +124,8 @@ pub struct TpLimits {
     pub beta: f64,
     /// Model axes with more than one chip.
     pub n_axes: f64,
-    /// F used: the dense MLP width, or k × the expert width for all-MoE models.
+    /// F used: the dense MLP width, or for mostly-MoE models the width a token
+    /// activates (k routed plus the shared experts).
     pub f: f64,
     /// `2·n_axes·F / (|X|·α)`: beyond it collectives outlast the FLOPs.
     pub compute_bound: f64,
