@@ -290,3 +290,48 @@ fn errors_name_the_field() {
         "speculative": {"draft_len": 4, "acceptance": 0.5, "draft": {"model": {"preset": "nope"}}}}));
     assert_eq!(field_of(&s), ["inference.speculative.draft.model.preset"]);
 }
+
+/// The decode terms of scenario `s` at another batch and context.
+fn plan_point(s: &Scenario, batch: f64, context: u64) -> Value {
+    let mut s = s.clone();
+    if let Some(i) = s.inference.as_mut() {
+        i.batch = Some(batch as u64);
+        i.prompt_len = context - i.output_len;
+    }
+    run(&s)["decode"].clone()
+}
+
+/// Book 8.2's charts for LLaMA 3-70B with int8 weights on a v5e 4x4: "latency can range
+/// anywhere from 5.5ms with low batch size", "at 2k context the throughput effectively
+/// plateaus at around 1 token / ms / chip", and "at all sequence lengths greater than
+/// 2048, we spend more time on KV cache loading than we do on FLOPs".
+#[test]
+fn chapter_8_2_curves() {
+    let s = scenario(
+        "llama-3-70b",
+        v5e(),
+        Some(&[4, 4]),
+        json!({"prompt_len": 7680, "output_len": 512, "batch": 32, "dtypes": {"weights": "int8", "kv": "int8"}}),
+    );
+    let r = run(&s);
+    let series = r["curves"]["pareto"].as_array().unwrap();
+    let at = |ctx: u64| series.iter().find(|s| s["context"] == ctx).unwrap()["points"].as_array().unwrap().clone();
+    let two_k = at(2048);
+    close(num(&two_k[0], "step_time_s"), 0.0055, 0.05, "batch-1 latency");
+    let last = two_k.last().unwrap();
+    assert!((850.0..1050.0).contains(&num(last, "tokens_per_s_per_chip")), "{last}");
+    // Past the critical batch the FLOPs outgrow the weight loads. The book's chart
+    // leaves the collectives out; on the 4x4's unwrapped axes (a v5e wraps only at 16,
+    // book 2.2) the activation AllReduces then take as long as the FLOPs and bind.
+    let big = plan_point(&s, num(last, "batch"), 2048);
+    assert!(num(&big, "flops_s") > num(&big, "weight_load_s"));
+    assert_eq!(last["binds"], "communication");
+    // Longer contexts fit smaller batches: the frontier stops earlier.
+    assert!(at(32768).len() < two_k.len());
+    for p in r["curves"]["step_breakdown"].as_array().unwrap() {
+        assert!(num(p, "kv_load_s") > num(p, "flops_s"), "{p}");
+    }
+    // KV memory grows with context until it no longer fits.
+    let kv = r["curves"]["kv_memory"]["points"].as_array().unwrap();
+    assert!(kv.first().unwrap()["fits"].as_bool().unwrap() && !kv.last().unwrap()["fits"].as_bool().unwrap());
+}
