@@ -335,3 +335,29 @@ fn chapter_8_2_curves() {
     let kv = r["curves"]["kv_memory"]["points"].as_array().unwrap();
     assert!(kv.first().unwrap()["fits"].as_bool().unwrap() && !kv.last().unwrap()["fits"].as_bool().unwrap());
 }
+
+/// DeepSeek-V3 (MLA, MoE) in fp8 on four 8-GPU H200 nodes, the model split over NVLink
+/// and the scale-out network with the experts over the nodes: the named axes are the
+/// scenario's, while the smallest fitting topology is searched over single nodes.
+#[test]
+fn expert_parallel_moe_over_gpu_nodes() {
+    let s: Scenario = serde_json::from_value(json!({
+        "model": {"preset": "deepseek-v3"},
+        "workload": {"per_device_batch": 1, "seq_len": 4096},
+        "hardware": {"chip": {"preset": "h200-sxm"}, "topology": {"axes": [
+            {"name": "nvlink", "size": 8}, {"name": "scale_out", "size": 4, "network": "scale_out"}]}},
+        "inference": {"prompt_len": 4096, "output_len": 1024, "batch": 64,
+            "dtypes": {"weights": "fp8", "kv": "fp8", "compute": "fp8"},
+            "sharding": {"model_axes": ["nvlink", "scale_out"], "expert_axes": ["scale_out"]}}
+    }))
+    .unwrap();
+    let r = run(&s);
+    assert_eq!(r["serving"]["topology"], "8 x 4 domains");
+    assert_eq!(r["serving"]["model_parallel"], 32.0);
+    assert_eq!(r["memory"]["min_topology"]["label"], "8");
+    // 64 tokens × top-8 of 256 experts: 222 distinct experts per layer in expectation.
+    close(num(&r, "decode.experts_touched_per_layer"), 256.0 * (1.0 - (1.0 - 8.0 / 256.0_f64).powi(64)), 1e-9, "experts");
+    // On NVLink's switch, α is the peak over the GPU's whole egress (18 × 25 GB/s).
+    close(num(&r, "decode.tp_limits.alpha"), 1.979e15 / 4.5e11, 1e-9, "alpha");
+    assert_eq!(r["kv_bytes_per_token"], 61.0 * 576.0);
+}

@@ -6,7 +6,7 @@ use super::disaggregation::{
     kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
 };
 use super::memory::{chips_needed, min_chips, min_power_of_two_chips};
-use super::options::InferenceSection;
+use super::options::{InferenceSection, ServingSharding};
 use super::plan::{smallest_fitting, Plan};
 use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
@@ -15,10 +15,9 @@ use super::report::{
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
-use super::tp_limits::{latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
+use super::tp_limits::{axis_bandwidth, latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
 use crate::collectives::{AxisLink, Network};
 use crate::error::{Checker, Invalid};
-use crate::hardware::intensity::hbm_over_ici;
 use crate::hardware::query::{HardwareSection, ResolvedHardware};
 use crate::kv_cache::{is_window_capped, kv_bytes_per_batch, kv_bytes_per_token};
 use crate::model::ModelConfig;
@@ -76,7 +75,13 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
         None => None,
     };
     let fit_batch = section.batch.unwrap_or(1);
-    let min = smallest_fitting(model, chip, prefill_axes.as_deref(), draft.as_ref(), section, fit_batch)?;
+    // Candidate slices have their own axes: split them the default way (every scale-up
+    // axis, 1D), keeping only what the KV cache does past its heads.
+    let default_split = InferenceSection {
+        sharding: ServingSharding { kv: s.kv, ..ServingSharding::default() },
+        ..section.clone()
+    };
+    let min = smallest_fitting(model, chip, prefill_axes.as_deref(), draft.as_ref(), &default_split, fit_batch)?;
     let mut notes = Vec::new();
     let (plan, topology, topology_source) = if topology_given {
         (Plan::new(model, chip, &hw.axes, prefill_axes.as_deref(), draft.as_ref(), section)?, topology_label(&hw.axes), TopologySource::Scenario)
@@ -119,8 +124,9 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
 
     // Model-parallelism limits (book 7.3.2, 8.1.1, 7.6.3).
     let link = chip.scale_up.link;
-    let alpha = (dec.peak / link.bidirectional).get();
-    let beta = hbm_over_ici(chip);
+    let w_axis = axis_bandwidth(chip);
+    let alpha = (dec.peak / w_axis).get();
+    let beta = dec.hbm.get() / w_axis.get();
     let n_axes = (dec.mesh.model.iter().filter(|a| a.size > 1).count() as f64).max(1.0);
     let (moe_layers, dense_layers) = model.moe_and_dense_layers();
     let f = match &model.moe {
@@ -141,7 +147,7 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
             .scale_up
             .hop_latency
             .filter(|h| h.get() > 0.0)
-            .map(|h| latency_bound_above(b, model.d_model as f64, ab, link.one_way, h)),
+            .map(|h| latency_bound_above(b, model.d_model as f64, ab, w_axis.one_way(), h)),
         model_parallel: y,
     };
 

@@ -118,9 +118,10 @@ pub struct KvCacheReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TpLimits {
-    /// α = peak / bidirectional ICI bandwidth of one link (FLOP/B).
+    /// α = peak / W_ici (FLOP/B), W_ici = both directions of one link on a torus, the
+    /// chip's egress on a switch.
     pub alpha: f64,
-    /// β = HBM bandwidth / bidirectional ICI bandwidth of one link.
+    /// β = HBM bandwidth / W_ici.
     pub beta: f64,
     /// Model axes with more than one chip.
     pub n_axes: f64,

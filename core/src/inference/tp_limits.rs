@@ -3,7 +3,20 @@
 //! ICI, the load of its weight shard from HBM, and its FLOPs; model parallelism `Y`
 //! stops paying when the first exceeds one of the others.
 
+use crate::hardware::chip::{Chip, Fabric};
 use crate::units::{BidiBytesPerSec, BytesPerSec, FlopsPerSec, Seconds};
+
+/// The book's `W_ici` for one model axis, the `W` of an AllGather's `V / W` (3.2, 7.3.2):
+/// both directions of one link on a torus axis (a ring gathers in `V / W_bidi`); on a
+/// switch or full mesh the chip's whole egress plays that role (a gather moves
+/// `(n−1)/n · V` through it).
+#[must_use]
+pub fn axis_bandwidth(chip: &Chip) -> BidiBytesPerSec {
+    match chip.scale_up.fabric {
+        Fabric::Torus { .. } => chip.scale_up.link.bidirectional,
+        Fabric::Switch | Fabric::FullMesh => BidiBytesPerSec(chip.scale_up.egress_per_chip().get()),
+    }
+}
 
 /// `T_ICI = B·D·|X| / (n_axes·W_ici)`: gathering the `[B, D]` activations over
 /// `n_axes` axes of bidirectional bandwidth `W_ici` (book 7.3.2: `2BD / W_ici` in bf16).
