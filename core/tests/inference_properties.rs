@@ -136,7 +136,7 @@ fn random_inference(r: &mut Rng) -> Value {
         ("working_memory", json!(r.pick(&["activations", "ignored"]))),
         ("dtypes", json!({"weights": r.pick(&["bf16", "int8", "int4", "fp32"]), "compute": r.pick(&["bf16", "int8", "fp8"])})),
         ("prefill", json!({"mfu": nasty_f64(r), "chunk": nasty_u64(r)})),
-        ("sharding", json!({"kv": r.pick(&["batch", "sequence", "replicate"])})),
+        ("sharding", json!({"kv": r.pick(&["batch", "sequence", "replicate"]), "model_axes": r.pick(&[json!(["x"]), json!(["q"]), json!([])])})),
         ("speculative", json!({"draft_len": nasty_u64(r), "acceptance": nasty_f64(r), "draft": {"cost_ratio": nasty_f64(r)}})),
     ];
     for (key, v) in optional {
