@@ -28,8 +28,6 @@ pub struct Plan<'a> {
     pub prefill: Option<ServingSetup>,
     /// The draft model of speculative decoding, on the decode mesh.
     pub draft: Option<ServingSetup>,
-    /// Axis names of the decode topology.
-    pub axes: Vec<AxisLink>,
 }
 
 /// `(name, is scale-up)` of each axis, for validation.
@@ -79,7 +77,7 @@ impl<'a> Plan<'a> {
             }
             None => None,
         };
-        Ok(Self { section, decode, prefill, draft, axes: axes.to_vec() })
+        Ok(Self { section, decode, prefill, draft })
     }
 
     /// The setup prefill runs on.
@@ -128,7 +126,7 @@ impl<'a> Plan<'a> {
         self.prefill_setup().prefill(prompt, chunk, p.mfu.unwrap_or(1.0), p.attention)
     }
 
-    /// True when the draft costs a fixed fraction of a step rather than a model.
+    /// The draft's cost as a fraction of a decode step, when given that way.
     #[must_use]
     pub fn draft_ratio(&self) -> Option<f64> {
         match self.section.speculative.as_ref().map(|s| &s.draft) {
