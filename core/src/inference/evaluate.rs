@@ -15,7 +15,7 @@ use super::report::{
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
-use super::tp_limits::{axis_bandwidth, latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
+use super::tp_limits::{axis_bandwidth, axis_one_way, latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
 use crate::collectives::{AxisLink, Network};
 use crate::error::{Checker, Invalid};
 use crate::hardware::query::{HardwareSection, ResolvedHardware};
@@ -123,7 +123,6 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
     };
 
     // Model-parallelism limits (book 7.3.2, 8.1.1, 7.6.3).
-    let link = chip.scale_up.link;
     let w_axis = axis_bandwidth(chip);
     let alpha = (dec.peak / w_axis).get();
     let beta = dec.hbm.get() / w_axis.get();
@@ -147,7 +146,7 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
             .scale_up
             .hop_latency
             .filter(|h| h.get() > 0.0)
-            .map(|h| latency_bound_above(b, model.d_model as f64, ab, w_axis.one_way(), h)),
+            .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h)),
         model_parallel: y,
     };
 
@@ -226,7 +225,8 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
         decode_servers,
         chips_total: prefill_servers.zip(decode_servers).map(|(p, d)| p.ceil() * y_prefill + d.ceil() * y),
         kv_bytes_per_request: kv_request,
-        kv_transfer_ici_s: kv_transfer(kv_request, y_prefill, link.one_way, chip.scale_up.hop_latency.unwrap_or(Seconds::ZERO)).total,
+        kv_transfer_ici_s: kv_transfer(kv_request, y_prefill, axis_one_way(chip), chip.scale_up.hop_latency.unwrap_or(Seconds::ZERO))
+            .total,
         kv_transfer_dcn_s: kv_transfer(
             kv_request,
             y_prefill,

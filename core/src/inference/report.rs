@@ -252,7 +252,8 @@ pub struct DisaggregationReport {
     pub chips_total: Option<f64>,
     /// KV cache of one prompt, moved from prefill to decode.
     pub kv_bytes_per_request: Bytes,
-    /// Moving it over one ICI link per prefill chip.
+    /// Moving it over the scale-up network: one ICI link per prefill chip (a GPU's
+    /// whole NVLink egress).
     pub kv_transfer_ici_s: Seconds,
     /// Over the scale-out network (DCN), every prefill chip sending.
     pub kv_transfer_dcn_s: Seconds,

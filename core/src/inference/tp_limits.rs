@@ -14,7 +14,17 @@ use crate::units::{BidiBytesPerSec, BytesPerSec, FlopsPerSec, Seconds};
 pub fn axis_bandwidth(chip: &Chip) -> BidiBytesPerSec {
     match chip.scale_up.fabric {
         Fabric::Torus { .. } => chip.scale_up.link.bidirectional,
-        Fabric::Switch | Fabric::FullMesh => BidiBytesPerSec(chip.scale_up.egress_per_chip().get()),
+        Fabric::Switch | Fabric::FullMesh => BidiBytesPerSec(axis_one_way(chip).get()),
+    }
+}
+
+/// What a chip sends one way along one model axis: one link on a torus (book 7.6.3's
+/// 4.5e10 on a v5e), its whole egress on a switch or full mesh.
+#[must_use]
+pub fn axis_one_way(chip: &Chip) -> BytesPerSec {
+    match chip.scale_up.fabric {
+        Fabric::Torus { .. } => chip.scale_up.link.one_way,
+        Fabric::Switch | Fabric::FullMesh => chip.scale_up.egress_per_chip(),
     }
 }
 
