@@ -66,6 +66,9 @@ pub struct Scenario {
     /// Counting conventions.
     #[serde(default)]
     pub conventions: Conventions,
+    /// Serving: prompt and output lengths, batch, formats, sharding (book ch. 7–8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::inference::InferenceSection>,
     /// Chip and topology, for the hardware, collective and roofline sections.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareSection>,
@@ -75,9 +78,6 @@ pub struct Scenario {
     /// A roofline question: an op or a matmul on one chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roofline: Option<RooflineQuery>,
-    /// Serving: prompt and output lengths, batch, formats, sharding (book ch. 7–8).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inference: Option<crate::inference::InferenceSection>,
 }
 
 fn current_version() -> u32 {
@@ -96,10 +96,10 @@ impl Default for Scenario {
                 remat: RematPolicy::None,
             },
             conventions: Conventions::default(),
+            inference: None,
             hardware: None,
             collectives: Vec::new(),
             roofline: None,
-            inference: None,
         }
     }
 }
