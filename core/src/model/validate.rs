@@ -51,14 +51,18 @@ impl ModelConfig {
                         ),
                     );
                 } else if a.num_kv_heads >= 1 && a.num_heads % a.num_kv_heads != 0 {
+                    // The hint's search takes up to num_heads steps: suggest a divisor only
+                    // for a head count within bounds (a larger one has its own error above).
+                    let hint = if a.num_heads <= MAX_HEADS {
+                        format!("; use a divisor such as {}", largest_divisor_at_most(a.num_heads, a.num_kv_heads))
+                    } else {
+                        String::new()
+                    };
                     c.push(
                         "attention.num_kv_heads",
                         format!(
-                            "must divide attention.num_heads ({} is not a multiple of {}); \
-                             use a divisor such as {}",
-                            a.num_heads,
-                            a.num_kv_heads,
-                            largest_divisor_at_most(a.num_heads, a.num_kv_heads)
+                            "must divide attention.num_heads ({} is not a multiple of {}){hint}",
+                            a.num_heads, a.num_kv_heads
                         ),
                     );
                 }
@@ -150,6 +154,9 @@ impl ModelConfig {
 }
 
 /// The largest divisor of `n` that is at most `limit` (at least 1).
+///
+/// Tries every candidate from `min(n, limit)` down, so keep `n` small (validation calls
+/// it only for `n <= MAX_HEADS`): with `n` near 2^40 it would run for hours.
 #[must_use]
 pub fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
     (1..=limit.min(n)).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1)
@@ -209,6 +216,26 @@ mod tests {
         }
         let e = m.validate().unwrap_err();
         assert_eq!(e.0[0].field, "moe.experts_per_token");
+    }
+
+    /// Issue 7 (no-panic property test): 273,990,592,909 heads with one KV head fewer
+    /// hung validation, which searched every number below for the divisor hint.
+    #[test]
+    fn huge_head_counts_do_not_hang_the_hint() {
+        let mut m = presets::get("llama-3-8b").unwrap().config;
+        if let Attention::Gqa(a) = &mut m.attention {
+            a.num_heads = 273_990_592_909;
+            a.num_kv_heads = 273_990_592_908;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(m.validate()));
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("validation finishes within 10 s")
+            .unwrap_err();
+        assert_eq!(e.for_field("attention.num_heads").len(), 1, "{e}");
+        let kv = e.for_field("attention.num_kv_heads");
+        assert!(kv.iter().any(|k| k.message.contains("must divide")), "{e}");
     }
 
     #[test]
