@@ -14,7 +14,7 @@ mod workload;
 pub use attention::{attention_pairs, dot_attention_intensity, AttentionCounting};
 pub use convention::FlopConvention;
 pub use series::{attention_crossover, flops_vs_seq_len, FlopsAtLength};
-pub use workload::{RematPolicy, Workload, MAX_SEQ_LEN};
+pub use workload::{RematPolicy, Workload, MAX_SEQ_LEN, MIN_PER_DEVICE_BATCH};
 
 use crate::model::{Attention, ModelConfig};
 use crate::params::{count_params, mlp_weights, ParamComponent};

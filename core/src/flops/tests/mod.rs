@@ -169,3 +169,19 @@ fn validation_rejects_bad_workloads() {
     let w = workload(f64::NAN, 10);
     assert_eq!(w.validate().unwrap_err().0[0].field, "per_device_batch");
 }
+
+/// Issue 7 (no-panic property test): a subnormal batch passed validation, and the
+/// report's TFLOPs lost their precision (at 5e-324 the total was 0 TFLOPs).
+#[test]
+fn subnormal_batches_are_rejected() {
+    for b in [5e-324, f64::MIN_POSITIVE, 1e-300, 9.9e-7] {
+        let e = workload(b, 1).validate().unwrap_err();
+        assert_eq!(e.0[0].field, "per_device_batch", "{b}");
+        assert!(e.0[0].message.contains("at least"), "{}", e.0[0].message);
+    }
+    let smallest = workload(MIN_PER_DEVICE_BATCH, 1);
+    assert_eq!(smallest.validate(), Ok(()));
+    let r = training_flops(&notebook_dense(), &smallest, FlopConvention::MaxText);
+    let rows: f64 = r.rows.iter().map(|row| row.total().tflops()).sum();
+    assert!(r.total.tflops() > 0.0 && close(rows, r.total.tflops(), 1e-12), "{rows} vs {:?}", r.total);
+}
