@@ -77,7 +77,7 @@ impl ModelConfig {
                 c.range("attention.qk_rope_head_dim", a.qk_rope_head_dim, 0, MAX_HEAD_DIM);
                 c.range("attention.v_head_dim", a.v_head_dim, 1, MAX_HEAD_DIM);
                 c.ensure(
-                    a.qk_nope_head_dim + a.qk_rope_head_dim >= 1,
+                    a.qk_nope_head_dim > 0 || a.qk_rope_head_dim > 0,
                     "attention.qk_nope_head_dim",
                     || "qk_nope_head_dim + qk_rope_head_dim must be at least 1".into(),
                 );
@@ -236,6 +236,27 @@ mod tests {
         assert_eq!(e.for_field("attention.num_heads").len(), 1, "{e}");
         let kv = e.for_field("attention.num_kv_heads");
         assert!(kv.iter().any(|k| k.message.contains("must divide")), "{e}");
+    }
+
+    /// Issue 7 (no-panic property test): MLA dimensions near u64::MAX overflowed the
+    /// `qk_nope + qk_rope` sums in validation and in the formulas (a panic in debug
+    /// builds, a silent wrap in release), although invalid models promise finite counts.
+    #[test]
+    fn mla_dimensions_at_u64_max_do_not_overflow() {
+        use crate::flops::{training_flops, FlopConvention, RematPolicy, Workload};
+        let mut m = presets::get("deepseek-v3").unwrap().config;
+        if let Attention::Mla(a) = &mut m.attention {
+            a.kv_lora_rank = u64::MAX;
+            a.qk_nope_head_dim = u64::MAX;
+            a.qk_rope_head_dim = 1;
+            a.v_head_dim = u64::MAX;
+        }
+        let e = m.validate().unwrap_err();
+        assert_eq!(e.for_field("attention.qk_nope_head_dim").len(), 1, "{e}");
+        assert!(crate::params::count_params(&m).total.get().is_finite());
+        assert!(crate::kv_cache::kv_bytes_per_token(&m, crate::dtype::DType::Bf16).is_finite());
+        let w = Workload { per_device_batch: 1.0, seq_len: 8, grad_accum: 1, remat: RematPolicy::None };
+        assert!(training_flops(&m, &w, FlopConvention::Book).total.is_finite());
     }
 
     #[test]
