@@ -159,6 +159,38 @@ fn attention_crossover_follows_the_book() {
     assert!(close(p.attention_dot, p.mlp + p.attention_projections, 1e-12));
 }
 
+/// Issue 7 (no-panic property test): chunked attention per token is saw-toothed, and the
+/// search over powers of two missed an early crossing: with chunks of 100 and a tiny MLP,
+/// attention overtakes at T = 97 (then dips below after T = 100), and the answer was 382.
+#[test]
+fn attention_crossover_is_the_first_with_chunked_attention() {
+    use crate::model::LocalAttention;
+    let first_by_brute_force = |m: &ModelConfig, c: FlopConvention| {
+        let lens: Vec<u64> = (1..=1 << 14).collect();
+        flops_vs_seq_len(m, &lens, c).iter().find(|p| p.attention_dot > p.mlp).map(|p| p.seq_len)
+    };
+    let mut m = presets::get("llama-3-8b").unwrap().config;
+    m.mlp.d_ff = 64;
+    m.layout = AttentionLayout::all_local(LocalAttention::Chunked { chunk: 100 });
+    assert_eq!(attention_crossover(&m, FlopConvention::Book), Some(97));
+    for chunk in [3, 64, 100, 1000, 3000] {
+        for locals in [0, 1, 3] {
+            for d_ff in [1, 64, 256, 1024, 4096] {
+                m.mlp.d_ff = d_ff;
+                m.layout = AttentionLayout::locals_then_global(LocalAttention::Chunked { chunk }, locals);
+                if locals == 0 {
+                    m.layout = AttentionLayout::all_local(LocalAttention::Chunked { chunk });
+                }
+                for c in [FlopConvention::MaxText, FlopConvention::Book] {
+                    if let Some(brute) = first_by_brute_force(&m, c) {
+                        assert_eq!(attention_crossover(&m, c), Some(brute), "chunk {chunk} locals {locals} d_ff {d_ff} {c:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn validation_rejects_bad_workloads() {
     let mut w = workload(0.0, 0);
