@@ -267,12 +267,23 @@ fn check_series(m: &ModelConfig, s: &Scenario, case: &Case) -> Result<(), String
             return Err(format!("flops_vs_seq_len at {}: {p:?}", p.seq_len));
         }
     }
-    if let Some(t) = attention_crossover(m, convention) {
+    let crossover = attention_crossover(m, convention);
+    if let Some(t) = crossover {
         let at = |t: u64| flops_vs_seq_len(m, &[t], convention)[0];
         let (hi, lo) = (at(t), at(t - 1));
-        if !(1..=1 << 30).contains(&t) || hi.attention_dot <= hi.mlp || (t > 1 && lo.attention_dot > lo.mlp) {
+        if t == 0 || hi.attention_dot <= hi.mlp || (t > 1 && lo.attention_dot > lo.mlp) {
             return Err(format!("attention_crossover {t}: {lo:?} / {hi:?}"));
         }
+    }
+    // It is the *first* length where attention overtakes: no shorter length may, among the
+    // powers of two and the chunk boundaries (where chunked attention per token peaks).
+    let before = crossover.unwrap_or((1 << 30) + 1);
+    let mut shorter: Vec<u64> = (0..=30).map(|p| 1 << p).filter(|&t| t < before).collect();
+    if let Some(LocalAttention::Chunked { chunk }) = local_attention(m) {
+        shorter.extend((1..=64).map(|k| k * chunk).filter(|&t| t < before));
+    }
+    if let Some(p) = flops_vs_seq_len(m, &shorter, convention).iter().find(|p| p.attention_dot > p.mlp) {
+        return Err(format!("attention_crossover says {crossover:?}, but attention already overtakes at {p:?}"));
     }
     let kv = kv_bytes_per_sequence(m, case.context, case.dtype).get();
     let per_token = kv_bytes_per_token(m, case.dtype).get();
@@ -283,6 +294,11 @@ fn check_series(m: &ModelConfig, s: &Scenario, case: &Case) -> Result<(), String
         ));
     }
     Ok(())
+}
+
+/// What the local layers do, when the model has any.
+fn local_attention(m: &ModelConfig) -> Option<LocalAttention> {
+    m.layout.pattern.contains(&LayerKind::Local).then_some(m.layout.local).flatten()
 }
 
 /// The coverage class names, in bit order.
@@ -310,12 +326,7 @@ fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bo
     let (moe_layers, _) = m.moe_and_dense_layers();
     let moe = m.moe.as_ref();
     let mtp = m.mtp.as_ref().filter(|x| x.depth > 0);
-    let local = m
-        .layout
-        .pattern
-        .contains(&LayerKind::Local)
-        .then_some(m.layout.local)
-        .flatten();
+    let local = local_attention(m);
     let (w, convention) = (&s.workload, s.conventions.flops);
     [
         ("preset", matches!(s.model, ModelSource::Preset(_))),
