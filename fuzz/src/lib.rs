@@ -41,7 +41,10 @@ pub fn check_scenario(s: &Scenario) {
                 assert!(parts.iter().all(|x| x.is_finite() && *x >= 0.0), "{p:?}");
             }
             if let Some(t) = attention_crossover(&m, c) {
-                assert!((1..=1 << 30).contains(&t), "crossover {t}");
+                let at = |t: u64| flops_vs_seq_len(&m, &[t], c)[0];
+                let (first, before) = (at(t), at(t - 1));
+                assert!(t >= 1 && first.attention_dot > first.mlp, "crossover {t}: {first:?}");
+                assert!(t == 1 || before.attention_dot <= before.mlp, "crossover {t}: {before:?}");
             }
             for context in [0, s.workload.seq_len, 1 << 40] {
                 assert!(kv_bytes_per_sequence(&m, context, DType::Bf16).is_finite());

@@ -47,7 +47,8 @@ pub fn flops_vs_seq_len(
 }
 
 /// The sequence length at which dot-product attention FLOPs per token first exceed
-/// the MLP's (dense + experts + router), searched up to 2^30.
+/// the MLP's (dense + experts + router); `None` when they do not by 2^30 tokens (with
+/// chunked attention the answer can lie up to one chunk beyond that).
 ///
 /// Attention per token only grows with the length, except in chunked layers, where it is
 /// saw-toothed: it peaks at every chunk boundary (where it equals a sliding window of the
