@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # shardcalc developer entry point. Every verb first runs scripts/setup.sh (idempotent installs).
 #   ./dev.sh serve   release build in dist/, served on http://127.0.0.1:8080 (rebuilt on change)
-#   ./dev.sh test    release build, then every test: native (core, cli, browser e2e) and wasm
+#   ./dev.sh test    release build, then every test: native (core, cli, browser e2e), the
+#                    million-scenario no-panic test, wasm, and a bounded fuzzing run
+#   ./dev.sh bench   benchmarks, with a median per benchmark ([FILTER] picks some)
 #   ./dev.sh build   release build into dist/, and its sizes
 #   ./dev.sh setup   only the installs
 set -euo pipefail
@@ -55,11 +57,38 @@ run_tests() {
   if [ -t 1 ]; then export CARGO_TERM_COLOR=always; fi
   step "native tests (core, cli, browser e2e on dist/)" \
     cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-charts -p shardcalc-e2e
+  # Optimised, with overflow checks ([profile.quality]): a million generated scenarios.
+  step "no-panic property test: 1,000,000 scenarios through core" \
+    cargo_test_logged "$log" --profile quality -p shardcalc-core --test no_panic -- --nocapture
   step "wasm tests in headless Chromium" \
     cargo_test_logged "$log" -p shardcalc --target wasm32-unknown-unknown
+  # cargo-fuzz on stable; SHARDCALC_FUZZ_SECONDS per target (default 20, 0 skips).
+  step "fuzzing: scenario JSON, config.json and MaxText YAML importers" bash fuzz/run.sh
   echo "all tests passed in $((SECONDS - start)) s"
   awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
   rm -f "$log"
+}
+
+# Criterion benchmarks of core; the details go to a log, a median per benchmark to the screen.
+bench_core() {
+  local since log=target/criterion/last-run.log
+  since=$(date +%s)
+  mkdir -p target/criterion
+  echo "==> criterion benchmarks of core (native, compiled like the shipped wasm: opt-level z + LTO)"
+  if ! cargo bench --locked -p shardcalc-bench --bench core -- "$@" >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "bench: failed (full log: $log)" >&2
+    return 1
+  fi
+  cargo run --quiet --locked -p shardcalc-bench -- target/criterion --since "$since"
+  echo "<== criterion benchmarks (full output: $log)"
+}
+
+# Hook for the browser half of issue 7: input change -> repaint p95 < 16 ms and first result
+# < 300 ms in headless Chromium, shipped wasm+js+css <= 300 KB gzip. Replace this function
+# (or call the browser benchmark from it) once the page exists.
+bench_browser() {
+  echo "browser budgets (16 ms repaint p95, 300 ms first result, 300 KB gzip): not measured yet"
 }
 
 start=$SECONDS
@@ -76,6 +105,12 @@ case "${1:-}" in
     build
     run_tests
     ;;
+  bench)
+    step "setup" bash scripts/setup.sh
+    shift
+    bench_core "$@"
+    bench_browser
+    ;;
   serve)
     step "setup" bash scripts/setup.sh
     # `trunk serve --release` first writes the release build to dist/ (as `trunk build --release`
@@ -86,7 +121,7 @@ case "${1:-}" in
     exec trunk serve --release --no-autoreload
     ;;
   *)
-    echo "usage: $0 serve | test | build | setup" >&2
+    echo "usage: $0 serve | test | bench [FILTER] | build | setup" >&2
     exit 2
     ;;
 esac

@@ -3,11 +3,13 @@
 # version, so a second run takes seconds. A fresh machine takes ~10-16 min (mostly trunk).
 #   Rust target wasm32-unknown-unknown, trunk, wasm-bindgen-cli (wasm-bindgen + test runner),
 #   wasm-opt (npm binaryen 132, in tools/node_modules), Chromium + chromedriver (apt),
-#   and every crate in Cargo.lock (trunk builds with --offline).
+#   cargo-fuzz (fuzz/run.sh), and every crate in Cargo.lock and fuzz/Cargo.lock (trunk
+#   builds with --offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14
+CARGO_FUZZ_VERSION=0.13.2
 RUST_VERSION=$(sed -n 's/^channel = "\(.*\)"$/\1/p' rust-toolchain.toml)
 # The CLI must match the wasm-bindgen crate exactly, and trunk reads the crate's version from Cargo.lock.
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
@@ -58,6 +60,12 @@ if ! has_version wasm-bindgen "wasm-bindgen $WB_VERSION" ||
   cargo install wasm-bindgen-cli --version "=$WB_VERSION" --force
 fi
 
+# Runs libFuzzer targets on stable Rust with --sanitizer none (fuzz/run.sh).
+if ! has_version cargo-fuzz "cargo-fuzz $CARGO_FUZZ_VERSION"; then
+  say "installing cargo-fuzz $CARGO_FUZZ_VERSION (cargo install, ~30 s)"
+  cargo install cargo-fuzz --locked --version "=$CARGO_FUZZ_VERSION"
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
@@ -84,5 +92,7 @@ fi
 
 # Trunk.toml has offline = true, which makes trunk run cargo with --offline.
 cargo fetch --locked --quiet
+# The fuzz targets are a workspace of their own; --locked fails here if fuzz/Cargo.lock is stale.
+cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 
-say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, $(command -v chromium), $(command -v chromedriver)"
+say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, cargo-fuzz $CARGO_FUZZ_VERSION, $(command -v chromium), $(command -v chromedriver)"

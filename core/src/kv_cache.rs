@@ -14,7 +14,7 @@ use crate::units::Bytes;
 pub fn kv_elements_per_token_per_layer(m: &ModelConfig) -> f64 {
     match &m.attention {
         Attention::Gqa(a) => 2.0 * a.num_kv_heads as f64 * a.head_dim as f64,
-        Attention::Mla(a) => (a.kv_lora_rank + a.qk_rope_head_dim) as f64,
+        Attention::Mla(a) => a.kv_lora_rank as f64 + a.qk_rope_head_dim as f64,
     }
 }
 

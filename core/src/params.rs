@@ -158,7 +158,7 @@ pub fn attention_layer_params(m: &ModelConfig) -> LayerParams {
         }
         Attention::Mla(a) => {
             let n = a.num_heads as f64;
-            let qk = (a.qk_nope_head_dim + a.qk_rope_head_dim) as f64;
+            let qk = a.qk_nope_head_dim as f64 + a.qk_rope_head_dim as f64;
             let rope = a.qk_rope_head_dim as f64;
             let nope = a.qk_nope_head_dim as f64;
             let v = a.v_head_dim as f64;

@@ -193,6 +193,19 @@ mod tests {
         assert!(s.validate().is_ok());
     }
 
+    /// Issue 7 (no-panic property test): without serde_json's `float_roundtrip`, about
+    /// one random batch in thirteen parsed back one ULP off (1813873.4630502206 became
+    /// ...209), so a scenario kept in a URL or a file was not the one written.
+    #[test]
+    fn fractional_batches_survive_a_json_round_trip() {
+        for b in [1_813_873.463_050_220_6, 491_807.410_530_034_05, 1.0 / 3.0] {
+            let mut s = Scenario::default();
+            s.workload.per_device_batch = b;
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(Scenario::from_json(&json).unwrap().workload.per_device_batch, b, "{json}");
+        }
+    }
+
     #[test]
     fn minimal_json_is_accepted() {
         let s = Scenario::from_json(

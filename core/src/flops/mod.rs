@@ -14,7 +14,7 @@ mod workload;
 pub use attention::{attention_pairs, dot_attention_intensity, AttentionCounting};
 pub use convention::FlopConvention;
 pub use series::{attention_crossover, flops_vs_seq_len, FlopsAtLength};
-pub use workload::{RematPolicy, Workload, MAX_SEQ_LEN};
+pub use workload::{RematPolicy, Workload, MAX_SEQ_LEN, MIN_PER_DEVICE_BATCH};
 
 use crate::model::{Attention, ModelConfig};
 use crate::params::{count_params, mlp_weights, ParamComponent};
@@ -187,14 +187,14 @@ pub fn attention_projection_weights(m: &ModelConfig) -> f64 {
         }
         Attention::Mla(a) => {
             let n = a.num_heads as f64;
-            let qk = (a.qk_nope_head_dim + a.qk_rope_head_dim) as f64;
+            let qk = a.qk_nope_head_dim as f64 + a.qk_rope_head_dim as f64;
             let r_kv = a.kv_lora_rank as f64;
             let q = match a.q_lora_rank {
                 Some(r) => d * r as f64 + r as f64 * n * qk,
                 None => d * n * qk,
             };
             let kv = d * (r_kv + a.qk_rope_head_dim as f64)
-                + r_kv * n * (a.qk_nope_head_dim + a.v_head_dim) as f64;
+                + r_kv * n * (a.qk_nope_head_dim as f64 + a.v_head_dim as f64);
             q + kv + n * a.v_head_dim as f64 * d
         }
     }
@@ -245,7 +245,7 @@ pub fn attention_flops_per_pair(m: &ModelConfig) -> f64 {
         Attention::Gqa(a) => 4.0 * a.num_heads as f64 * a.head_dim as f64,
         Attention::Mla(a) => {
             2.0 * a.num_heads as f64
-                * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) as f64
+                * (a.qk_nope_head_dim as f64 + a.qk_rope_head_dim as f64 + a.v_head_dim as f64)
         }
     }
 }

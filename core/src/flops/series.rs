@@ -2,7 +2,7 @@
 //! MLP" chart (book 4.3).
 
 use super::{attention_forward_per_sequence, forward_per_token, FlopConvention};
-use crate::model::ModelConfig;
+use crate::model::{LocalAttention, ModelConfig};
 use serde::{Deserialize, Serialize};
 
 /// One point of the "where does attention overtake the MLP" chart: forward FLOPs per
@@ -47,25 +47,53 @@ pub fn flops_vs_seq_len(
 }
 
 /// The sequence length at which dot-product attention FLOPs per token first exceed
-/// the MLP's (dense + experts + router), searched over powers of two up to 2^30.
+/// the MLP's (dense + experts + router); `None` when they do not by 2^30 tokens (with
+/// chunked attention the answer can lie up to one chunk beyond that).
+///
+/// Attention per token only grows with the length, except in chunked layers, where it is
+/// saw-toothed: it peaks at every chunk boundary (where it equals a sliding window of the
+/// chunk's length) and dips in between. So the search runs on that window model, an upper
+/// bound that only grows, and then, if the real model is still below at that length,
+/// looks up to the next chunk boundary.
 #[must_use]
 pub fn attention_crossover(m: &ModelConfig, convention: FlopConvention) -> Option<u64> {
-    let lens: Vec<u64> = (0..=30).map(|p| 1u64 << p).collect();
-    let series = flops_vs_seq_len(m, &lens, convention);
-    let first = series.iter().position(|p| p.attention_dot > p.mlp)?;
-    if first == 0 {
-        return Some(1);
+    let overtakes = |model: &ModelConfig, t: u64| {
+        flops_vs_seq_len(model, &[t], convention)
+            .first()
+            .is_some_and(|p| p.attention_dot > p.mlp)
+    };
+    let Some(LocalAttention::Chunked { chunk }) = m.layout.local else {
+        return first_from_powers_of_two(|t| overtakes(m, t));
+    };
+    let mut envelope = m.clone();
+    envelope.layout.local = Some(LocalAttention::SlidingWindow { window: chunk });
+    let t = first_from_powers_of_two(|t| overtakes(&envelope, t))?;
+    if overtakes(m, t) {
+        return Some(t);
     }
-    // Bisect between the last power of two below and the first above.
-    let (mut lo, mut hi) = (lens[first - 1], lens[first]);
+    // Between two chunk boundaries attention per token is convex in the length, and at the
+    // next boundary it equals the (already larger) window model: it overtakes on one
+    // interval that ends there, whose start bisection finds.
+    let boundary = t.div_ceil(chunk).saturating_mul(chunk);
+    Some(bisect(t, boundary, |t| overtakes(m, t)))
+}
+
+/// The first `t` in `1..=2^30` where `holds` does, for a condition that stays true once true.
+fn first_from_powers_of_two(holds: impl Fn(u64) -> bool) -> Option<u64> {
+    let p = (0..=30).find(|&p| holds(1 << p))?;
+    Some(if p == 0 { 1 } else { bisect(1 << (p - 1), 1 << p, holds) })
+}
+
+/// The smallest `t` in `(lo, hi]` where `holds` does, given that it fails at `lo`, holds
+/// at `hi` and stays true once true in between.
+fn bisect(mut lo: u64, mut hi: u64, holds: impl Fn(u64) -> bool) -> u64 {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        let p = flops_vs_seq_len(m, &[mid], convention);
-        if p.first().is_some_and(|p| p.attention_dot > p.mlp) {
+        if holds(mid) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
-    Some(hi)
+    hi
 }

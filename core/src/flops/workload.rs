@@ -28,6 +28,11 @@ fn one() -> u64 {
 /// Largest accepted sequence length.
 pub const MAX_SEQ_LEN: u64 = 1 << 30;
 
+/// Smallest accepted per-device batch: a millionth of a sequence. Far below it the
+/// report's TFLOPs fall into `f64`'s subnormal range and lose their precision: at a batch
+/// of 5e-324 the total rounds to 0 TFLOPs and no longer equals the sum of its rows.
+pub const MIN_PER_DEVICE_BATCH: f64 = 1e-6;
+
 impl Workload {
     /// Tokens each device processes per optimizer step.
     #[must_use]
@@ -47,7 +52,7 @@ impl Workload {
                 format!("must be greater than 0 (got {})", self.per_device_batch),
             );
         } else {
-            c.range_f64("per_device_batch", self.per_device_batch, 0.0, 1e7);
+            c.range_f64("per_device_batch", self.per_device_batch, MIN_PER_DEVICE_BATCH, 1e7);
         }
         c.range("seq_len", self.seq_len, 1, MAX_SEQ_LEN);
         c.range("grad_accum", self.grad_accum, 1, 1 << 16);

@@ -159,6 +159,39 @@ fn attention_crossover_follows_the_book() {
     assert!(close(p.attention_dot, p.mlp + p.attention_projections, 1e-12));
 }
 
+/// Issue 7 (found against brute force): chunked attention per token is saw-toothed, and
+/// the search over powers of two missed an early crossing: with chunks of 100 and a tiny MLP,
+/// attention overtakes at T = 97 (then dips below after T = 100), and the answer was 382.
+#[test]
+fn attention_crossover_is_the_first_with_chunked_attention() {
+    use crate::model::LocalAttention;
+    let first_by_brute_force = |m: &ModelConfig, c: FlopConvention| {
+        let lens: Vec<u64> = (1..=1 << 14).collect();
+        flops_vs_seq_len(m, &lens, c).iter().find(|p| p.attention_dot > p.mlp).map(|p| p.seq_len)
+    };
+    let mut m = presets::get("llama-3-8b").unwrap().config;
+    m.mlp.d_ff = 64;
+    m.layout = AttentionLayout::all_local(LocalAttention::Chunked { chunk: 100 });
+    assert_eq!(attention_crossover(&m, FlopConvention::Book), Some(97));
+    for chunk in [3, 64, 100, 1000, 3000] {
+        for locals in [0, 1, 3] {
+            for d_ff in [1, 64, 256, 1024, 4096] {
+                let local = LocalAttention::Chunked { chunk };
+                m.mlp.d_ff = d_ff;
+                m.layout = match locals {
+                    0 => AttentionLayout::all_local(local),
+                    n => AttentionLayout::locals_then_global(local, n),
+                };
+                for c in [FlopConvention::MaxText, FlopConvention::Book] {
+                    if let Some(brute) = first_by_brute_force(&m, c) {
+                        assert_eq!(attention_crossover(&m, c), Some(brute), "chunk {chunk} locals {locals} d_ff {d_ff} {c:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn validation_rejects_bad_workloads() {
     let mut w = workload(0.0, 0);
@@ -168,4 +201,20 @@ fn validation_rejects_bad_workloads() {
     assert_eq!(fields, ["per_device_batch", "seq_len", "grad_accum"]);
     let w = workload(f64::NAN, 10);
     assert_eq!(w.validate().unwrap_err().0[0].field, "per_device_batch");
+}
+
+/// Issue 7 (no-panic property test): a subnormal batch passed validation, and the
+/// report's TFLOPs lost their precision (at 5e-324 the total was 0 TFLOPs).
+#[test]
+fn subnormal_batches_are_rejected() {
+    for b in [5e-324, f64::MIN_POSITIVE, 1e-300, 9.9e-7] {
+        let e = workload(b, 1).validate().unwrap_err();
+        assert_eq!(e.0[0].field, "per_device_batch", "{b}");
+        assert!(e.0[0].message.contains("at least"), "{}", e.0[0].message);
+    }
+    let smallest = workload(MIN_PER_DEVICE_BATCH, 1);
+    assert_eq!(smallest.validate(), Ok(()));
+    let r = training_flops(&notebook_dense(), &smallest, FlopConvention::MaxText);
+    let rows: f64 = r.rows.iter().map(|row| row.total().tflops()).sum();
+    assert!(r.total.tflops() > 0.0 && close(rows, r.total.tflops(), 1e-12), "{rows} vs {:?}", r.total);
 }
