@@ -40,6 +40,24 @@ pub struct EvalArgs {
     pub convention: Option<String>,
     /// `--chip ID`: set `hardware.chip` to a bundled chip.
     pub chip: Option<String>,
+    /// `--prompt-len P`, `--output-len G`, `--batch B`, `--weights-dtype D`,
+    /// `--kv-dtype D`: set fields of the scenario's `inference` section.
+    pub serving: Box<ServingArgs>,
+}
+
+/// Options that set the scenario's `inference` section.
+#[derive(Debug, Default, PartialEq)]
+pub struct ServingArgs {
+    /// `--prompt-len P`.
+    pub prompt_len: Option<u64>,
+    /// `--output-len G`.
+    pub output_len: Option<u64>,
+    /// `--batch B`.
+    pub batch: Option<u64>,
+    /// `--weights-dtype D`.
+    pub weights_dtype: Option<String>,
+    /// `--kv-dtype D`.
+    pub kv_dtype: Option<String>,
 }
 
 /// A usage error, naming the option.
@@ -60,11 +78,15 @@ USAGE:
   shardcalc eval [SCENARIO.json] [--preset ID | --hf-config FILE | --maxtext-config FILE]
                  [--per-device-batch B] [--seq-len S] [--grad-accum N]
                  [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
-                 [--chip ID]
+                 [--chip ID] [--prompt-len P --output-len G] [--batch B]
+                 [--weights-dtype D] [--kv-dtype D]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
       --chip sets the scenario's hardware chip (keeping its topology), which adds the
       `hardware` section; `collectives` and `roofline` come from the scenario file.
+      --prompt-len and --output-len add an `inference` section (serving: decode step,
+      prefill, memory, disaggregation; needs a chip); --batch (default: the largest that
+      fits), --weights-dtype and --kv-dtype (bf16, fp8, int8, int4) set its fields.
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
   shardcalc schema scenario|report
@@ -122,6 +144,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--remat" => a.remat = Some(value(arg, &mut it)?.clone()),
                     "--convention" => a.convention = Some(value(arg, &mut it)?.clone()),
                     "--chip" => a.chip = Some(value(arg, &mut it)?.clone()),
+                    "--prompt-len" => a.serving.prompt_len = Some(number(arg, value(arg, &mut it)?)?),
+                    "--output-len" => a.serving.output_len = Some(number(arg, value(arg, &mut it)?)?),
+                    "--batch" => a.serving.batch = Some(number(arg, value(arg, &mut it)?)?),
+                    "--weights-dtype" => a.serving.weights_dtype = Some(value(arg, &mut it)?.clone()),
+                    "--kv-dtype" => a.serving.kv_dtype = Some(value(arg, &mut it)?.clone()),
                     flag if flag.starts_with('-') => {
                         return Err(UsageError(format!("eval: unknown option {flag}")));
                     }

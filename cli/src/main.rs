@@ -6,7 +6,7 @@
 
 mod args;
 
-use args::{Command, EvalArgs, USAGE};
+use args::{Command, EvalArgs, ServingArgs, USAGE};
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
 use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
@@ -16,6 +16,8 @@ use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
 use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::presets;
+use shardcalc_core::dtype::DType;
+use shardcalc_core::inference::InferenceSection;
 use std::process::ExitCode;
 
 /// A failure with its exit status.
@@ -100,6 +102,7 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
         let topology = s.hardware.take().and_then(|h| h.topology);
         s.hardware = Some(HardwareSection { chip: ChipSource::Preset(id.clone()), topology });
     }
+    apply_serving_args(&a.serving, &mut s)?;
     if let Some(c) = &a.convention {
         s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
             Failure::invalid(format!(
@@ -108,6 +111,35 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
         })?;
     }
     Ok(s)
+}
+
+/// `--prompt-len`, `--output-len`, `--batch`, `--weights-dtype`, `--kv-dtype`: set the
+/// `inference` section's fields, creating it from the first two when the scenario has none.
+fn apply_serving_args(a: &ServingArgs, s: &mut Scenario) -> Result<(), Failure> {
+    if *a == ServingArgs::default() {
+        return Ok(());
+    }
+    let mut section = match (s.inference.take(), a.prompt_len, a.output_len) {
+        (Some(i), _, _) => i,
+        (None, Some(p), Some(g)) => InferenceSection::new(p, g),
+        (None, _, _) => {
+            return Err(Failure::invalid(
+                "--prompt-len and --output-len are both needed to add an `inference` section",
+            ))
+        }
+    };
+    let dtype = |flag: &str, v: &Option<String>| -> Result<Option<DType>, Failure> {
+        v.as_deref()
+            .map(|d| DType::parse(d).ok_or_else(|| Failure::invalid(format!("{flag}: unknown format {d:?}; use bf16, fp8, int8 or int4"))))
+            .transpose()
+    };
+    section.prompt_len = a.prompt_len.unwrap_or(section.prompt_len);
+    section.output_len = a.output_len.unwrap_or(section.output_len);
+    section.batch = a.batch.or(section.batch);
+    section.dtypes.weights = dtype("--weights-dtype", &a.weights_dtype)?.unwrap_or(section.dtypes.weights);
+    section.dtypes.kv = dtype("--kv-dtype", &a.kv_dtype)?.unwrap_or(section.dtypes.kv);
+    s.inference = Some(section);
+    Ok(())
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Failure> {

@@ -221,3 +221,57 @@ fn bad_hardware_sections_name_the_field() {
         assert!(err.contains(field), "{field}: {err}");
     }
 }
+
+/// Issue #5: `shardcalc eval` with an `inference` section reports the serving keys. Book
+/// 8.1: LLaMA 3-70B in int8 at batch 32 × 8k on a v5e 4x2 takes about 17 ms a step.
+#[test]
+fn eval_reports_the_serving_keys() {
+    let path = scenario_file(
+        "serve.json",
+        r#"{"model":{"preset":"llama-3-70b"},"workload":{"per_device_batch":1,"seq_len":8192},
+            "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":4},{"name":"y","size":2}]}},
+            "inference":{"prompt_len":7680,"output_len":512,"batch":32,"dtypes":{"weights":"int8","kv":"int8"},
+                         "prefill":{"mfu":0.4},"request_rate":10}}"#,
+    );
+    let (code, out, err) = shardcalc(&["eval", &path]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let i = &v["inference"];
+    assert_eq!(i["kv_bytes_per_token"], 163_840.0);
+    let step = i["decode"]["step_time_s"].as_f64().unwrap();
+    assert!((step - 0.017).abs() < 0.0005, "{step}");
+    assert!(i["decode"]["tokens_per_s_per_chip"].as_f64().unwrap() > 200.0);
+    assert!(i["prefill"]["time_s"].as_f64().unwrap() > 1.0);
+    assert_eq!(i["min_chips"], 8);
+    assert!(i["max_batch"].as_u64().unwrap() >= 32);
+    assert!(i["disaggregation"]["prefill_per_decode"].as_f64().unwrap() > 1.0);
+    assert_eq!(i["binds"], "weight_loading");
+    assert!(!i["curves"]["pareto"].as_array().unwrap().is_empty());
+    assert!(v["params"]["total"].as_u64().is_some(), "existing keys stay");
+}
+
+#[test]
+fn serving_options_add_the_inference_section() {
+    let (code, out, err) = shardcalc(&[
+        "eval", "--preset", "llama-3-70b", "--chip", "tpu-v5e", "--prompt-len", "7680", "--output-len", "512",
+        "--weights-dtype", "int8", "--kv-dtype", "int8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let i = &json(&out)["inference"];
+    // No topology: the smallest v5e slice that holds the weights and one sequence.
+    assert_eq!(i["serving"]["topology"], "2x4");
+    assert_eq!(i["serving"]["batch_source"], "largest_fitting");
+    assert_eq!(i["dtypes"]["weights"], "int8");
+    let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v5e", "--batch", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--prompt-len"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", "--prompt-len", "8", "--output-len", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("hardware"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "8", "--output-len", "8", "--kv-dtype", "int3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--kv-dtype"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "0", "--output-len", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("inference.prompt_len"), "{err}");
+}

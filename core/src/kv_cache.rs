@@ -39,6 +39,24 @@ pub fn kv_bytes_per_sequence(m: &ModelConfig, context: u64, dtype: DType) -> Byt
     Bytes(per_layer * (global as f64 * context as f64 + local as f64 * local_tokens))
 }
 
+/// KV-cache bytes for `batch` sequences of `context` tokens each (book 8.1:
+/// 160 kB × 8192 × 32 = 41.9 GB for LLaMA 3-70B in int8).
+#[must_use]
+pub fn kv_bytes_per_batch(m: &ModelConfig, context: u64, batch: f64, dtype: DType) -> Bytes {
+    kv_bytes_per_sequence(m, context, dtype) * batch
+}
+
+/// Distinct key/value heads a token caches per layer, i.e. how many ways the cache can
+/// be sharded by heads (book 7.3.3): K for MHA/GQA/MQA, 1 for MLA, whose single latent
+/// serves every query head.
+#[must_use]
+pub fn kv_heads(m: &ModelConfig) -> u64 {
+    match &m.attention {
+        Attention::Gqa(a) => a.num_kv_heads,
+        Attention::Mla(_) => 1,
+    }
+}
+
 /// True when some layer's cache is capped below `context`.
 #[must_use]
 pub fn is_window_capped(m: &ModelConfig, context: u64) -> bool {

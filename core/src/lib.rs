@@ -13,6 +13,7 @@ pub mod error;
 pub mod flops;
 pub mod hardware;
 pub mod import;
+pub mod inference;
 pub mod kv_cache;
 pub mod model;
 pub mod notebook;

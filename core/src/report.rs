@@ -31,6 +31,9 @@ pub struct Report {
     pub flops: FlopsByConvention,
     /// The MaxText notebook's tables as it prints them, with corrections.
     pub notebook: NotebookTables,
+    /// The serving plan, when the scenario has `inference`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::inference::InferenceReport>,
     /// The chip and its derived numbers, when the scenario has `hardware`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareReport>,
@@ -282,6 +285,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
             book: summary(FlopConvention::Book),
         },
         notebook: notebook_tables(&m, w),
+        inference: crate::inference::evaluate::scenario_inference(&m, s)?,
         hardware,
         collectives,
         roofline,

@@ -66,6 +66,9 @@ pub struct Scenario {
     /// Counting conventions.
     #[serde(default)]
     pub conventions: Conventions,
+    /// Serving: prompt and output lengths, batch, formats, sharding (book ch. 7–8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::inference::InferenceSection>,
     /// Chip and topology, for the hardware, collective and roofline sections.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hardware: Option<HardwareSection>,
@@ -93,6 +96,7 @@ impl Default for Scenario {
                 remat: RematPolicy::None,
             },
             conventions: Conventions::default(),
+            inference: None,
             hardware: None,
             collectives: Vec::new(),
             roofline: None,
@@ -152,6 +156,11 @@ impl Scenario {
         };
         c.merge("workload", self.workload.validate());
         if let Err(e) = self.validate_hardware() {
+            for err in e.0 {
+                c.push(err.field, err.message);
+            }
+        }
+        if let Err(e) = crate::inference::evaluate::validate_section(self.inference.as_ref(), self.hardware.as_ref()) {
             for err in e.0 {
                 c.push(err.field, err.message);
             }

@@ -6,6 +6,7 @@
 mod collectives;
 mod hardware;
 mod harness;
+mod inference;
 mod other;
 mod roofline;
 mod transformer;

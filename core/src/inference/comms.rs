@@ -1,0 +1,228 @@
+//! The collectives a sharded forward pass runs per step (book 7.3.2, 7.3.3, Exercise
+//! 7.7), costed on the real mesh axes with `collectives::collective_cost` — wraparound
+//! or not, per-hop latency floor included (book 7.6.3: small decode batches are
+//! latency-bound).
+//!
+//! Per layer, for `T` tokens in the step and activations of `|X|` bytes:
+//! - attention and MLP blocks, 1D weight-stationary: one AllReduce of `[T, D]` over the
+//!   model axes after each block (Megatron: gather in, reduce-scatter out);
+//! - 2D weight-stationary: AllGather over the F axes of `[T, D/X]`, AllReduce over the D
+//!   axes of the block's hidden activations `[T, hidden/YZ]`, ReduceScatter over the F
+//!   axes;
+//! - KV cache sharded beyond its heads (7.3.3): by batch, two AllToAlls of the attention
+//!   activations `[T, N·H]` (Q in, O out); by sequence, an AllGather of Q and an
+//!   AllReduce of the partial outputs. Both are costed over every model axis, an upper
+//!   bound on the sub-mesh that really carries them;
+//! - MoE layers with expert parallelism: dispatch and combine AllToAlls of the `T·k`
+//!   routed token copies `[T·k, D]` over the expert axes, and the AllReduce over the
+//!   other model axes.
+
+use super::kv_sharding::KvLayout;
+use super::options::WeightSharding;
+use crate::collectives::{collective_cost, AxisLink, CollectiveKind};
+use crate::error::Invalid;
+use crate::model::{Attention, ModelConfig};
+use crate::units::{Bytes, Seconds};
+use serde::{Deserialize, Serialize};
+
+/// The mesh of one serving replica, split the way the sharding uses it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServingMesh {
+    /// Axes the model is split over.
+    pub model: Vec<AxisLink>,
+    /// 2D weight-stationary: the model axes sharding D (the book's X).
+    pub d_axes: Vec<AxisLink>,
+    /// 2D weight-stationary: the other model axes, sharding F and the heads (YZ).
+    pub f_axes: Vec<AxisLink>,
+    /// MoE: the model axes the experts are split over.
+    pub expert: Vec<AxisLink>,
+    /// MoE: the model axes that are not expert axes.
+    pub non_expert: Vec<AxisLink>,
+    /// 1D or 2D.
+    pub weights: WeightSharding,
+    /// The KV cache's layout.
+    pub kv: KvLayout,
+}
+
+fn product(axes: &[AxisLink]) -> f64 {
+    axes.iter().map(|a| a.size as f64).product()
+}
+
+impl ServingMesh {
+    /// Y: chips one replica splits the model over.
+    #[must_use]
+    pub fn model_parallel(&self) -> f64 {
+        product(&self.model)
+    }
+}
+
+/// Time of a step's collectives, summed over layers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CommsTime {
+    /// Per collective `max(latency floor, bandwidth time)`, summed.
+    pub time_s: Seconds,
+    /// Hops × per-hop latency, summed.
+    pub latency_floor_s: Seconds,
+    /// Bytes over bandwidth, summed.
+    pub bandwidth_time_s: Seconds,
+}
+
+impl CommsTime {
+    /// True when the latency floor exceeds the bandwidth time (book 7.6.3).
+    #[must_use]
+    pub fn latency_bound(&self) -> bool {
+        self.latency_floor_s > self.bandwidth_time_s
+    }
+
+    fn add(&mut self, kind: CollectiveKind, v: f64, axes: &[AxisLink], times: f64) -> Result<(), Invalid> {
+        if times <= 0.0 || axes.is_empty() || product(axes) <= 1.0 {
+            return Ok(());
+        }
+        let c = collective_cost(kind, Bytes(v), axes)?;
+        self.time_s += c.time * times;
+        self.latency_floor_s += c.latency_floor * times;
+        self.bandwidth_time_s += c.bandwidth_time * times;
+        Ok(())
+    }
+}
+
+/// Width of the attention block's projected activations: `(N + 2K)·H` for MHA/GQA/MQA,
+/// `N·(qk_nope + qk_rope) + kv_lora_rank + qk_rope` for MLA.
+#[must_use]
+pub fn attention_hidden(m: &ModelConfig) -> f64 {
+    match &m.attention {
+        Attention::Gqa(a) => (a.num_heads as f64 + 2.0 * a.num_kv_heads as f64) * a.head_dim as f64,
+        Attention::Mla(a) => {
+            let (n, rope) = (a.num_heads as f64, a.qk_rope_head_dim as f64);
+            n * (a.qk_nope_head_dim as f64 + rope) + a.kv_lora_rank as f64 + rope
+        }
+    }
+}
+
+/// Width of the attention output before `W_O`: `N·H` (`N·v_head_dim` for MLA).
+#[must_use]
+pub fn attention_output_width(m: &ModelConfig) -> f64 {
+    match &m.attention {
+        Attention::Gqa(a) => a.num_heads as f64 * a.head_dim as f64,
+        Attention::Mla(a) => a.num_heads as f64 * a.v_head_dim as f64,
+    }
+}
+
+/// One block (attention or MLP) under the weight sharding: `hidden` is the width of
+/// the activations between its two matmuls.
+fn block(c: &mut CommsTime, mesh: &ServingMesh, rows: f64, d: f64, hidden: f64, a: f64, times: f64) -> Result<(), Invalid> {
+    match mesh.weights {
+        WeightSharding::WeightStationary1d => c.add(CollectiveKind::AllReduce, rows * d * a, &mesh.model, times),
+        WeightSharding::WeightStationary2d => {
+            let x = product(&mesh.d_axes);
+            let yz = product(&mesh.f_axes);
+            c.add(CollectiveKind::AllGather, rows * d * a / x, &mesh.f_axes, times)?;
+            c.add(CollectiveKind::AllReduce, rows * hidden * a / yz, &mesh.d_axes, times)?;
+            c.add(CollectiveKind::ReduceScatter, rows * d * a / x, &mesh.f_axes, times)
+        }
+    }
+}
+
+/// The collectives of one forward step over `tokens` tokens (the whole batch, or a
+/// prefill chunk) with activations of `activation_bytes`; `kv_resharding` adds the
+/// attention AllToAlls (or gathers) of a KV cache sharded beyond its heads.
+///
+/// # Errors
+/// Non-finite sizes (never from a validated scenario), named by the collective's field.
+pub fn step_comms(
+    m: &ModelConfig,
+    mesh: &ServingMesh,
+    tokens: f64,
+    activation_bytes: f64,
+    kv_resharding: bool,
+) -> Result<CommsTime, Invalid> {
+    let mut c = CommsTime::default();
+    let (t, a, d) = (tokens, activation_bytes, m.d_model as f64);
+    let layers = m.num_layers as f64;
+    let (moe_layers, dense_layers) = m.moe_and_dense_layers();
+    block(&mut c, mesh, t, d, attention_hidden(m), a, layers)?;
+    if kv_resharding && mesh.kv.other_shards > 1 {
+        let o = t * attention_output_width(m) * a;
+        match mesh.kv.mode {
+            super::options::KvSharding::Batch => c.add(CollectiveKind::AllToAll, o, &mesh.model, 2.0 * layers)?,
+            super::options::KvSharding::Sequence => {
+                c.add(CollectiveKind::AllGather, o, &mesh.model, layers)?;
+                c.add(CollectiveKind::AllReduce, o, &mesh.model, layers)?;
+            }
+            super::options::KvSharding::Replicate => {}
+        }
+    }
+    let gated = m.mlp.kind.matrices().saturating_sub(1) as f64;
+    block(&mut c, mesh, t, d, gated * m.mlp.d_ff as f64, a, dense_layers as f64)?;
+    if let Some(moe) = &m.moe {
+        let k = moe.experts_per_token as f64;
+        let n = moe_layers as f64;
+        if mesh.expert.is_empty() {
+            block(&mut c, mesh, t, d, gated * k * moe.expert_d_ff as f64, a, n)?;
+        } else {
+            c.add(CollectiveKind::AllToAll, t * k * d * a, &mesh.expert, 2.0 * n)?;
+            c.add(CollectiveKind::AllReduce, t * d * a, &mesh.non_expert, n)?;
+        }
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives::{AxisShape, Network};
+    use crate::inference::kv_sharding::kv_layout;
+    use crate::inference::options::KvSharding;
+    use crate::presets;
+    use crate::units::BytesPerSec;
+
+    fn line(name: &str, size: u64) -> AxisLink {
+        AxisLink {
+            name: name.into(),
+            size,
+            network: Network::ScaleUp,
+            shape: AxisShape::Line,
+            link: BytesPerSec(4.5e10),
+            hop_latency: Seconds(1e-6),
+        }
+    }
+
+    fn mesh(axes: Vec<AxisLink>, kv: KvLayout) -> ServingMesh {
+        ServingMesh {
+            model: axes.clone(),
+            d_axes: Vec::new(),
+            f_axes: Vec::new(),
+            expert: Vec::new(),
+            non_expert: axes,
+            weights: WeightSharding::WeightStationary1d,
+            kv,
+        }
+    }
+
+    #[test]
+    fn small_decode_batches_are_latency_bound() {
+        // LLaMA 3-70B on a v5e 4x2 (no wraparound) at batch 32 in bf16: 160 AllReduces
+        // of 512 KiB, each 2 × (3 + 1) hops of 1 µs against about 7 µs of transfer.
+        let m = presets::get("llama-3-70b").unwrap().config;
+        let mesh = mesh(vec![line("x", 4), line("y", 2)], kv_layout(8, 8, KvSharding::Batch));
+        let c = step_comms(&m, &mesh, 32.0, 2.0, true).unwrap();
+        assert!(c.latency_bound());
+        assert!((c.latency_floor_s.get() - 160.0 * 8e-6).abs() < 1e-9, "{c:?}");
+        let single = mesh_single();
+        assert_eq!(step_comms(&m, &single, 32.0, 2.0, true).unwrap().time_s, Seconds::ZERO);
+    }
+
+    fn mesh_single() -> ServingMesh {
+        mesh(Vec::new(), kv_layout(8, 1, KvSharding::Batch))
+    }
+
+    #[test]
+    fn batch_sharded_kv_adds_alltoalls() {
+        let m = presets::get("llama-3-70b").unwrap().config;
+        let wide = mesh(vec![line("x", 4), line("y", 4)], kv_layout(8, 16, KvSharding::Batch));
+        let with = step_comms(&m, &wide, 64.0, 2.0, true).unwrap();
+        let without = step_comms(&m, &wide, 64.0, 2.0, false).unwrap();
+        assert!(with.time_s > without.time_s);
+    }
+}

@@ -1,0 +1,42 @@
+//! Serving (book chapters 7 and 8): KV caches and their sharding, the decode step
+//! (book 7.1.5 eq. 4 plus communication), prefill, memory and the smallest topology,
+//! throughput and cost, disaggregated prefill and decode servers, speculative decoding,
+//! and the data behind the serving charts.
+//!
+//! Layers, from the book's formulas up:
+//! - closed forms on plain quantities, one concept per module ([`decode`], [`prefill`],
+//!   [`memory`], [`throughput`], [`disaggregation`], [`speculative`], [`tp_limits`],
+//!   [`weight_stationary`], [`moe`], [`kv_sharding`]); the book-vector tests call these;
+//! - a real model on a real mesh ([`setup::ServingSetup`], [`comms`]) and a scenario's plan
+//!   ([`plan::Plan`]: decode replica, prefill server, draft model, what fits);
+//! - the report section ([`evaluate::evaluate_inference`] → [`report::InferenceReport`],
+//!   with [`curves`] and [`notes`]).
+//!
+//! Assumptions (each also stated where it is used): every chip of a replica holds an
+//! equal share of the weights; the attention of a decode step is HBM-bound (book 7.1.4);
+//! weight, KV, activation and compute formats are independent; collectives are costed by
+//! `collectives::collective_cost` on the real axes, latency floor included.
+
+pub mod comms;
+pub mod curves;
+pub mod decode;
+pub mod disaggregation;
+pub mod evaluate;
+pub mod kv_sharding;
+pub mod memory;
+pub mod moe;
+pub mod notes;
+pub mod options;
+pub mod plan;
+pub mod prefill;
+pub mod report;
+pub mod setup;
+pub mod slices;
+pub mod speculative;
+pub mod throughput;
+pub mod tp_limits;
+pub mod weight_stationary;
+
+pub use evaluate::evaluate_inference;
+pub use options::InferenceSection;
+pub use report::InferenceReport;

@@ -1,0 +1,82 @@
+//! Caveats about a serving configuration, in words, for the page and the CLI report.
+
+use super::kv_sharding::KvLayout;
+use super::memory::MemoryPerChip;
+use super::options::KvSharding;
+use super::plan::Plan;
+use super::report::{DecodeReport, KvCacheReport};
+use crate::model::ModelConfig;
+
+fn gb(b: crate::units::Bytes) -> String {
+    format!("{:.1} GB", b.gb())
+}
+
+fn kv_note(l: &KvLayout, batch: u64) -> Option<String> {
+    if l.other_shards <= 1 {
+        return None;
+    }
+    Some(match l.mode {
+        KvSharding::Replicate => format!(
+            "{} KV heads on {} chips: each cache is replicated {}x (every copy is read every step)",
+            l.kv_heads, l.model_parallel, l.replication
+        ),
+        KvSharding::Batch if !batch.is_multiple_of(l.other_shards) => format!(
+            "the batch of {batch} does not divide into {} batch shards of the KV cache: the busiest chip holds {} sequences",
+            l.other_shards,
+            batch.div_ceil(l.other_shards)
+        ),
+        KvSharding::Batch => format!(
+            "{} KV heads on {} chips: the cache is also split {} ways by batch, two AllToAlls per layer",
+            l.kv_heads, l.model_parallel, l.other_shards
+        ),
+        KvSharding::Sequence => format!(
+            "{} KV heads on {} chips: the cache is also split {} ways by sequence",
+            l.kv_heads, l.model_parallel, l.other_shards
+        ),
+    })
+}
+
+/// Every caveat that applies.
+#[must_use]
+pub fn notes(m: &ModelConfig, plan: &Plan, decode: &DecodeReport, kv: &KvCacheReport, mem: &MemoryPerChip, batch: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    let y = decode.tp_limits.model_parallel;
+    if !mem.fits {
+        out.push(format!("does not fit: {} per chip against {} of HBM", gb(mem.total), gb(mem.hbm)));
+    }
+    out.extend(kv_note(&kv.layout, batch));
+    let heads = m.num_heads();
+    let y_int = plan.decode.mesh.kv.model_parallel;
+    if y_int > 1 && !heads.is_multiple_of(y_int) {
+        out.push(format!(
+            "{heads} query heads do not divide over {y_int} chips: the busiest chip computes {} heads, not {:.2}",
+            heads.div_ceil(y_int),
+            heads as f64 / y
+        ));
+    }
+    let l = &decode.tp_limits;
+    if y > l.compute_bound {
+        out.push(format!(
+            "model parallelism {y} exceeds n_axes·F/α ≈ {:.1}: compute-bound batches would wait on collectives (book 8.1.1)",
+            l.compute_bound
+        ));
+    }
+    if y > l.memory_bound {
+        out.push(format!(
+            "model parallelism {y} exceeds the memory-bound limit ≈ {:.1} at this batch: collectives outlast the weight loads (book 7.3.2)",
+            l.memory_bound
+        ));
+    }
+    if decode.comms_latency_floor_s > decode.comms_bandwidth_time_s && decode.step.comms_s.get() > 0.0 {
+        out.push("the activation collectives are latency-bound (book 7.6.3): hops, not bytes, set their time".into());
+    }
+    if m.moe.is_some() {
+        out.push(
+            "MoE weight reads assume uniform routing: E·(1 − (1 − k/E)^T) distinct experts per layer in expectation".into(),
+        );
+    }
+    if kv.window_capped {
+        out.push("local-attention layers cache only their window".into());
+    }
+    out
+}
