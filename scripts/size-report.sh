@@ -33,9 +33,10 @@ if $build; then trunk build --release; fi
 
 gz() { gzip -9 <"$1" | wc -c; }
 
-# The wasm, JS and CSS files a page of dist/ loads (trunk writes absolute URLs, `/name-hash.ext`).
+# The wasm, JS and CSS files a page of dist/ loads (trunk writes absolute URLs, `/name-hash.ext`,
+# quoted or, minified, not).
 assets_of() {
-  grep -oE "[\"'][^\"']+\\.(wasm|js|css)[\"']" "$1" | tr -d "\"'" | sed 's|^.*/||' | sort -u
+  grep -oE "[A-Za-z0-9_./-]+\\.(wasm|js|css)\\b" "$1" | sed 's|^.*/||' | sort -u
 }
 
 shopt -s nullglob
