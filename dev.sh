@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shardcalc developer entry point. Every verb first runs scripts/setup.sh (idempotent installs).
 #   ./dev.sh serve   release build in dist/, served on http://127.0.0.1:8080 (rebuilt on change)
-#   ./dev.sh test    release build, then every test: native (core, cli, browser e2e) and wasm
+#   ./dev.sh test    release build (failing above the size limit), then every test: native (core,
+#                    cli, browser e2e) and wasm
 #   ./dev.sh build   release build into dist/, and its sizes
 #   ./dev.sh size    release build, its sizes, and where the wasm's bytes go (scripts/size-report.sh)
 #   ./dev.sh setup   only the installs
@@ -67,7 +68,8 @@ case "${1:-}" in
     ;;
   test)
     step "setup" bash scripts/setup.sh
-    build
+    # --check: fails when a page's wasm+js+css grew past the size limit (scripts/size-report.sh).
+    build --check
     run_tests
     ;;
   size)
