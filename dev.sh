@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # shardcalc developer entry point. Every verb first runs scripts/setup.sh (idempotent installs).
 #   ./dev.sh serve   release build in dist/, served on http://127.0.0.1:8080 (rebuilt on change)
-#   ./dev.sh test    release build, then every test: native (core, cli, browser e2e), the
-#                    million-scenario no-panic test, wasm, and a bounded fuzzing run
+#   ./dev.sh test    release build (failing above the size limit), then every test: native (core,
+#                    cli, browser e2e), the million-scenario no-panic test, wasm, and a bounded fuzzing run
 #   ./dev.sh bench   benchmarks, with a median per benchmark ([FILTER] picks some)
 #   ./dev.sh build   release build into dist/, and its sizes
+#   ./dev.sh size    release build, its sizes, and where the wasm's bytes go (scripts/size-report.sh)
 #   ./dev.sh setup   only the installs
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,23 +24,16 @@ step() {
   echo "<== $label: $((SECONDS - started)) s"
 }
 
-# Raw and gzip -9 bytes of what the browser downloads (the HTML is ~1 KB more).
+# Raw and gzip -9 bytes of what each page of dist/ downloads (wasm, JS, CSS; the HTML is ~1 KB
+# more), against the budget set in scripts/size-report.sh. Extra arguments go to that script.
 sizes() {
-  local file raw gz total_raw=0 total_gz=0
-  shopt -s nullglob
-  echo "dist/ sizes (bytes):"
-  for file in dist/*.wasm dist/*.js dist/*.css; do
-    raw=$(wc -c <"$file")
-    gz=$(gzip -9 -c "$file" | wc -c)
-    total_raw=$((total_raw + raw)) total_gz=$((total_gz + gz))
-    printf '  %-44s %9d raw %9d gzip\n' "${file#dist/}" "$raw" "$gz"
-  done
-  printf '  %-44s %9d raw %9d gzip\n' "total wasm+js+css" "$total_raw" "$total_gz"
+  bash scripts/size-report.sh "$@"
 }
 
+# Release build into dist/, then its sizes (arguments go to scripts/size-report.sh).
 build() {
   step "trunk build --release" trunk build --release
-  sizes
+  sizes "$@"
 }
 
 # cargo test, with its output also appended to the file $1 (for the summary line).
@@ -102,7 +96,8 @@ case "${1:-}" in
     ;;
   test)
     step "setup" bash scripts/setup.sh
-    build
+    # --check: fails when a page's wasm+js+css grew past the size limit (scripts/size-report.sh).
+    build --check
     run_tests
     ;;
   bench)
@@ -110,6 +105,10 @@ case "${1:-}" in
     shift
     bench_core "$@"
     bench_browser
+    ;;
+  size)
+    step "setup" bash scripts/setup.sh
+    build --top
     ;;
   serve)
     step "setup" bash scripts/setup.sh
@@ -121,7 +120,7 @@ case "${1:-}" in
     exec trunk serve --release --no-autoreload
     ;;
   *)
-    echo "usage: $0 serve | test | bench [FILTER] | build | setup" >&2
+    echo "usage: $0 serve | test | bench [FILTER] | build | size | setup" >&2
     exit 2
     ;;
 esac

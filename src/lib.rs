@@ -19,7 +19,7 @@ pub mod state;
 pub mod views;
 
 pub use app::App;
-pub use components::chart_canvas_draw as draw_chart;
+pub use components::{chart_canvas_draw as draw_chart, chart_svg};
 
 /// Mounts [`App`] on `<body>`; called by the `shardcalc-web` binary that trunk builds.
 pub fn start() {

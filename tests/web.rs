@@ -242,6 +242,13 @@ async fn charts_draw_on_their_canvases() {
     let chart = shardcalc_charts::Chart::Bars(shardcalc_charts::param_breakdown(&r.model.name, &r.params));
     let svg = shardcalc_charts::svg::to_svg(&chart).unwrap();
     assert!(svg.contains("Parameters per component") && svg.contains("Dense MLP"));
+    // The page's "Download SVG" draws through its own backend enum (one compiled copy of the
+    // drawing code for canvas and SVG); it must write exactly what plotters' SVG backend does.
+    let model = shardcalc_core::presets::get("llama-3-8b").unwrap().config;
+    let lines = shardcalc_charts::Chart::SeqLen(shardcalc_charts::flops_vs_seq_len_chart(&model, FlopConvention::MaxText));
+    for chart in [chart, lines] {
+        assert_eq!(shardcalc::chart_svg(&chart).unwrap(), shardcalc_charts::svg::to_svg(&chart).unwrap());
+    }
 }
 
 #[wasm_bindgen_test]

@@ -48,7 +48,8 @@ struct PresetFile {
     presets: Vec<Preset>,
 }
 
-const PRESETS_JSON: &str = include_str!("../data/presets.json");
+/// `data/presets.json` as bundled: without indentation (see `build.rs`).
+const PRESETS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/presets.json"));
 
 /// Parse the bundled preset file.
 ///
@@ -75,6 +76,16 @@ pub fn get(id: &str) -> Option<Preset> {
 mod tests {
     use super::*;
     use crate::params::count_params;
+
+    /// `build.rs` only removes whitespace: the bundled text is the data file's JSON.
+    #[test]
+    fn bundled_text_is_the_data_file() {
+        let pretty = include_str!("../data/presets.json");
+        let as_edited: serde_json::Value = serde_json::from_str(pretty).unwrap();
+        let bundled: serde_json::Value = serde_json::from_str(PRESETS_JSON).unwrap();
+        assert_eq!(bundled, as_edited);
+        assert!(PRESETS_JSON.len() < pretty.len() && !PRESETS_JSON.contains('\n'));
+    }
 
     #[test]
     fn bundled_presets_parse_and_are_unique() {

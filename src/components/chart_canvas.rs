@@ -6,6 +6,7 @@ use plotters::prelude::IntoDrawingArea;
 use shardcalc_charts::{Chart, ChartError};
 use web_sys::HtmlCanvasElement;
 
+use super::chart_backend::{chart_svg, ChartBackend};
 use super::measured_canvas::MeasuredCanvas;
 use crate::dom::{download_text, download_url, log_error};
 
@@ -22,7 +23,7 @@ pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), Chart
         canvas.set_height(h);
     }
     let backend = MeasuredCanvas::new(canvas.clone()).ok_or(ChartError::NoContext)?;
-    chart.draw(&backend.into_drawing_area())
+    chart.draw(&ChartBackend::Canvas(backend).into_drawing_area())
 }
 
 /// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
@@ -65,7 +66,7 @@ pub fn ChartCanvas(
         }
     };
     let download_svg = move |_| {
-        let svg = chart.with_untracked(|c| c.as_ref().map(shardcalc_charts::svg::to_svg));
+        let svg = chart.with_untracked(|c| c.as_ref().map(chart_svg));
         match svg {
             Some(Ok(svg)) => {
                 if let Err(e) = download_text(&format!("shardcalc-{id}.svg"), "image/svg+xml", &svg) {

@@ -1,6 +1,7 @@
 //! Reusable components: form fields driven by specs (`crate::field_spec`), field messages,
 //! the error summary, a chart canvas with downloads, and a CSV download button.
 
+mod chart_backend;
 mod chart_canvas;
 mod choice;
 mod csv_button;
@@ -10,6 +11,7 @@ mod measured_canvas;
 mod number_field;
 mod text_field;
 
+pub use chart_backend::{chart_svg, ChartBackend};
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;

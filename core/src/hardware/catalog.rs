@@ -11,7 +11,8 @@ struct ChipFile {
     chips: Vec<Chip>,
 }
 
-const CHIPS_JSON: &str = include_str!("../../data/chips.json");
+/// `data/chips.json` as bundled: without indentation (see `build.rs`).
+const CHIPS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/chips.json"));
 
 /// Parse the bundled catalog.
 ///
@@ -38,6 +39,16 @@ pub fn get(id: &str) -> Option<Chip> {
 mod tests {
     use super::*;
     use crate::hardware::chip::{Fabric, WrapRule};
+
+    /// `build.rs` only removes whitespace: the bundled text is the data file's JSON.
+    #[test]
+    fn bundled_text_is_the_data_file() {
+        let pretty = include_str!("../../data/chips.json");
+        let as_edited: serde_json::Value = serde_json::from_str(pretty).unwrap();
+        let bundled: serde_json::Value = serde_json::from_str(CHIPS_JSON).unwrap();
+        assert_eq!(bundled, as_edited);
+        assert!(CHIPS_JSON.len() < pretty.len() && !CHIPS_JSON.contains('\n'));
+    }
 
     #[test]
     fn catalog_parses_validates_and_is_unique() {
