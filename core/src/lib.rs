@@ -24,6 +24,7 @@ pub mod report_hardware;
 pub mod roofline;
 pub mod scenario;
 pub mod sharding;
+pub mod training;
 pub mod units;
 
 /// Temporary scaffolding hook used by the placeholder page and its tests.
