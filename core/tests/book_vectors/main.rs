@@ -8,4 +8,5 @@ mod hardware;
 mod harness;
 mod other;
 mod roofline;
+mod training;
 mod transformer;
