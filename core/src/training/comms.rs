@@ -87,41 +87,58 @@ fn count(b: bool) -> f64 {
     if b { 1.0 } else { 0.0 }
 }
 
-/// TP (book 5.1.3): per block (attention, MLP) AllGather `In[B, D_Y]` and
-/// ReduceScatter `Out[B, D]{U_Y}` forward, the transposes backward — 4BD + 4BD bytes
-/// per block in the book's table for `tokens` = B in bf16 — plus the forward pair
-/// again for each recomputed block; `layers` layers. On the critical path.
+/// Seconds and bytes of `counts` (forward, backward) collectives of the array `v`
+/// that each take `one` second.
 #[must_use]
-pub fn tensor_parallel_traffic(tokens: f64, d_model: f64, activation_bytes: f64, layers: f64, redo: Recomputed, time: CollectiveTime) -> Traffic {
-    let v = tokens * d_model * activation_bytes;
-    let one = time(CollectiveKind::AllGather, v);
+pub fn repeated(v: f64, one: f64, counts: (f64, f64)) -> Traffic {
+    Traffic { forward: counts.0 * one, backward: counts.1 * one, bytes: (counts.0 + counts.1) * v }
+}
+
+/// TP (book 5.1.3): each collective gathers `In[B, D_Y]` (or reduce-scatters
+/// `Out[B, D]{U_Y}`) of the device's `tokens`: `V = B·D` activations.
+#[must_use]
+pub fn tensor_parallel_array(tokens: f64, d_model: f64, activation_bytes: f64) -> f64 {
+    tokens * d_model * activation_bytes
+}
+
+/// TP (book 5.1.3): per block (attention, MLP) one AllGather and one ReduceScatter
+/// forward, their transposes backward — 4BD + 4BD bytes per block in the book's
+/// table — plus the forward pair again for each block the remat policy recomputes.
+/// On the critical path.
+#[must_use]
+pub fn tensor_parallel_counts(layers: f64, redo: Recomputed) -> (f64, f64) {
     let again = 2.0 * (count(redo.attention) + count(redo.mlp));
-    let (n_f, n_b) = (4.0 * layers, (4.0 + again) * layers);
-    Traffic { forward: n_f * one, backward: n_b * one, bytes: (n_f + n_b) * v }
+    (4.0 * layers, (4.0 + again) * layers)
+}
+
+/// EP (book 4.4.1): each AllToAll moves what one device sends (its tokens × k × its
+/// hidden slice × the capacity factor) to the `ep` devices: `V` = that shard × `ep`.
+#[must_use]
+pub fn expert_parallel_array(tokens: f64, per_token: f64, hidden: f64, activation_bytes: f64, capacity_factor: f64, ep: f64) -> f64 {
+    tokens * per_token * hidden * activation_bytes * capacity_factor * ep
 }
 
 /// EP (book 4.4.1): two AllToAlls per MoE layer (dispatch to the experts, combine
-/// back) forward, two backward, a third when the expert inputs are recomputed.
-/// `shard_bytes` is what one device sends per AllToAll (its tokens × k × its hidden
-/// slice × the capacity factor); `V` is that times the `ep` devices. On the critical
-/// path: the experts cannot start before their tokens arrive.
+/// back) forward, two backward, a third when the expert inputs are recomputed. On the
+/// critical path: the experts cannot start before their tokens arrive.
 #[must_use]
-pub fn expert_parallel_traffic(shard_bytes: f64, ep: f64, moe_layers: f64, redo: Recomputed, time: CollectiveTime) -> Traffic {
-    let v = shard_bytes * ep;
-    let one = time(CollectiveKind::AllToAll, v);
-    let (n_f, n_b) = (2.0 * moe_layers, (2.0 + count(redo.mlp)) * moe_layers);
-    Traffic { forward: n_f * one, backward: n_b * one, bytes: (n_f + n_b) * v }
+pub fn expert_parallel_counts(moe_layers: f64, redo: Recomputed) -> (f64, f64) {
+    (2.0 * moe_layers, (2.0 + count(redo.mlp)) * moe_layers)
 }
 
-/// CP (ring attention; book 5.1.1's note on context parallelism): every layer gathers
-/// the K/V of the whole sequence (`kv_bytes`) forward, gathers it again and
-/// ReduceScatters its gradient backward (once more when attention is recomputed).
-/// Overlaps with the attention it feeds.
+/// CP (ring attention; book 5.1.1's note on context parallelism): each collective
+/// gathers the K/V of the whole sequence, `cp` devices' `tokens` each.
 #[must_use]
-pub fn context_parallel_traffic(kv_bytes: f64, layers: f64, redo: Recomputed, time: CollectiveTime) -> Traffic {
-    let one = time(CollectiveKind::AllGather, kv_bytes);
-    let (n_f, n_b) = (layers, (2.0 + count(redo.context)) * layers);
-    Traffic { forward: n_f * one, backward: n_b * one, bytes: (n_f + n_b) * kv_bytes }
+pub fn context_parallel_array(tokens: f64, cp: f64, kv_per_token: f64, activation_bytes: f64) -> f64 {
+    tokens * cp * kv_per_token * activation_bytes
+}
+
+/// CP: every layer gathers K/V forward, gathers them again and ReduceScatters their
+/// gradient backward, once more when attention is recomputed. Overlaps with the
+/// attention it feeds.
+#[must_use]
+pub fn context_parallel_counts(layers: f64, redo: Recomputed) -> (f64, f64) {
+    (layers, (2.0 + count(redo.context)) * layers)
 }
 
 /// PP (book 5.1.5): one hop to the next stage with a microbatch's activations
@@ -136,20 +153,12 @@ fn add(a: Traffic, b: Traffic) -> Traffic {
     Traffic { forward: a.forward + b.forward, backward: a.backward + b.backward, bytes: a.bytes + b.bytes }
 }
 
-/// The traffic of one microbatch on one device of a mesh (DP's once per step).
+/// The weight traffic of a mesh, which depends neither on the microbatch count nor on
+/// remat: FSDP's per microbatch and DP's per step.
 #[must_use]
-pub fn comms(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> Comms {
-    let p = &setup.profile;
+pub fn weight_traffic(setup: &Setup, cache: &CostCache, mc: &MeshContext) -> (Traffic, Traffic) {
     let dt = &setup.options.dtypes;
-    let (w, g, a) = (dt.weights.bytes(), dt.gradients.bytes(), dt.activations.bytes());
-    let tokens = microbatch_tokens(setup, mc, microbatches);
-    let (tp, pp) = (mc.mesh.tp.max(1) as f64, mc.mesh.pp.max(1) as f64);
-    let redo = Recomputed {
-        attention: remat.attention_block_recomputed,
-        mlp: remat.mlp_block_recomputed,
-        context: remat.context_recomputed,
-    };
-    let on = |model: CostModel| move |kind: CollectiveKind, v: f64| cache.time(model, kind, v);
+    let (w, g) = (dt.weights.bytes(), dt.gradients.bytes());
     let mut fsdp = Traffic::default();
     for ([gather, scatter], params) in [(mc.fsdp_dense, mc.gathered_dense), (mc.fsdp_expert, mc.gathered_expert)] {
         if !gather.is_none() && params > 0.0 {
@@ -170,27 +179,74 @@ pub fn comms(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u
         };
         data_parallel_traffic(mc.params * g, mc.params * w, setup.options.zero, &time)
     };
-    let tp_traffic = if mc.tp.is_none() {
-        Traffic::default()
-    } else {
-        tensor_parallel_traffic(tokens, p.d_model, a, p.layers as f64 / pp, redo, &on(mc.tp))
+    (fsdp, dp)
+}
+
+/// The activation collectives of a mesh at one microbatch count: each array `V` and
+/// the time of one collective of it, computed once for every remat policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ActivationCollectives {
+    /// TP: (V, seconds of one).
+    pub tp: (f64, f64),
+    /// EP: (V, seconds of one AllToAll).
+    pub ep: (f64, f64),
+    /// CP: (V, seconds of one).
+    pub cp: (f64, f64),
+    /// PP sends of one microbatch.
+    pub pp: Traffic,
+    /// Layers on one stage.
+    layers: f64,
+    /// MoE layers on one stage.
+    moe_layers: f64,
+}
+
+/// The activation collectives of `mc` at `microbatches`.
+#[must_use]
+pub fn activation_collectives(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> ActivationCollectives {
+    let p = &setup.profile;
+    let a = setup.options.dtypes.activations.bytes();
+    let tokens = microbatch_tokens(setup, mc, microbatches);
+    let (tp, pp) = (mc.mesh.tp.max(1) as f64, mc.mesh.pp.max(1) as f64);
+    let one = |model: CostModel, kind: CollectiveKind, v: f64| (v, cache.time(model, kind, v));
+    let none = (0.0, 0.0);
+    ActivationCollectives {
+        tp: if mc.tp.is_none() { none } else { one(mc.tp, CollectiveKind::AllGather, tensor_parallel_array(tokens, p.d_model, a)) },
+        ep: match p.expert {
+            Some(e) if !mc.ep.is_none() => {
+                let v = expert_parallel_array(tokens, e.per_token as f64, p.d_model / tp, a, setup.options.capacity_factor, mc.mesh.ep as f64);
+                one(mc.ep, CollectiveKind::AllToAll, v)
+            }
+            _ => none,
+        },
+        cp: if mc.cp.is_none() {
+            none
+        } else {
+            let split = if p.latent_kv { 1.0 } else { p.kv_split(mc.mesh.tp) };
+            let v = context_parallel_array(tokens, mc.mesh.cp as f64, p.kv_elements_per_token_layer / split, a);
+            one(mc.cp, CollectiveKind::AllGather, v)
+        },
+        pp: mc.pp_link.map_or(Traffic::default(), |(link, latency, hops)| {
+            pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops)
+        }),
+        layers: p.layers as f64 / pp,
+        moe_layers: p.moe_layers as f64 / pp,
+    }
+}
+
+/// The traffic of one microbatch on one device (DP's once per step) for a remat policy.
+#[must_use]
+pub fn comms(mc: &MeshContext, ac: &ActivationCollectives, remat: &RematCost) -> Comms {
+    let redo = Recomputed {
+        attention: remat.attention_block_recomputed,
+        mlp: remat.mlp_block_recomputed,
+        context: remat.context_recomputed,
     };
-    let ep = match p.expert {
-        Some(e) if !mc.ep.is_none() => {
-            let shard = tokens * e.per_token as f64 * p.d_model / tp * a * setup.options.capacity_factor;
-            expert_parallel_traffic(shard, mc.mesh.ep as f64, p.moe_layers as f64 / pp, redo, &on(mc.ep))
-        }
-        _ => Traffic::default(),
-    };
-    let cp = if mc.cp.is_none() {
-        Traffic::default()
-    } else {
-        let split = if p.latent_kv { 1.0 } else { p.kv_split(mc.mesh.tp) };
-        let kv = tokens * mc.mesh.cp as f64 * p.kv_elements_per_token_layer / split * a;
-        context_parallel_traffic(kv, p.layers as f64 / pp, redo, &on(mc.cp))
-    };
-    let pp_traffic = mc.pp_link.map_or(Traffic::default(), |(link, latency, hops)| {
-        pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops)
-    });
-    Comms { fsdp, dp, tp: tp_traffic, ep, cp, pp: pp_traffic }
+    Comms {
+        fsdp: mc.fsdp_traffic,
+        dp: mc.dp_traffic,
+        tp: repeated(ac.tp.0, ac.tp.1, tensor_parallel_counts(ac.layers, redo)),
+        ep: repeated(ac.ep.0, ac.ep.1, expert_parallel_counts(ac.moe_layers, redo)),
+        cp: repeated(ac.cp.0, ac.cp.1, context_parallel_counts(ac.layers, redo)),
+        pp: ac.pp,
+    }
 }

@@ -20,16 +20,18 @@ pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsRe
     let alpha = ici_intensity(setup.peak, 2.0 * link);
     let (w, a, g) = (o.dtypes.weights.bytes(), o.dtypes.activations.bytes(), o.dtypes.gradients.bytes());
     let f = setup.profile.threshold_d_ff();
-    let b = setup.tokens();
-    let n = setup.devices.max(1) as f64;
+    // FSDP and TP live inside one slice (book 5.1.6: DP across slices): the ICI
+    // analysis is per slice.
+    let slices = setup.capacity[2].max(1);
+    let b = setup.tokens() / slices as f64;
+    let n = (setup.devices / slices).max(1) as f64;
     let per_device = b / n;
     let m_x = (n_axes - 1.0).max(1.0);
     let mixed = MixedSharding { alpha, m_x, m_y: 1.0, d_ff: f, weight_bytes: w, activation_bytes: a };
     let x_opt = mixed.optimal_fsdp(b, n);
-    let slices = setup.capacity[2];
     let dcn = (slices > 1).then(|| DcnReport {
         slices,
-        batch_per_slice: b / slices as f64,
+        batch_per_slice: b,
         critical_batch_per_slice: dcn_critical_batch(setup.peak * setup.devices_per_chip as f64, chip.scale_out.bandwidth_per_chip.get(), g),
     });
     let fsdp_all = fsdp_critical_batch(alpha, n_axes, w);
@@ -49,6 +51,7 @@ pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsRe
         ici_axes: ici.len() as u64,
         d_ff: f,
         batch_per_device: per_device,
+        devices_per_slice: n as u64,
         fsdp_critical_batch_one_axis: fsdp_critical_batch(alpha, 1.0, w),
         fsdp_critical_batch_all_axes: fsdp_all,
         tp_max_one_axis: tp_max_degree(alpha, 1.0, f, a),
@@ -108,7 +111,7 @@ fn binding(
 #[must_use]
 pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
     let comm: f64 = s.comm.iter().map(|c| c.time).sum();
-    let exposed: f64 = s.comm.iter().map(|c| c.exposed).sum();
+    let pct = |t: f64| 100.0 * t / s.step_time;
     match s.bound {
         Resource::Memory => format!(
             "Nothing fits: this configuration needs {:.1} GB per device against {:.1} GB of HBM.",
@@ -116,26 +119,35 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
             hbm / 1e9
         ),
         Resource::Compute => format!(
-            "Compute-bound: {:.3} s of matmuls per step against {:.3} s of communication, {:.3} s of it exposed; MFU {:.1}% (a roofline: ideal overlap and kernels).",
+            "Compute-bound: all {comm:.3} s of communication hides behind {:.3} s of matmuls; MFU {:.1}% (a roofline: ideal overlap and kernels).",
             s.compute,
-            comm,
-            exposed,
             100.0 * s.mfu
         ),
         Resource::Communication => {
-            let axis = s.bound_axis.map_or("", |a| a.id());
+            let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
+            let c = s.comm[axis as usize];
+            let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
             format!(
-                "Communication-bound: collectives take {comm:.3} s per step (the largest {axis}) against {:.3} s of compute; {exposed:.3} s is exposed.",
+                "{} communication is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%) beside {:.3} s of compute; {why}.",
+                axis.id().to_uppercase(),
+                c.exposed,
+                s.step_time,
+                pct(c.exposed),
                 s.compute
             )
         }
         Resource::PipelineBubble => format!(
-            "The pipeline bubble of {} stages over {} microbatches idles {:.3} s per step, more than the {:.3} s of compute; add microbatches or virtual stages.",
-            pp, s.microbatches, s.bubble, s.compute
+            "The pipeline bubble is the largest loss: {:.3} s of a {:.3} s step ({:.0}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
+            s.bubble,
+            s.step_time,
+            pct(s.bubble),
+            s.microbatches
         ),
         Resource::HostOffload => format!(
-            "Host offload moves activations over PCIe for {:.3} s per step against {:.3} s of compute; {:.3} s is exposed.",
-            s.offload, s.compute, s.offload_exposed
+            "Host offload over PCIe is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%).",
+            s.offload_exposed,
+            s.step_time,
+            pct(s.offload_exposed)
         ),
     }
 }

@@ -56,6 +56,8 @@ pub struct MemoryParts {
     pub transient_kind: Transient,
     /// Offloaded activations in host memory (not counted in HBM).
     pub offloaded: f64,
+    /// Bytes one microbatch offloads (and reads back).
+    pub offloaded_per_microbatch: f64,
     /// Microbatches' activations in flight.
     pub in_flight: f64,
 }
@@ -74,18 +76,25 @@ pub fn microbatch_tokens(setup: &Setup, mc: &MeshContext, microbatches: u64) -> 
     mc.sequences_per_shard as f64 / microbatches.max(1) as f64 * setup.seq_len as f64 / mc.mesh.cp.max(1) as f64
 }
 
-/// Activation bytes per device of `kept` (TP-split) and `kept_kv` (min(TP, K)-split)
-/// elements per token over all layers, for one microbatch.
-fn activation_bytes(setup: &Setup, mc: &MeshContext, microbatches: u64, kept: f64, kept_kv: f64) -> f64 {
-    let tp = mc.mesh.tp.max(1) as f64;
-    let per_token = kept / tp + kept_kv / setup.profile.kv_split(mc.mesh.tp);
-    microbatch_tokens(setup, mc, microbatches) * per_token / mc.mesh.pp.max(1) as f64
-        * setup.options.dtypes.activations.bytes()
+
+/// Everything in a device's memory that does not depend on the remat policy, for one
+/// mesh and microbatch count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MemoryBase {
+    /// Weights, gradients, optimizer state, master weights; transient and its kind.
+    pub parts: MemoryParts,
+    /// Bytes of one microbatch per kept element per token summed over layers: its
+    /// tokens on this device over its L/PP layers, in the activation format.
+    per_element: f64,
+    /// 1/TP.
+    inv_tp: f64,
+    /// 1/min(TP, K).
+    inv_kv: f64,
 }
 
-/// The memory of one configuration.
+/// The policy-independent memory of a mesh at a microbatch count.
 #[must_use]
-pub fn memory(setup: &Setup, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> MemoryParts {
+pub fn memory_base(setup: &Setup, mc: &MeshContext, microbatches: u64) -> MemoryBase {
     let o = &setup.options;
     let p = &setup.profile;
     let m = &mc.mesh;
@@ -94,7 +103,6 @@ pub fn memory(setup: &Setup, mc: &MeshContext, microbatches: u64, remat: &RematC
     let weight_bytes = o.dtypes.weights.bytes();
     let opt_params = mc.params / mc.dp_optimizer_shards;
     let pipeline: &Pipeline = &o.pipeline;
-    let in_flight = pipeline.in_flight(m.pp, microbatches);
     let tokens = microbatch_tokens(setup, mc, microbatches);
 
     let sharded = mc.params < mc.gathered_dense + mc.gathered_expert;
@@ -122,24 +130,36 @@ pub fn memory(setup: &Setup, mc: &MeshContext, microbatches: u64, remat: &RematC
     let (transient_kind, transient) = candidates
         .iter()
         .fold((Transient::None, 0.0), |best, &(k, v)| if v > best.1 { (k, v) } else { best });
-
-    MemoryParts {
-        weights: mc.params * weight_bytes,
-        gradients: if o.store_gradients { mc.params / mc.dp_gradient_shards * grad_bytes } else { 0.0 },
-        optimizer: opt_params * o.optimizer.state_per_param(p.factored_fraction) * o.dtypes.optimizer.bytes(),
-        master_weights: if o.optimizer.master_weights() { opt_params * DType::Fp32.bytes() } else { 0.0 },
-        activations: activation_bytes(setup, mc, microbatches, remat.kept, remat.kept_kv) * in_flight,
-        transient,
-        transient_kind,
-        offloaded: activation_bytes(setup, mc, microbatches, remat.offloaded, remat.offloaded_kv) * in_flight,
-        in_flight,
+    MemoryBase {
+        parts: MemoryParts {
+            weights: mc.params * weight_bytes,
+            gradients: if o.store_gradients { mc.params / mc.dp_gradient_shards * grad_bytes } else { 0.0 },
+            optimizer: opt_params * o.optimizer.state_per_param(p.factored_fraction) * o.dtypes.optimizer.bytes(),
+            master_weights: if o.optimizer.master_weights() { opt_params * DType::Fp32.bytes() } else { 0.0 },
+            transient,
+            transient_kind,
+            in_flight: pipeline.in_flight(m.pp, microbatches),
+            ..MemoryParts::default()
+        },
+        per_element: tokens / m.pp.max(1) as f64 * o.dtypes.activations.bytes(),
+        inv_tp: 1.0 / tp,
+        inv_kv: 1.0 / p.kv_split(m.tp),
     }
 }
 
-/// Per-microbatch bytes a policy moves to the host (and back) on one device.
+/// The memory of one configuration: the base plus the policy's saved activations
+/// (TP splits every tensor TP ways, K and V min(TP, K) ways) for the microbatches in
+/// flight.
 #[must_use]
-pub fn offload_bytes(setup: &Setup, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> f64 {
-    activation_bytes(setup, mc, microbatches, remat.offloaded, remat.offloaded_kv)
+pub fn memory(base: &MemoryBase, remat: &RematCost) -> MemoryParts {
+    let saved = base.per_element * (remat.kept * base.inv_tp + remat.kept_kv * base.inv_kv);
+    let offloaded = base.per_element * (remat.offloaded * base.inv_tp + remat.offloaded_kv * base.inv_kv);
+    MemoryParts {
+        activations: saved * base.parts.in_flight,
+        offloaded: offloaded * base.parts.in_flight,
+        offloaded_per_microbatch: offloaded,
+        ..base.parts
+    }
 }
 
 /// Largest model pure data parallelism can train (book 5.1.1 takeaway: HBM / 10 with

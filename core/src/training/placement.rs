@@ -17,7 +17,7 @@
 
 use super::mesh::{network_index, NetworkSplit, Parallelism, NETWORKS};
 use crate::collectives::{collective_cost, AxisLink, AxisShape, CollectiveKind, Network};
-use crate::units::{Bytes, BytesPerSec};
+use crate::units::{Bytes, BytesPerSec, Seconds};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -141,9 +141,10 @@ fn merged(placement: &Placement, group: &[Parallelism]) -> ([Piece; MAX_PHYSICAL
     (out, n)
 }
 
-/// The axis a piece of `phys` behaves as (see the module docs).
+/// Shape, one-way link bandwidth and per-hop latency of a piece of `phys` (see the
+/// module docs).
 #[must_use]
-pub fn piece_link(phys: &AxisLink, piece: Piece) -> AxisLink {
+pub fn piece_shape(phys: &AxisLink, piece: Piece) -> (AxisShape, BytesPerSec, Seconds) {
     let torus = matches!(phys.shape, AxisShape::Ring | AxisShape::Line);
     let stride = piece.stride.max(1) as f64;
     let closes = piece.size.saturating_mul(piece.stride) == phys.size;
@@ -152,14 +153,25 @@ pub fn piece_link(phys: &AxisLink, piece: Piece) -> AxisLink {
         AxisShape::Ring | AxisShape::Line => AxisShape::Line,
         other => other,
     };
+    if torus {
+        (shape, phys.link / stride, phys.hop_latency * stride)
+    } else {
+        (shape, phys.link, phys.hop_latency)
+    }
+}
+
+/// The axis a piece of `phys` behaves as, named `x[size/stride]` unless whole.
+#[must_use]
+pub fn piece_link(phys: &AxisLink, piece: Piece) -> AxisLink {
+    let (shape, link, hop_latency) = piece_shape(phys, piece);
     let whole = piece.size == phys.size && piece.stride == 1;
     AxisLink {
         name: if whole { phys.name.clone() } else { format!("{}[{}/{}]", phys.name, piece.size, piece.stride) },
         size: piece.size,
         network: phys.network,
         shape,
-        link: if torus { phys.link / stride } else { phys.link },
-        hop_latency: if torus { phys.hop_latency * stride } else { phys.hop_latency },
+        link,
+        hop_latency,
     }
 }
 
@@ -206,12 +218,33 @@ impl Hasher for Fx {
             self.write_u64(u64::from(*b));
         }
     }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
     fn write_u64(&mut self, i: u64) {
         self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
-type Key = (u8, [Piece; MAX_PHYSICAL_AXES]);
+/// A collective kind and the merged pieces it runs over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key {
+    kind: u8,
+    len: usize,
+    pieces: [Piece; MAX_PHYSICAL_AXES],
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u8(self.kind);
+        for p in self.pieces.iter().take(self.len) {
+            h.write_u64(u64::from(p.axis) | p.size << 8 | p.stride << 36);
+        }
+    }
+}
 
 /// Collective cost models, built with [`collective_cost`] once per distinct set of
 /// pieces and kind, so that the search never allocates per configuration.
@@ -249,7 +282,7 @@ impl CostCache {
         if n == 0 {
             return CostModel::NONE;
         }
-        let key = (kind_index(kind), pieces);
+        let key = Key { kind: kind_index(kind), len: n, pieces };
         if let Some(m) = self.models.get(&key) {
             return *m;
         }
@@ -293,9 +326,9 @@ impl CostCache {
             .iter()
             .filter_map(|piece| self.axes.get(usize::from(piece.axis)).map(|a| (a, piece)))
             .map(|(a, piece)| {
-                let l = piece_link(a, *piece);
+                let (_, link, _) = piece_shape(a, *piece);
                 let hops = if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { piece.stride } else { 1 };
-                (l.link, a.hop_latency.get(), hops)
+                (link, a.hop_latency.get(), hops)
             })
             .min_by(|x, y| x.0.get().total_cmp(&y.0.get()))
     }

@@ -9,10 +9,10 @@ use super::report::{
     AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport, PieceReport,
     PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
 };
-use super::search::{search, Candidate, Limits};
+use super::search::{search, Candidate, Limits, SearchResult};
 use super::section::TrainingSection;
 use super::setup::{zero3_axes, MeshContext, Setup};
-use super::step::{compute_time, evaluate, StepParts};
+use super::step::{compute_time, evaluate_config, StepParts};
 use super::tensors::{Remat, RematCost};
 use crate::error::{FieldError, Invalid};
 use crate::flops::FlopConvention;
@@ -60,7 +60,8 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
     c.finish()
 }
 
-/// The policies the search tries (costs precomputed).
+/// The policies the search tries (costs precomputed): the requested ones the chip can
+/// run, minus any another one dominates (the first of equals is kept).
 fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)> {
     let mut list: Vec<Remat> = section
         .search
@@ -70,12 +71,20 @@ fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)>
     if matches!(section.remat, Remat::Custom(_)) && !list.contains(&section.remat) {
         list.push(section.remat.clone());
     }
-    list.into_iter()
+    let all: Vec<(Remat, RematCost)> = list
+        .into_iter()
         .filter(|r| setup.pcie.is_some() || !r.offloads())
         .map(|r| {
             let cost = RematCost::of(&r.placements(), &setup.profile);
             (r, cost)
         })
+        .collect();
+    all.iter()
+        .enumerate()
+        .filter(|(i, (_, c))| {
+            !all.iter().enumerate().any(|(j, (_, d))| j != *i && d.dominates(c) && (!c.dominates(d) || j < *i))
+        })
+        .map(|(_, p)| p.clone())
         .collect()
 }
 
@@ -123,18 +132,19 @@ pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, c
         (None, Some(r)) => {
             let pick = r.top.first().or(r.smallest.as_ref()).ok_or_else(|| no_mesh(&setup))?;
             let (policy, cost) = searched.get(pick.policy).cloned().ok_or_else(|| no_mesh(&setup))?;
-            (PlanSource::Search, (pick.split, pick.microbatches, policy.id().to_string(), cost))
+            let split = r.split(pick).ok_or_else(|| no_mesh(&setup))?;
+            (PlanSource::Search, (split, pick.microbatches, policy.id().to_string(), cost))
         }
         (None, None) => return Err(no_mesh(&setup)),
     };
     let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
-    let parts = evaluate(&setup, &cache, &mc, microbatches, &cost);
+    let parts = evaluate_config(&setup, &cache, &mc, microbatches, &cost);
     let search = search_result.map(|r| SearchReport {
         meshes: r.meshes,
         evaluated: r.evaluated,
         feasible: r.feasible,
-        best: rows(&setup, &mut cache, &searched, &r.top),
-        pareto: rows(&setup, &mut cache, &searched, &r.pareto),
+        best: rows(&setup, &mut cache, &searched, &r, &r.top),
+        pareto: rows(&setup, &mut cache, &searched, &r, &r.pareto),
     });
     Ok(report(&setup, section, hw, &cache, &mc, &parts, source, remat, search))
 }
@@ -149,12 +159,12 @@ fn no_mesh(setup: &Setup) -> Invalid {
     )
 }
 
-fn rows(setup: &Setup, cache: &mut CostCache, policies: &[(Remat, RematCost)], list: &[Candidate]) -> Vec<SearchRow> {
+fn rows(setup: &Setup, cache: &mut CostCache, policies: &[(Remat, RematCost)], r: &SearchResult, list: &[Candidate]) -> Vec<SearchRow> {
     list.iter()
         .filter_map(|c| {
             let (policy, cost) = policies.get(c.policy)?;
-            let mc = MeshContext::new(setup, cache, &c.split)?;
-            let s = evaluate(setup, cache, &mc, c.microbatches, cost);
+            let mc = MeshContext::new(setup, cache, &r.split(c)?)?;
+            let s = evaluate_config(setup, cache, &mc, c.microbatches, cost);
             Some(SearchRow {
                 mesh: mc.mesh,
                 microbatches: c.microbatches,

@@ -259,7 +259,8 @@ pub struct MixedReport {
     pub optimal_fsdp: f64,
     /// N / X_opt.
     pub optimal_tp: f64,
-    /// FSDP degrees between which the step is compute-bound (Appendix C's roots).
+    /// FSDP degrees (within a slice) between which the step is compute-bound
+    /// (Appendix C's roots).
     pub compute_bound_fsdp: Option<[f64; 2]>,
 }
 
@@ -287,6 +288,8 @@ pub struct ThresholdsReport {
     pub d_ff: f64,
     /// Tokens per device per step, B / N.
     pub batch_per_device: f64,
+    /// Devices of one slice (the ICI domain the FSDP/TP analysis is about).
+    pub devices_per_slice: u64,
     /// DP/FSDP compute-bound above this per-device batch on one axis (α).
     pub fsdp_critical_batch_one_axis: f64,
     /// ... on every ICI axis (α / n_axes).

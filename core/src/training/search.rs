@@ -15,14 +15,14 @@
 use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
-use super::step::evaluate;
+use super::step::{evaluate, Microbatch};
 use super::tensors::RematCost;
 
 /// One ranked configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Candidate {
-    /// Degrees per network.
-    pub split: NetworkSplit,
+    /// Index of its mesh in [`SearchResult::splits`].
+    pub mesh: usize,
     /// Microbatches per step.
     pub microbatches: u64,
     /// Index into the policies searched.
@@ -31,6 +31,18 @@ pub struct Candidate {
     pub step_time: f64,
     /// HBM per device.
     pub memory: f64,
+    /// Seconds of communication per step, hidden or not.
+    pub comm: f64,
+    /// The step time to the nanosecond (configurations closer than that tie).
+    pub rank: f64,
+}
+
+impl Candidate {
+    /// A candidate with its rank.
+    #[must_use]
+    pub fn new(mesh: usize, microbatches: u64, policy: usize, step_time: f64, memory: f64, comm: f64) -> Self {
+        Self { mesh, microbatches, policy, step_time, memory, comm, rank: (step_time * 1e9).round() }
+    }
 }
 
 /// What the search found.
@@ -38,6 +50,8 @@ pub struct Candidate {
 pub struct SearchResult {
     /// Meshes that divide the model and fit the topology.
     pub meshes: u64,
+    /// Their degrees per network, in enumeration order.
+    pub splits: Vec<NetworkSplit>,
     /// Configurations evaluated (meshes × microbatch counts × policies).
     pub evaluated: u64,
     /// Of those, the ones that fit in HBM.
@@ -178,8 +192,11 @@ fn microbatch_counts(limits: &Limits, sequences_per_shard: u64, visit: &mut dyn 
     }
 }
 
+/// The ranking: faster first; among equal step times (everything hidden behind the
+/// same compute is common in a roofline) less communication first — the simplest
+/// strategy, as the Ironwood guide recommends — then less memory.
 fn better(a: &Candidate, b: &Candidate) -> bool {
-    (a.step_time, a.memory) < (b.step_time, b.memory)
+    (a.rank, a.comm, a.memory) < (b.rank, b.comm, b.memory)
 }
 
 fn keep_top(top: &mut Vec<Candidate>, n: usize, c: Candidate) {
@@ -192,15 +209,16 @@ fn keep_top(top: &mut Vec<Candidate>, n: usize, c: Candidate) {
 }
 
 fn keep_pareto(front: &mut Vec<Candidate>, c: Candidate) {
+    let t = c.rank;
     let mut at = front.partition_point(|x| x.memory <= c.memory);
-    if at > 0 && front.get(at - 1).is_some_and(|x| x.step_time <= c.step_time) {
+    if at > 0 && front.get(at - 1).is_some_and(|x| x.rank <= t) {
         return;
     }
     while at > 0 && front.get(at - 1).is_some_and(|x| x.memory == c.memory) {
         front.remove(at - 1);
         at -= 1;
     }
-    let end = at + front[at..].iter().take_while(|x| x.step_time >= c.step_time).count();
+    let end = at + front.get(at..).map_or(0, |rest| rest.iter().take_while(|x| x.rank >= t).count());
     front.drain(at..end);
     front.insert(at, c);
 }
@@ -210,16 +228,20 @@ pub fn search(setup: &Setup, cache: &mut CostCache, policies: &[RematCost], limi
     let mut result = SearchResult::default();
     for_each_split(setup, &mut |split| {
         let Some(mc) = MeshContext::new(setup, cache, split) else { return };
+        let mesh = result.splits.len();
+        result.splits.push(*split);
         result.meshes += 1;
         let cache: &CostCache = cache;
         microbatch_counts(limits, mc.sequences_per_shard, &mut |m| {
+            let mb = Microbatch::new(setup, cache, &mc, m);
             for (i, cost) in policies.iter().enumerate() {
-                let s = evaluate(setup, cache, &mc, m, cost);
+                let s = evaluate(setup, &mc, &mb, cost);
                 result.evaluated += 1;
                 if !s.step_time.is_finite() {
                     continue;
                 }
-                let c = Candidate { split: *split, microbatches: m, policy: i, step_time: s.step_time, memory: s.memory.total() };
+                let comm = s.comm.iter().map(|c| c.time).sum();
+                let c = Candidate::new(mesh, m, i, s.step_time, s.memory.total(), comm);
                 if result.smallest.is_none_or(|x| c.memory < x.memory) {
                     result.smallest = Some(c);
                 }
@@ -235,10 +257,18 @@ pub fn search(setup: &Setup, cache: &mut CostCache, policies: &[RematCost], limi
     result
 }
 
-/// The mesh of a candidate.
-#[must_use]
-pub fn candidate_mesh(c: &Candidate) -> super::mesh::Mesh {
-    mesh_of(&c.split)
+impl SearchResult {
+    /// The degrees per network of a candidate.
+    #[must_use]
+    pub fn split(&self, c: &Candidate) -> Option<NetworkSplit> {
+        self.splits.get(c.mesh).copied()
+    }
+
+    /// The mesh of a candidate.
+    #[must_use]
+    pub fn mesh(&self, c: &Candidate) -> Option<super::mesh::Mesh> {
+        self.split(c).map(|s| mesh_of(&s))
+    }
 }
 
 #[cfg(test)]
@@ -246,7 +276,7 @@ mod tests {
     use super::*;
 
     fn cand(t: f64, m: f64) -> Candidate {
-        Candidate { split: [[1; 6]; 3], microbatches: 1, policy: 0, step_time: t, memory: m }
+        Candidate::new(0, 1, 0, t, m, 0.0)
     }
 
     #[test]

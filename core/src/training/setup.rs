@@ -3,6 +3,7 @@
 //! computed once per mesh, so that evaluating a microbatch count and remat policy is
 //! plain arithmetic.
 
+use super::comms::{weight_traffic, Traffic};
 use super::mesh::{mesh_of, Mesh, NetworkSplit, Parallelism};
 use super::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
 use super::pipeline::Pipeline;
@@ -187,6 +188,10 @@ pub struct MeshContext {
     pub cp: CostModel,
     /// Pipeline neighbour link: one-way bandwidth, per-hop latency, hops.
     pub pp_link: Option<(BytesPerSec, f64, u64)>,
+    /// FSDP traffic of one microbatch.
+    pub fsdp_traffic: Traffic,
+    /// DP traffic of one step.
+    pub dp_traffic: Traffic,
 }
 
 /// The logical axes weights are ZeRO-3-sharded over (dense weights: fsdp, cp, ep and
@@ -242,7 +247,7 @@ impl MeshContext {
         } else {
             [cache.model(CollectiveKind::AllReduce, &placement, dp_group), CostModel::NONE]
         };
-        Some(Self {
+        let mut mc = Self {
             mesh,
             split: *split,
             placement,
@@ -260,6 +265,10 @@ impl MeshContext {
             ep: cache.model(CollectiveKind::AllToAll, &placement, &[Parallelism::Ep]),
             cp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Cp]),
             pp_link: cache.neighbour_link(&placement, Parallelism::Pp),
-        })
+            fsdp_traffic: Traffic::default(),
+            dp_traffic: Traffic::default(),
+        };
+        (mc.fsdp_traffic, mc.dp_traffic) = weight_traffic(setup, cache, &mc);
+        Some(mc)
     }
 }

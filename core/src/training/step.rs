@@ -17,8 +17,8 @@
 //! routing skew, causal-attention skew under CP), kernel efficiency, and the HBM
 //! bandwidth of non-matmul work.
 
-use super::comms::{comms, Traffic};
-use super::memory::{memory, offload_bytes, MemoryParts};
+use super::comms::{activation_collectives, comms, ActivationCollectives, Traffic};
+use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
 use super::mesh::Parallelism;
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
@@ -38,8 +38,9 @@ pub struct CommPart {
     pub critical: bool,
 }
 
-/// What limits the step (the book's roofline sense: the largest of compute, the
-/// summed communication, the bubble and host offload).
+/// What keeps the step from being pure compute: `compute` when nothing else shows
+/// (every collective hidden, no bubble, no exposed offload), otherwise the largest
+/// loss.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -47,7 +48,7 @@ pub enum Resource {
     /// Matmul FLOPs.
     #[default]
     Compute,
-    /// Collectives (the `axis` names the largest).
+    /// Exposed collectives (`axis` names the kind exposing the most).
     Communication,
     /// The pipeline bubble.
     PipelineBubble,
@@ -103,26 +104,63 @@ fn share(part: f64, whole: f64, exposed: f64) -> f64 {
     if whole > 0.0 { exposed * part / whole } else { 0.0 }
 }
 
-/// Evaluate one configuration: `microbatches` per step and a remat policy's cost.
+/// Everything about one mesh at one microbatch count that no remat policy changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Microbatch {
+    /// Microbatches per step.
+    pub count: u64,
+    memory: MemoryBase,
+    collectives: ActivationCollectives,
+    /// Forward FLOPs of a step as executed (padding, replicated K/V heads included).
+    forward_flops: f64,
+    /// Backward FLOPs of a step without recompute.
+    backward_flops: f64,
+    /// Padded tokens of a step (recompute FLOPs per token scale with them).
+    tokens: f64,
+    /// Padded forward attention FLOPs of a step.
+    attention_flops: f64,
+    /// Seconds per FLOP of one microbatch on one device at the achievable peak.
+    seconds_per_flop: f64,
+}
+
+impl Microbatch {
+    /// Precompute a mesh at `microbatches` per step.
+    #[must_use]
+    pub fn new(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> Self {
+        let m = microbatches.max(1) as f64;
+        let pad = mc.padding;
+        let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
+        Self {
+            count: microbatches.max(1),
+            memory: memory_base(setup, mc, microbatches),
+            collectives: activation_collectives(setup, cache, mc, microbatches),
+            forward_flops: setup.model_flops_forward * pad + kv_extra,
+            backward_flops: (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra,
+            tokens: setup.tokens() * pad,
+            attention_flops: setup.attention_forward * pad,
+            seconds_per_flop: compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops),
+        }
+    }
+}
+
+/// [`evaluate`] without a precomputed [`Microbatch`].
 #[must_use]
-pub fn evaluate(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> StepParts {
+pub fn evaluate_config(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> StepParts {
+    evaluate(setup, mc, &Microbatch::new(setup, cache, mc, microbatches), remat)
+}
+
+/// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
+#[must_use]
+pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
     let o = &setup.options;
-    let m = microbatches.max(1) as f64;
-    let devices = setup.devices.max(1) as f64;
-    let peak = setup.peak * o.efficiency.flops;
-    let pad = mc.padding;
-    let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
-    let recompute = pad
-        * (remat.recompute_flops_per_token * setup.tokens()
-            + if remat.context_recomputed { setup.attention_forward } else { 0.0 });
-    let forward = setup.model_flops_forward * pad + kv_extra;
-    let backward = (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra + recompute;
-    let per_mb = |flops: f64| compute_time(flops / m, devices, peak);
-    let (c_f, c_b) = (per_mb(forward), per_mb(backward));
-    let a_f = per_mb(setup.attention_forward * pad);
+    let m = mb.count as f64;
+    let recompute = remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
+    let backward = mb.backward_flops + recompute;
+    let (c_f, c_b) = (mb.forward_flops * mb.seconds_per_flop, backward * mb.seconds_per_flop);
+    let a_f = mb.attention_flops * mb.seconds_per_flop;
     let a_b = 2.0 * a_f + if remat.context_recomputed { a_f } else { 0.0 };
 
-    let c = comms(setup, cache, mc, microbatches, remat);
+    let c = comms(mc, &mb.collectives, remat);
     let tp_overlapped = o.overlap.tensor;
     let tp_hidden = |t: f64| if tp_overlapped { t } else { 0.0 };
     let o_f = c.fsdp.forward + c.pp.forward + tp_hidden(c.tp.forward);
@@ -136,9 +174,10 @@ pub fn evaluate(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches
     let e_b = (o_b - c_b).max(0.0);
     let e_last = (o_b + c.dp.backward - c_b).max(0.0);
 
+    let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(
-        if remat.offloaded + remat.offloaded_kv > 0.0 { f64::INFINITY } else { 0.0 },
-        |pcie| offload_bytes(setup, mc, microbatches, remat) / pcie,
+        if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 },
+        |pcie| memory.offloaded_per_microbatch / pcie,
     );
     let off_exposed = (offload - c_f).max(0.0) + (offload - c_b).max(0.0);
     let t_mb = c_f + e_f + crit_f + c_b + e_b + crit_b + off_exposed;
@@ -175,15 +214,13 @@ pub fn evaluate(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches
     // compute + Σ exposed + bubble + exposed offload = step_time exactly.
     let compute = (c_f + c_b) * m;
     let model_flops = setup.model_flops;
-    let hardware_flops = forward + backward;
-    let nominal = devices * setup.peak * step_time;
-    let comm_total: f64 = comm.iter().map(|c| c.time).sum();
+    let hardware_flops = mb.forward_flops + backward;
+    let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
     let offload_total = 2.0 * offload * m;
-    let memory = memory(setup, mc, microbatches, remat);
     let fits = memory.total() <= setup.hbm;
-    let (bound, bound_axis) = bound_of(compute, &comm, comm_total, bubble, offload_total, fits);
+    let (bound, bound_axis) = bound_of(step_time, &comm, bubble, off_exposed * m, fits);
     StepParts {
-        microbatches,
+        microbatches: mb.count,
         memory,
         fits,
         comm,
@@ -201,29 +238,18 @@ pub fn evaluate(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches
     }
 }
 
-fn bound_of(
-    compute: f64,
-    comm: &[CommPart; 6],
-    comm_total: f64,
-    bubble: f64,
-    offload: f64,
-    fits: bool,
-) -> (Resource, Option<Parallelism>) {
+fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fits: bool) -> (Resource, Option<Parallelism>) {
     if !fits {
         return (Resource::Memory, None);
     }
-    let largest = Parallelism::ALL
+    let (axis, exposed) = Parallelism::ALL
         .iter()
-        .copied()
-        .max_by(|a, b| comm[*a as usize].time.total_cmp(&comm[*b as usize].time));
-    let candidates = [
-        (Resource::Compute, compute),
-        (Resource::Communication, comm_total),
-        (Resource::PipelineBubble, bubble),
-        (Resource::HostOffload, offload),
-    ];
-    let (r, _) = candidates
-        .iter()
-        .fold((Resource::Compute, compute), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
-    (r, if r == Resource::Communication { largest } else { None })
+        .map(|p| (*p, comm[*p as usize].exposed))
+        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
+    let losses = [(Resource::Communication, exposed), (Resource::PipelineBubble, bubble), (Resource::HostOffload, offload)];
+    let (r, largest) = losses.iter().fold((Resource::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
+    if largest <= 1e-9 * step_time {
+        return (Resource::Compute, None);
+    }
+    (r, if r == Resource::Communication { axis } else { None })
 }

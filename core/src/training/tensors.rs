@@ -305,6 +305,21 @@ pub struct RematCost {
 }
 
 impl RematCost {
+    /// Whether `self` never costs more than `other` in memory, host traffic or
+    /// recompute, so a search never needs `other` (`minimal_with_context` dominates
+    /// `none`; `save_dot_except_mlp` dominates `save_dot_except_mlpwi`).
+    #[must_use]
+    pub fn dominates(&self, other: &RematCost) -> bool {
+        self.kept <= other.kept
+            && self.kept_kv <= other.kept_kv
+            && self.offloaded <= other.offloaded
+            && self.offloaded_kv <= other.offloaded_kv
+            && self.recompute_flops_per_token <= other.recompute_flops_per_token
+            && (!self.context_recomputed || other.context_recomputed)
+            && (!self.attention_block_recomputed || other.attention_block_recomputed)
+            && (!self.mlp_block_recomputed || other.mlp_block_recomputed)
+    }
+
     /// The cost of `placements` on `profile`.
     #[must_use]
     pub fn of(placements: &[Placement; TENSOR_COUNT], profile: &ModelProfile) -> Self {
