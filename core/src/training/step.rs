@@ -187,16 +187,13 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
 
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
     // proportion to its time; critical-path traffic is exposed whole.
-    let overlapped = |t: &Traffic, with_dp: bool| {
-        let f = share(t.forward, o_f, e_f) * m;
-        let b = share(t.backward, o_b, e_b) * (m - 1.0)
-            + share(t.backward, o_b + if with_dp { c.dp.backward } else { 0.0 }, e_last);
-        f + b
+    let overlapped = |t: &Traffic| {
+        share(t.forward, o_f, e_f) * m + share(t.backward, o_b, e_b) * (m - 1.0) + share(t.backward, o_b + c.dp.backward, e_last)
     };
     let mut comm = [CommPart::default(); 6];
     let whole = |t: &Traffic, times: f64| (t.forward + t.backward) * times;
-    comm[Parallelism::Fsdp as usize] = CommPart { bytes: c.fsdp.bytes * m, time: whole(&c.fsdp, m), exposed: overlapped(&c.fsdp, false), critical: false };
-    comm[Parallelism::Pp as usize] = CommPart { bytes: c.pp.bytes * m, time: whole(&c.pp, m), exposed: overlapped(&c.pp, false), critical: false };
+    comm[Parallelism::Fsdp as usize] = CommPart { bytes: c.fsdp.bytes * m, time: whole(&c.fsdp, m), exposed: overlapped(&c.fsdp), critical: false };
+    comm[Parallelism::Pp as usize] = CommPart { bytes: c.pp.bytes * m, time: whole(&c.pp, m), exposed: overlapped(&c.pp), critical: false };
     comm[Parallelism::Dp as usize] = CommPart {
         bytes: c.dp.bytes,
         time: c.dp.backward,
@@ -206,7 +203,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     comm[Parallelism::Tp as usize] = CommPart {
         bytes: c.tp.bytes * m,
         time: whole(&c.tp, m),
-        exposed: if tp_overlapped { overlapped(&c.tp, false) } else { whole(&c.tp, m) },
+        exposed: if tp_overlapped { overlapped(&c.tp) } else { whole(&c.tp, m) },
         critical: !tp_overlapped,
     };
     comm[Parallelism::Ep as usize] = CommPart { bytes: c.ep.bytes * m, time: whole(&c.ep, m), exposed: whole(&c.ep, m), critical: true };
