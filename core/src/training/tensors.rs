@@ -227,6 +227,12 @@ impl Remat {
         }
     }
 
+    /// The preset MaxText calls `id`.
+    #[must_use]
+    pub fn preset(id: &str) -> Option<Remat> {
+        Self::PRESETS.iter().find(|r| r.id() == id).cloned()
+    }
+
     /// Where every tensor goes, in [`LayerTensor::ALL`] order.
     #[must_use]
     pub fn placements(&self) -> [Placement; TENSOR_COUNT] {

@@ -14,11 +14,11 @@ use shardcalc_core::presets;
 use shardcalc_core::training::budget::days_to_train;
 use shardcalc_core::training::comms::data_parallel_traffic;
 use shardcalc_core::training::memory::max_params_pure_dp;
-use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::optimizer::{state_bytes_per_param, Optimizer, TrainingDtypes, ZeroStage};
 use shardcalc_core::training::report::{Binding, MemoryComponent, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
-use shardcalc_core::training::step::compute_time;
+use shardcalc_core::training::step::{compute_time, Resource};
 use shardcalc_core::training::tensors::{CustomRemat, Placement, Remat};
 use shardcalc_core::training::thresholds::{fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
 use shardcalc_core::training::plan;
@@ -352,4 +352,30 @@ fn tr_tp_threshold() {
             ("Y_max_llama3_70b_int8", tp_max_degree(a8, 1.0, input(id, "F_llama3_70b"), 1.0)),
         ],
     );
+}
+
+/// Chapter 6 end to end on the planner: LLaMA-3-70B, 4M tokens of 4096 per step, a
+/// full v5p pod, 15T tokens.
+#[test]
+fn llama3_70b_chapter_end_to_end() {
+    let hw = hardware(&[16, 20, 28], 1);
+    let mut s = TrainingSection::new(GlobalBatch::Tokens(4_194_304.0), 4096);
+    s.token_budget = Some(15e12);
+    let r = plan_on("llama-3-70b", &hw, &s);
+    // 6.2: about 6.3e24 FLOPs (MaxText's count adds causal attention: within 5%) and
+    // 44 days at 40% MFU — the planner's days × MFU is the same amount of work.
+    let total = r.model_flops_per_step.get() * r.steps.unwrap();
+    assert!((total / 6.3e24 - 1.0).abs() < 0.05, "{total}");
+    assert!((r.days.unwrap() * r.mfu / (44.0 * 0.4) - 1.0).abs() < 0.05);
+    assert!(r.mfu > 0.4 && r.mfu <= 1.0);
+    // 6.3: FSDP alone is comms-bound, mixed FSDP + TP is not; the search uses TP.
+    assert_eq!(r.thresholds.binding, Binding::MixedFsdpTp);
+    assert!(r.mesh.degrees.tp > 1, "{:?}", r.mesh.degrees);
+    let mut fsdp_only = s.clone();
+    fsdp_only.mesh = Some(Mesh { fsdp: 560, cp: 16, ..Mesh::default() });
+    let f = plan_on("llama-3-70b", &hw, &fsdp_only);
+    assert_eq!((f.bound.resource, f.bound.axis), (Resource::Communication, Some(Parallelism::Fsdp)), "{}", f.bound.explanation);
+    assert!(f.step_time_s.get() > r.step_time_s.get());
+    // 6.2: "we're nowhere near being memory bound during training at these scales".
+    assert!(r.memory.per_device_bytes.get() < 0.25 * r.memory.capacity_bytes.get());
 }
