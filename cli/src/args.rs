@@ -40,6 +40,8 @@ pub struct EvalArgs {
     pub convention: Option<String>,
     /// `--chip ID`: set `hardware.chip` to a bundled chip.
     pub chip: Option<String>,
+    /// `--mesh dp=..,fsdp=..,tp=..,ep=..,cp=..,pp=..`: set `training.mesh`.
+    pub mesh: Option<String>,
 }
 
 /// A usage error, naming the option.
@@ -60,11 +62,13 @@ USAGE:
   shardcalc eval [SCENARIO.json] [--preset ID | --hf-config FILE | --maxtext-config FILE]
                  [--per-device-batch B] [--seq-len S] [--grad-accum N]
                  [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
-                 [--chip ID]
+                 [--chip ID] [--mesh dp=N,fsdp=N,tp=N,ep=N,cp=N,pp=N]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
       --chip sets the scenario's hardware chip (keeping its topology), which adds the
       `hardware` section; `collectives` and `roofline` come from the scenario file.
+      --mesh evaluates that mesh in the scenario's `training` section instead of the
+      search's best (axes not named are 1).
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
   shardcalc schema scenario|report
@@ -122,6 +126,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--remat" => a.remat = Some(value(arg, &mut it)?.clone()),
                     "--convention" => a.convention = Some(value(arg, &mut it)?.clone()),
                     "--chip" => a.chip = Some(value(arg, &mut it)?.clone()),
+                    "--mesh" => a.mesh = Some(value(arg, &mut it)?.clone()),
                     flag if flag.starts_with('-') => {
                         return Err(UsageError(format!("eval: unknown option {flag}")));
                     }

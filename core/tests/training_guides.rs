@@ -14,7 +14,7 @@ use shardcalc_core::training::placement::{piece_link, Piece};
 use shardcalc_core::training::plan;
 use shardcalc_core::training::report::{MemoryComponent, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
-use shardcalc_core::training::step::Resource;
+use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::training::tensors::Remat;
 use shardcalc_core::training::thresholds::{ici_intensity, tp_max_degree};
 
@@ -66,7 +66,7 @@ fn ironwood_tp4_needs_an_mlp_above_46k() {
     let ironwood = run("llama-3-70b", &slice("tpu-v7x", &[4, 4, 4]), &s);
     assert!(ironwood.thresholds.tp_max_one_axis < 4.0);
     assert!(comm_time(&ironwood, Parallelism::Tp) > ironwood.breakdown.compute_s.get());
-    assert_eq!((ironwood.bound.resource, ironwood.bound.axis), (Resource::Communication, Some(Parallelism::Tp)));
+    assert_eq!((ironwood.bound.resource, ironwood.bound.axis), (Bottleneck::Communication, Some(Parallelism::Tp)));
     let v5p = run("llama-3-70b", &slice("tpu-v5p", &[4, 4, 4]), &s);
     assert!(v5p.thresholds.tp_max_one_axis > 4.0);
     assert!(comm_time(&v5p, Parallelism::Tp) < v5p.breakdown.compute_s.get());

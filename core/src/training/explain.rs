@@ -5,7 +5,7 @@ use super::memory::max_params_pure_dp;
 use super::optimizer::state_bytes_per_param;
 use super::report::{Binding, DcnReport, MixedReport, ThresholdsReport};
 use super::setup::Setup;
-use super::step::{Resource, StepParts};
+use super::step::{Bottleneck, StepParts};
 use super::thresholds::{dcn_critical_batch, fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
 use crate::collectives::{AxisLink, Network};
 use crate::hardware::Chip;
@@ -113,17 +113,17 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
     let comm: f64 = s.comm.iter().map(|c| c.time).sum();
     let pct = |t: f64| 100.0 * t / s.step_time;
     match s.bound {
-        Resource::Memory => format!(
+        Bottleneck::Memory => format!(
             "Nothing fits: this configuration needs {:.1} GB per device against {:.1} GB of HBM.",
             s.memory.total() / 1e9,
             hbm / 1e9
         ),
-        Resource::Compute => format!(
+        Bottleneck::Compute => format!(
             "Compute-bound: all {comm:.3} s of communication hides behind {:.3} s of matmuls; MFU {:.1}% (a roofline: ideal overlap and kernels).",
             s.compute,
             100.0 * s.mfu
         ),
-        Resource::Communication => {
+        Bottleneck::Communication => {
             let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
             let c = s.comm[axis as usize];
             let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
@@ -136,14 +136,14 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
                 s.compute
             )
         }
-        Resource::PipelineBubble => format!(
+        Bottleneck::PipelineBubble => format!(
             "The pipeline bubble is the largest loss: {:.3} s of a {:.3} s step ({:.0}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
             s.bubble,
             s.step_time,
             pct(s.bubble),
             s.microbatches
         ),
-        Resource::HostOffload => format!(
+        Bottleneck::HostOffload => format!(
             "Host offload over PCIe is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%).",
             s.offload_exposed,
             s.step_time,

@@ -145,6 +145,23 @@ impl Mesh {
         self.dp.saturating_mul(self.fsdp).saturating_mul(self.ep)
     }
 
+    /// Parse `dp=2,fsdp=64,tp=4` (axes not named are 1).
+    ///
+    /// # Errors
+    /// A message naming the bad part.
+    pub fn parse(spec: &str) -> Result<Mesh, String> {
+        let mut d = [1u64; 6];
+        for part in spec.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
+            let (name, value) = part.split_once('=').ok_or_else(|| format!("{part:?} is not axis=degree"))?;
+            let axis = Parallelism::ALL
+                .iter()
+                .find(|p| p.id() == name.trim())
+                .ok_or_else(|| format!("unknown axis {:?}; use dp, fsdp, tp, ep, cp, pp", name.trim()))?;
+            d[*axis as usize] = value.trim().parse().map_err(|_| format!("{:?} is not a whole number", value.trim()))?;
+        }
+        Ok(Mesh::from_degrees(d))
+    }
+
     /// Check the degrees themselves (each at least 1, product = `devices`).
     ///
     /// # Errors
@@ -267,6 +284,13 @@ mod tests {
         assert_eq!(e[2][Parallelism::Fsdp as usize], 10);
         // TP may not cross DCN: 50-way TP leaves a factor 5 of the 10 slices unfilled.
         assert!(split_mesh(&Mesh { tp: 50, fsdp: 1792, ..Mesh::default() }, [1, 8960, 10]).is_err());
+    }
+
+    #[test]
+    fn parses_a_mesh_spec() {
+        assert_eq!(Mesh::parse("fsdp=64, tp=4").unwrap(), Mesh { fsdp: 64, tp: 4, ..Mesh::default() });
+        assert!(Mesh::parse("fsdp=64,mp=4").unwrap_err().contains("mp"));
+        assert!(Mesh::parse("tp=four").is_err());
     }
 
     #[test]

@@ -3,10 +3,10 @@
 
 use super::budget::{days_to_train, training_cost};
 use super::explain::{bound_sentence, thresholds};
-use super::mesh::{split_mesh, Mesh, Parallelism};
+use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
-    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport, PieceReport,
+    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport, NetworkDegrees, PieceReport,
     PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
 };
 use super::search::{search, Candidate, Limits, SearchResult};
@@ -163,10 +163,18 @@ fn rows(setup: &Setup, cache: &mut CostCache, policies: &[(Remat, RematCost)], r
     list.iter()
         .filter_map(|c| {
             let (policy, cost) = policies.get(c.policy)?;
-            let mc = MeshContext::new(setup, cache, &r.split(c)?)?;
+            let split = r.split(c)?;
+            let mc = MeshContext::new(setup, cache, &split)?;
             let s = evaluate_config(setup, cache, &mc, c.microbatches, cost);
             Some(SearchRow {
                 mesh: mc.mesh,
+                networks: NETWORKS
+                    .iter()
+                    .zip(split)
+                    .zip(setup.capacity)
+                    .filter(|(_, cap)| *cap > 1)
+                    .map(|((n, d), _)| NetworkDegrees { network: *n, degrees: Mesh::from_degrees(d) })
+                    .collect(),
                 microbatches: c.microbatches,
                 remat: policy.id().to_string(),
                 step_time_s: Seconds(s.step_time),
@@ -335,4 +343,27 @@ pub fn for_scenario(m: &ModelConfig, hw: Option<&ResolvedHardware>, s: &Scenario
     let Some(section) = &s.training else { return Ok(None) };
     let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
     plan(m, hw, section, s.conventions.flops).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::catalog::get;
+    use crate::hardware::topology::Topology;
+    use crate::training::section::GlobalBatch;
+
+    #[test]
+    fn the_report_round_trips_through_json() {
+        let chip = get("tpu-v5p").unwrap();
+        let axes = Topology::tpu_slice(&[4, 4, 4], 2).resolve(&chip).unwrap();
+        let hw = ResolvedHardware { chip, axes };
+        let m = crate::presets::get("llama-3-8b").unwrap().config;
+        let mut s = TrainingSection::new(GlobalBatch::Sequences(256), 4096);
+        s.token_budget = Some(1e12);
+        let r = plan(&m, &hw, &s, FlopConvention::MaxText).unwrap();
+        let json = serde_json::to_string(&r).unwrap();
+        let back: TrainingReport = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.mesh, back.source, back.search.map(|s| s.evaluated)), (r.mesh.clone(), r.source, r.search.map(|s| s.evaluated)));
+        assert!(r.thresholds.dcn.is_some());
+    }
 }

@@ -3,7 +3,7 @@
 use super::memory::Transient;
 use super::mesh::{Mesh, Parallelism};
 use super::pipeline::Pipeline;
-use super::step::Resource;
+use super::step::Bottleneck;
 use crate::collectives::{AxisShape, Network};
 use crate::dtype::DType;
 use crate::flops::FlopConvention;
@@ -223,7 +223,7 @@ pub struct CommunicationReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BoundReport {
     /// The resource.
-    pub resource: Resource,
+    pub resource: Bottleneck,
     /// The kind of parallelism whose communication is largest, when communication binds.
     pub axis: Option<Parallelism>,
     /// One sentence.
@@ -310,12 +310,24 @@ pub struct ThresholdsReport {
     pub explanation: String,
 }
 
+/// The part of a mesh one network carries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NetworkDegrees {
+    /// The network.
+    pub network: Network,
+    /// Degrees on it.
+    pub degrees: Mesh,
+}
+
 /// One configuration in the search's tables.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SearchRow {
     /// The mesh.
     pub mesh: Mesh,
+    /// How its degrees are split over the networks (those with more than one device).
+    pub networks: Vec<NetworkDegrees>,
     /// Microbatches per step.
     pub microbatches: u64,
     /// Remat policy.
@@ -329,7 +341,7 @@ pub struct SearchRow {
     /// HFU.
     pub hfu: f64,
     /// What limits it.
-    pub bound: Resource,
+    pub bound: Bottleneck,
 }
 
 /// The search summary.

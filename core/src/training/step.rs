@@ -44,7 +44,7 @@ pub struct CommPart {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
-pub enum Resource {
+pub enum Bottleneck {
     /// Matmul FLOPs.
     #[default]
     Compute,
@@ -88,7 +88,7 @@ pub struct StepParts {
     /// Hardware FLOPs utilisation against the nominal peak.
     pub hfu: f64,
     /// What limits the step.
-    pub bound: Resource,
+    pub bound: Bottleneck,
     /// The largest communication, when communication binds.
     pub bound_axis: Option<Parallelism>,
 }
@@ -235,18 +235,18 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     }
 }
 
-fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fits: bool) -> (Resource, Option<Parallelism>) {
+fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fits: bool) -> (Bottleneck, Option<Parallelism>) {
     if !fits {
-        return (Resource::Memory, None);
+        return (Bottleneck::Memory, None);
     }
     let (axis, exposed) = Parallelism::ALL
         .iter()
         .map(|p| (*p, comm[*p as usize].exposed))
         .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
-    let losses = [(Resource::Communication, exposed), (Resource::PipelineBubble, bubble), (Resource::HostOffload, offload)];
-    let (r, largest) = losses.iter().fold((Resource::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
+    let losses = [(Bottleneck::Communication, exposed), (Bottleneck::PipelineBubble, bubble), (Bottleneck::HostOffload, offload)];
+    let (r, largest) = losses.iter().fold((Bottleneck::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
     if largest <= 1e-9 * step_time {
-        return (Resource::Compute, None);
+        return (Bottleneck::Compute, None);
     }
-    (r, if r == Resource::Communication { axis } else { None })
+    (r, if r == Bottleneck::Communication { axis } else { None })
 }

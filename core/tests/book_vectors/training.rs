@@ -18,7 +18,7 @@ use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::optimizer::{state_bytes_per_param, Optimizer, TrainingDtypes, ZeroStage};
 use shardcalc_core::training::report::{Binding, MemoryComponent, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
-use shardcalc_core::training::step::{compute_time, Resource};
+use shardcalc_core::training::step::{compute_time, Bottleneck};
 use shardcalc_core::training::tensors::{CustomRemat, Placement, Remat};
 use shardcalc_core::training::thresholds::{fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
 use shardcalc_core::training::plan;
@@ -374,7 +374,7 @@ fn llama3_70b_chapter_end_to_end() {
     let mut fsdp_only = s.clone();
     fsdp_only.mesh = Some(Mesh { fsdp: 560, cp: 16, ..Mesh::default() });
     let f = plan_on("llama-3-70b", &hw, &fsdp_only);
-    assert_eq!((f.bound.resource, f.bound.axis), (Resource::Communication, Some(Parallelism::Fsdp)), "{}", f.bound.explanation);
+    assert_eq!((f.bound.resource, f.bound.axis), (Bottleneck::Communication, Some(Parallelism::Fsdp)), "{}", f.bound.explanation);
     assert!(f.step_time_s.get() > r.step_time_s.get());
     // 6.2: "we're nowhere near being memory bound during training at these scales".
     assert!(r.memory.per_device_bytes.get() < 0.25 * r.memory.capacity_bytes.get());
