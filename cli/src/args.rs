@@ -3,6 +3,8 @@
 use std::fmt;
 
 /// What the user asked for.
+// Parsed once per run: the size of `Eval` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq)]
 pub enum Command {
     /// Print the JSON report of a scenario.
