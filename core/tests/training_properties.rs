@@ -286,6 +286,9 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
         let schedule = r.pick(&[Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved]);
         let virtual_stages = if schedule == Schedule::Interleaved { r.pick(&[0, 1, 2, 5]) } else { 1 };
         s.pipeline = Pipeline { schedule, virtual_stages };
+        s.overlap.tensor = r.below(2) == 0;
+        s.overlap.expert = r.below(2) == 0;
+        s.overlap.context = r.below(4) != 0;
         s.dtypes.compute = if odd(&mut r) { DType::Fp32 } else { r.pick(&[DType::Bf16, DType::Bf16, DType::Fp8, DType::Int8]) };
         s.remat = r.pick(&[
             Remat::Full,

@@ -303,6 +303,15 @@ mod tests {
     }
 
     #[test]
+    fn projection_split_matches_the_flop_count() {
+        // qkvo() splits per matrix what flops::attention_projection_weights sums.
+        for p in presets::all() {
+            let sum: f64 = qkvo(&p.config).iter().sum();
+            assert!((sum - crate::flops::attention_projection_weights(&p.config)).abs() < 1e-6 * sum, "{}", p.id);
+        }
+    }
+
+    #[test]
     fn mixtral_profile_has_experts() {
         let p = ModelProfile::of(&presets::get("mixtral-8x7b").unwrap().config);
         let e = p.expert.unwrap();

@@ -46,7 +46,7 @@ impl Default for Efficiency {
 
 /// Which communication hides behind compute. FSDP weight gathers, gradient
 /// reductions (DP, FSDP) and pipeline sends always overlap (book 5.1.1–5.1.2: "not on
-/// critical path"); EP's AllToAlls never do (tokens must arrive before the experts run).
+/// critical path").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -60,6 +60,10 @@ pub struct Overlap {
     /// Default true; only the part longer than the attention FLOPs is exposed.
     #[serde(default = "yes")]
     pub context: bool,
+    /// EP's AllToAlls overlap with other microbatches' compute (DeepSeek-V3's DualPipe,
+    /// batch splitting). Default false: a layer's experts wait for their tokens.
+    #[serde(default)]
+    pub expert: bool,
 }
 
 fn yes() -> bool {
@@ -68,7 +72,7 @@ fn yes() -> bool {
 
 impl Default for Overlap {
     fn default() -> Self {
-        Self { tensor: false, context: true }
+        Self { tensor: false, context: true, expert: false }
     }
 }
 

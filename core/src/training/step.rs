@@ -6,9 +6,11 @@
 //! `max(compute, overlapped comms) + critical-path comms`:
 //! - overlapped with the pass's compute: FSDP weight gathers and gradient
 //!   ReduceScatters, the DP gradient sync (in the last microbatch's backward only:
-//!   gradients are final only then), pipeline sends, and TP when `overlap.tensor`;
+//!   gradients are final only then), pipeline sends, and TP (EP) when
+//!   `overlap.tensor` (`overlap.expert`);
 //!   the book assumes the axes' collectives do not overlap each other, so they add;
-//! - on the critical path: TP (book 5.1.3), EP's AllToAlls, and the part of CP's K/V
+//! - on the critical path by default: TP (book 5.1.3), EP's AllToAlls (a layer's
+//!   experts wait for their tokens); and always the part of CP's K/V
 //!   traffic longer than the attention it overlaps with;
 //! - host offload runs over PCIe beside compute; only its excess is exposed.
 //!
@@ -162,14 +164,15 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
 
     let c = comms(mc, &mb.collectives, remat);
     let tp_overlapped = o.overlap.tensor;
-    let tp_hidden = |t: f64| if tp_overlapped { t } else { 0.0 };
-    let o_f = c.fsdp.forward + c.pp.forward + tp_hidden(c.tp.forward);
-    let o_b = c.fsdp.backward + c.pp.backward + tp_hidden(c.tp.backward);
+    let ep_overlapped = o.overlap.expert;
+    let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
+    let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
+    let o_f = c.fsdp.forward + c.pp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    let o_b = c.fsdp.backward + c.pp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
     let cp_exposed = |t: f64, attention: f64| if o.overlap.context { (t - attention).max(0.0) } else { t };
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
-    let tp_critical = |t: f64| if tp_overlapped { 0.0 } else { t };
-    let crit_f = tp_critical(c.tp.forward) + c.ep.forward + cp_f;
-    let crit_b = tp_critical(c.tp.backward) + c.ep.backward + cp_b;
+    let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
+    let crit_b = critical(c.tp.backward, tp_overlapped) + critical(c.ep.backward, ep_overlapped) + cp_b;
     let e_f = (o_f - c_f).max(0.0);
     let e_b = (o_b - c_b).max(0.0);
     let e_last = (o_b + c.dp.backward - c_b).max(0.0);
@@ -187,26 +190,27 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
 
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
     // proportion to its time; critical-path traffic is exposed whole.
-    let overlapped = |t: &Traffic| {
+    let share_exposed = |t: &Traffic| {
         share(t.forward, o_f, e_f) * m + share(t.backward, o_b, e_b) * (m - 1.0) + share(t.backward, o_b + c.dp.backward, e_last)
     };
     let mut comm = [CommPart::default(); 6];
     let whole = |t: &Traffic, times: f64| (t.forward + t.backward) * times;
-    comm[Parallelism::Fsdp as usize] = CommPart { bytes: c.fsdp.bytes * m, time: whole(&c.fsdp, m), exposed: overlapped(&c.fsdp), critical: false };
-    comm[Parallelism::Pp as usize] = CommPart { bytes: c.pp.bytes * m, time: whole(&c.pp, m), exposed: overlapped(&c.pp), critical: false };
     comm[Parallelism::Dp as usize] = CommPart {
         bytes: c.dp.bytes,
         time: c.dp.backward,
         exposed: share(c.dp.backward, o_b + c.dp.backward, e_last),
         critical: false,
     };
-    comm[Parallelism::Tp as usize] = CommPart {
-        bytes: c.tp.bytes * m,
-        time: whole(&c.tp, m),
-        exposed: if tp_overlapped { overlapped(&c.tp) } else { whole(&c.tp, m) },
-        critical: !tp_overlapped,
+    let kind = |t: &Traffic, overlapped: bool| CommPart {
+        bytes: t.bytes * m,
+        time: whole(t, m),
+        exposed: if overlapped { share_exposed(t) } else { whole(t, m) },
+        critical: !overlapped,
     };
-    comm[Parallelism::Ep as usize] = CommPart { bytes: c.ep.bytes * m, time: whole(&c.ep, m), exposed: whole(&c.ep, m), critical: true };
+    comm[Parallelism::Fsdp as usize] = kind(&c.fsdp, true);
+    comm[Parallelism::Pp as usize] = kind(&c.pp, true);
+    comm[Parallelism::Tp as usize] = kind(&c.tp, tp_overlapped);
+    comm[Parallelism::Ep as usize] = kind(&c.ep, ep_overlapped);
     comm[Parallelism::Cp as usize] = CommPart { bytes: c.cp.bytes * m, time: whole(&c.cp, m), exposed: (cp_f + cp_b) * m, critical: !o.overlap.context };
     // compute + Σ exposed + bubble + exposed offload = step_time exactly.
     let compute = (c_f + c_b) * m;
