@@ -193,3 +193,20 @@ fn strided_sub_rings_see_half_a_link() {
     assert_eq!(eight.link.get(), 0.5 * x.link.get());
     assert_eq!(eight.shape, x.shape);
 }
+
+/// MaxText custom-model guide: "FSPD AI: `global batch / sparsity` (`sparsity =
+/// num_experts / num_experts_per_tok`) ... Example with a sparsity of 16: global batch
+/// / 16 > 2500 (16x16 with wraparound)". FSDP gathers every expert for the FLOPs of k.
+#[test]
+fn fsdp_threshold_grows_with_moe_sparsity() {
+    let hw = slice("tpu-v6e", &[16, 16]);
+    let s = TrainingSection::new(GlobalBatch::Sequences(256), 4096);
+    let dense = run("mistral-7b", &hw, &s).thresholds;
+    let moe = run("mixtral-8x7b", &hw, &s).thresholds;
+    assert_eq!(dense.sparsity, 1.0);
+    // Mixtral: 8 experts, 2 per token; attention and embeddings are shared, so the
+    // stored/active ratio is below E/k = 4.
+    assert!((3.0..4.0).contains(&moe.sparsity), "{}", moe.sparsity);
+    assert!((dense.fsdp_critical_batch_all_axes / (dense.alpha / 2.0) - 1.0).abs() < 1e-12);
+    assert!((moe.fsdp_critical_batch_all_axes / (moe.alpha / 2.0 * moe.sparsity) - 1.0).abs() < 1e-12);
+}

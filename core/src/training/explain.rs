@@ -18,7 +18,11 @@ pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsRe
     let n_axes = ici.len().max(1) as f64;
     let link = ici.first().map_or(chip.scale_up.link.one_way.get(), |a| a.link.get());
     let alpha = ici_intensity(setup.peak, 2.0 * link);
-    let (w, a, g) = (o.dtypes.weights.bytes(), o.dtypes.activations.bytes(), o.dtypes.gradients.bytes());
+    let (a, g) = (o.dtypes.activations.bytes(), o.dtypes.gradients.bytes());
+    // FSDP moves every stored weight for the FLOPs of the active ones: an MoE's
+    // sparsity multiplies the bytes per FLOP (MaxText: "global batch / sparsity").
+    let sparsity = setup.profile.sparsity();
+    let w = o.dtypes.weights.bytes() * sparsity;
     let f = setup.profile.threshold_d_ff();
     // FSDP and TP live inside one slice (book 5.1.6: DP across slices): the ICI
     // analysis is per slice.
@@ -48,6 +52,7 @@ pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsRe
     let (binding, explanation) = binding(per_device, fsdp_all, n_axes, &mixed_report, tp_max, dcn.as_ref());
     ThresholdsReport {
         alpha,
+        sparsity,
         ici_axes: ici.len() as u64,
         d_ff: f,
         batch_per_device: per_device,

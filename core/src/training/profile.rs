@@ -45,6 +45,8 @@ pub struct ModelProfile {
     pub moe_layers: u64,
     /// Every stored parameter.
     pub total_params: f64,
+    /// Parameters one token touches (k routed experts of each MoE layer).
+    pub active_params: f64,
     /// Decoder-layer parameters that are not routed experts (attention, dense MLP,
     /// shared experts, router, norms, biases) plus MTP modules.
     pub layer_params: f64,
@@ -237,6 +239,7 @@ impl ModelProfile {
             expert,
             moe_layers,
             total_params,
+            active_params: p.active.get(),
             layer_params,
             kv_params: if latent_kv { 0.0 } else { (wk + wv) * l },
             expert_params,
@@ -251,15 +254,21 @@ impl ModelProfile {
         }
     }
 
-    /// The F the book's thresholds use: the dense MLP's, or one expert's for an
-    /// all-MoE model.
+    /// The F the book's thresholds use: that of most layers — the dense MLP's, or one
+    /// expert's when most layers are MoE.
     #[must_use]
     pub fn threshold_d_ff(&self) -> f64 {
-        if self.d_ff > 0 {
-            self.d_ff as f64
-        } else {
-            self.expert.map_or(0.0, |e| e.d_ff as f64)
+        match self.expert {
+            Some(e) if 2 * self.moe_layers > self.layers || self.d_ff == 0 => e.d_ff as f64,
+            _ => self.d_ff as f64,
         }
+    }
+
+    /// Stored over active parameters: how many more weight bytes FSDP gathers than the
+    /// FLOPs use (1 for a dense model; about E/k for an MoE, MaxText's "sparsity").
+    #[must_use]
+    pub fn sparsity(&self) -> f64 {
+        if self.active_params > 0.0 { self.total_params / self.active_params } else { 1.0 }
     }
 
     /// Largest tensor-parallel degree the heads and hidden widths allow to divide

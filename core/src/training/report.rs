@@ -282,6 +282,9 @@ pub struct DcnReport {
 pub struct ThresholdsReport {
     /// α = C / W_ici (one axis, bidirectional).
     pub alpha: f64,
+    /// Stored over active parameters (1 dense; ≈ E/k MoE): FSDP's bytes per FLOP
+    /// grow by it, and so do its thresholds (MaxText's "global batch / sparsity").
+    pub sparsity: f64,
     /// Scale-up axes of the topology.
     pub ici_axes: u64,
     /// F used (dense MLP, or one expert).

@@ -174,9 +174,9 @@ pub struct MeshContext {
     pub gathered_dense: f64,
     /// Expert weights of one stage as one device gathers them.
     pub gathered_expert: f64,
-    /// ZeRO divisor of the optimizer state and gradients over `dp`.
+    /// ZeRO-1/2 divisor of the optimizer state (and master weights) over `dp`.
     pub dp_optimizer_shards: f64,
-    /// ... of gradients.
+    /// ZeRO-2 divisor of the gradients over `dp`.
     pub dp_gradient_shards: f64,
     /// FSDP gather over fsdp·cp·ep (·dp at ZeRO-3) and its ReduceScatter.
     pub fsdp_dense: [CostModel; 2],
