@@ -76,7 +76,6 @@ pub fn microbatch_tokens(setup: &Setup, mc: &MeshContext, microbatches: u64) -> 
     mc.sequences_per_shard as f64 / microbatches.max(1) as f64 * setup.seq_len as f64 / mc.mesh.cp.max(1) as f64
 }
 
-
 /// Everything in a device's memory that does not depend on the remat policy, for one
 /// mesh and microbatch count.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

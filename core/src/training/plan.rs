@@ -99,6 +99,13 @@ pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, c
     let eff = setup.options.efficiency;
     let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
     let searched = policies(&setup, section);
+    let searching = section.mesh.is_none() || section.search.is_some();
+    if searching && searched.is_empty() {
+        return Err(Invalid::one(
+            "training.search.remat",
+            format!("every policy listed offloads to the host, but {} has no published PCIe bandwidth", hw.chip.name),
+        ));
+    }
     let mut explicit = None;
     if let Some(mesh) = &section.mesh {
         mesh.validate(setup.devices).map_err(|e| under("training.mesh", e))?;
@@ -117,7 +124,7 @@ pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, c
         let cost = RematCost::of(&section.remat.placements(), &setup.profile);
         explicit = Some((split, m, section.remat.id().to_string(), cost));
     }
-    let search_result = (section.mesh.is_none() || section.search.is_some()).then(|| {
+    let search_result = searching.then(|| {
         let opts = section.search.clone().unwrap_or_default();
         let costs: Vec<RematCost> = searched.iter().map(|(_, c)| *c).collect();
         let limits = Limits {
@@ -365,5 +372,20 @@ mod tests {
         let back: TrainingReport = serde_json::from_str(&json).unwrap();
         assert_eq!((back.mesh, back.source, back.search.map(|s| s.evaluated)), (r.mesh.clone(), r.source, r.search.map(|s| s.evaluated)));
         assert!(r.thresholds.dcn.is_some());
+    }
+
+    #[test]
+    fn offloading_without_pcie_names_the_field() {
+        let chip = get("tpu-v7x").unwrap();
+        let axes = Topology::tpu_slice(&[2, 2, 2], 1).resolve(&chip).unwrap();
+        let hw = ResolvedHardware { chip, axes };
+        let m = crate::presets::get("llama-3-8b").unwrap().config;
+        let mut s = TrainingSection::new(GlobalBatch::Sequences(16), 4096);
+        s.search = Some(crate::training::section::SearchOptions { remat: Some(vec![Remat::MinimalOffloaded]), ..Default::default() });
+        assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.search.remat");
+        s.search = None;
+        s.mesh = Some(Mesh { fsdp: 8, ..Mesh::default() });
+        s.remat = Remat::QkvProjOffloaded;
+        assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.remat");
     }
 }
