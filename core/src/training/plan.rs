@@ -322,6 +322,7 @@ fn report(
             bubble_s: Seconds(s.bubble),
             offload_exposed_s: Seconds(s.offload_exposed),
             model_compute_s: Seconds(compute_time(setup.model_flops, setup.devices as f64, setup.peak * setup.options.efficiency.flops)),
+            offload_s: Seconds(s.offload),
         },
         communication: communication(setup, cache, mc, s),
         tokens_per_s: tokens / s.step_time,

@@ -184,7 +184,8 @@ pub struct MemoryReport {
     pub offloaded_host_bytes: Bytes,
 }
 
-/// Where the step's time goes; the parts add up to the step time.
+/// Where the step's time goes: compute, exposed communication, bubble and exposed
+/// offload add up to the step time.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StepBreakdown {
@@ -198,6 +199,9 @@ pub struct StepBreakdown {
     pub offload_exposed_s: Seconds,
     /// Compute time at the model's FLOPs only (the roofline floor of MFU).
     pub model_compute_s: Seconds,
+    /// PCIe time of offloaded activations, both ways, hidden or not (not a part of
+    /// the sum: only `offload_exposed_s` is).
+    pub offload_s: Seconds,
 }
 
 /// One kind of parallelism's communication over a step.

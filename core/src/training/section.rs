@@ -15,6 +15,9 @@ use crate::hardware::query::ResolvedHardware;
 use crate::model::ModelConfig;
 use serde::{Deserialize, Serialize};
 
+/// Most devices the training planner accepts (2^24).
+pub const MAX_DEVICES: u64 = 1 << 24;
+
 /// The global batch of one optimizer step.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -222,13 +225,17 @@ impl TrainingSection {
         c.ensure(!self.remat.offloads() || hw.chip.host.pcie.is_some(), "training.remat", || {
             format!("{} offloads to the host, but {} has no published PCIe bandwidth", self.remat.id(), hw.chip.name)
         });
-        c.finish()?;
         let mut capacity = [1u64; 3];
         for a in &hw.axes {
             let n = network_index(a.network);
             capacity[n] = capacity[n].saturating_mul(a.size);
         }
         let devices: u64 = capacity.iter().fold(1u64, |a, &b| a.saturating_mul(b));
+        c.ensure(devices <= MAX_DEVICES, "hardware.topology", || {
+            let product: f64 = hw.axes.iter().map(|a| a.size as f64).product();
+            format!("spans {product} devices; the training planner handles at most {MAX_DEVICES}")
+        });
+        c.finish()?;
         let devices_per_chip = capacity[network_index(Network::DieToDie)].max(1);
         let sequences = self.sequences();
         let w = Workload {
