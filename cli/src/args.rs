@@ -3,6 +3,8 @@
 use std::fmt;
 
 /// What the user asked for.
+// Parsed once per run: the size of `Eval` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq)]
 pub enum Command {
     /// Print the JSON report of a scenario.
@@ -43,6 +45,8 @@ pub struct EvalArgs {
     /// `--prompt-len P`, `--output-len G`, `--batch B`, `--weights-dtype D`,
     /// `--kv-dtype D`: set fields of the scenario's `inference` section.
     pub serving: Box<ServingArgs>,
+    /// `--mesh dp=..,fsdp=..,tp=..,ep=..,cp=..,pp=..`: set `training.mesh`.
+    pub mesh: Option<String>,
 }
 
 /// Options that set the scenario's `inference` section.
@@ -78,7 +82,8 @@ USAGE:
   shardcalc eval [SCENARIO.json] [--preset ID | --hf-config FILE | --maxtext-config FILE]
                  [--per-device-batch B] [--seq-len S] [--grad-accum N]
                  [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
-                 [--chip ID] [--prompt-len P --output-len G] [--batch B]
+                 [--chip ID] [--mesh dp=N,fsdp=N,tp=N,ep=N,cp=N,pp=N]
+                 [--prompt-len P --output-len G] [--batch B]
                  [--weights-dtype D] [--kv-dtype D]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
@@ -87,6 +92,8 @@ USAGE:
       --prompt-len and --output-len add an `inference` section (serving: decode step,
       prefill, memory, disaggregation; needs a chip); --batch (default: the largest that
       fits), --weights-dtype and --kv-dtype (bf16, fp8, int8, int4) set its fields.
+      --mesh evaluates that mesh in the scenario's `training` section instead of the
+      search's best (axes not named are 1).
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
   shardcalc schema scenario|report
@@ -149,6 +156,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--batch" => a.serving.batch = Some(number(arg, value(arg, &mut it)?)?),
                     "--weights-dtype" => a.serving.weights_dtype = Some(value(arg, &mut it)?.clone()),
                     "--kv-dtype" => a.serving.kv_dtype = Some(value(arg, &mut it)?.clone()),
+                    "--mesh" => a.mesh = Some(value(arg, &mut it)?.clone()),
                     flag if flag.starts_with('-') => {
                         return Err(UsageError(format!("eval: unknown option {flag}")));
                     }

@@ -18,6 +18,7 @@ use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::presets;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::inference::InferenceSection;
+use shardcalc_core::training::mesh::Mesh;
 use std::process::ExitCode;
 
 /// A failure with its exit status.
@@ -103,6 +104,14 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
         s.hardware = Some(HardwareSection { chip: ChipSource::Preset(id.clone()), topology });
     }
     apply_serving_args(&a.serving, &mut s)?;
+    if let Some(spec) = &a.mesh {
+        let mesh = Mesh::parse(spec).map_err(|e| Failure::invalid(format!("--mesh: {e}")))?;
+        let training = s
+            .training
+            .as_mut()
+            .ok_or_else(|| Failure::invalid("--mesh: the scenario has no `training` section"))?;
+        training.mesh = Some(mesh);
+    }
     if let Some(c) = &a.convention {
         s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
             Failure::invalid(format!(

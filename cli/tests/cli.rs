@@ -275,3 +275,73 @@ fn serving_options_add_the_inference_section() {
     assert_eq!(code, 2);
     assert!(err.contains("inference.prompt_len"), "{err}");
 }
+
+/// A training scenario: LLaMA-3-70B, 4M tokens per step on a full v5p pod, 15T tokens.
+fn training_scenario(name: &str, extra: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shardcalc-cli-training-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"model":{{"preset":"llama-3-70b"}},"workload":{{"per_device_batch":1,"seq_len":4096}},
+                "hardware":{{"chip":{{"preset":"tpu-v5p"}},"topology":{{"axes":[{{"name":"x","size":16}},{{"name":"y","size":20}},{{"name":"z","size":28}}]}}}},
+                "training":{{"global_batch":{{"tokens":4194304}},"seq_len":4096,"token_budget":15e12{extra}}}}}"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn eval_training_reports_the_plan_thresholds_and_search() {
+    let path = training_scenario("search.json", "");
+    let (code, out, err) = shardcalc(&["eval", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let t = &json(&out)["training"];
+    assert_eq!(t["source"], "search");
+    for key in ["step_time_s", "mfu", "hfu", "days", "tokens_per_s"] {
+        assert!(t[key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    assert!(t["memory"]["per_device_bytes"].as_f64().unwrap() > 0.0);
+    assert!(t["memory"]["breakdown"].as_array().unwrap().len() >= 5);
+    for axis in ["dp", "fsdp", "tp", "ep", "cp", "pp"] {
+        assert!(t["mesh"][axis].as_u64().unwrap() >= 1, "{axis}");
+    }
+    assert!(t["bound"]["resource"].is_string() && t["bound"]["explanation"].is_string());
+    assert_eq!(t["thresholds"]["alpha"], 2550.0);
+    assert_eq!(t["thresholds"]["fsdp_critical_batch_all_axes"], 850.0);
+    assert_eq!(t["thresholds"]["binding"], "mixed_fsdp_tp");
+    assert!(t["search"]["evaluated"].as_u64().unwrap() > 10_000);
+    assert!(!t["search"]["best"].as_array().unwrap().is_empty());
+    assert!(!t["search"]["pareto"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn eval_training_mesh_option_evaluates_that_mesh() {
+    let path = training_scenario("mesh.json", "");
+    let (code, out, err) = shardcalc(&["eval", path.to_str().unwrap(), "--mesh", "fsdp=560,cp=4,tp=4"]);
+    assert_eq!(code, 0, "{err}");
+    let t = &json(&out)["training"];
+    assert_eq!(t["source"], "explicit");
+    assert_eq!((t["mesh"]["fsdp"].as_u64(), t["mesh"]["tp"].as_u64(), t["mesh"]["cp"].as_u64()), (Some(560), Some(4), Some(4)));
+    assert!(t.get("search").is_none());
+    // A mesh that does not multiply to the pod, and one TP does not divide.
+    let (code, _, err) = shardcalc(&["eval", path.to_str().unwrap(), "--mesh", "fsdp=64"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("training.mesh"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", path.to_str().unwrap(), "--mesh", "fsdp=320,tp=28"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("training.mesh.tp"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", "--mesh", "tp=2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--mesh"), "{err}");
+}
+
+#[test]
+fn eval_training_errors_name_the_field() {
+    let path = training_scenario("bad.json", r#","efficiency":{"ici":0},"zero_stage":5"#);
+    let (code, _, err) = shardcalc(&["eval", path.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("training.efficiency.ici") && err.contains("training.zero_stage"), "{err}");
+}

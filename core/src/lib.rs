@@ -25,4 +25,5 @@ pub mod report_hardware;
 pub mod roofline;
 pub mod scenario;
 pub mod sharding;
+pub mod training;
 pub mod units;

@@ -43,6 +43,9 @@ pub struct Report {
     /// The scenario's `roofline` op on one chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roofline: Option<RooflineReport>,
+    /// The training plan, when the scenario has `training`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::training::TrainingReport>,
 }
 
 /// The model's shape.
@@ -263,10 +266,11 @@ pub fn params_report(c: &ParamCounts) -> ParamsReport {
 pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
     let m = s.validate()?;
     let w = &s.workload;
-    let (hardware, collectives, roofline) = match s.validate_hardware()? {
+    let resolved = s.validate_hardware()?;
+    let (hardware, collectives, roofline) = match &resolved {
         Some(hw) => {
             let has_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-            let (h, c, r) = hardware_sections(&hw, has_topology, &s.collectives, s.roofline.as_ref())?;
+            let (h, c, r) = hardware_sections(hw, has_topology, &s.collectives, s.roofline.as_ref())?;
             (Some(h), c, r)
         }
         None => (None, Vec::new(), None),
@@ -289,6 +293,7 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
         hardware,
         collectives,
         roofline,
+        training: crate::training::plan::for_scenario(&m, resolved.as_ref(), s)?,
     })
 }
 

@@ -78,6 +78,9 @@ pub struct Scenario {
     /// A roofline question: an op or a matmul on one chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roofline: Option<RooflineQuery>,
+    /// A training plan on `hardware.topology` (book chapters 5–6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::training::TrainingSection>,
 }
 
 fn current_version() -> u32 {
@@ -100,6 +103,7 @@ impl Default for Scenario {
             hardware: None,
             collectives: Vec::new(),
             roofline: None,
+            training: None,
         }
     }
 }
@@ -155,6 +159,7 @@ impl Scenario {
             }
         };
         c.merge("workload", self.workload.validate());
+        c.merge("training", self.training.as_ref().map_or(Ok(()), crate::training::TrainingSection::validate));
         if let Err(e) = self.validate_hardware() {
             for err in e.0 {
                 c.push(err.field, err.message);

@@ -9,4 +9,5 @@ mod harness;
 mod inference;
 mod other;
 mod roofline;
+mod training;
 mod transformer;

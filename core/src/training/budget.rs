@@ -1,0 +1,29 @@
+//! Time and cost to train a token budget (book 6.2: `T = FLOPs / (chips · C · MFU)`).
+
+/// Seconds in a day.
+pub const SECONDS_PER_DAY: f64 = 86_400.0;
+
+/// Days to do `total_flops` of model FLOPs on `chips` chips of `peak` FLOP/s each at
+/// `mfu` (book 6.2: 6.3e24 FLOPs on 8960 TPU v5p at 40% MFU is about 44 days).
+#[must_use]
+pub fn days_to_train(total_flops: f64, chips: f64, peak: f64, mfu: f64) -> f64 {
+    total_flops / (chips * peak * mfu) / SECONDS_PER_DAY
+}
+
+/// Cost of `chips` chips for `days` at `price_per_chip_hour`.
+#[must_use]
+pub fn training_cost(chips: f64, days: f64, price_per_chip_hour: f64) -> f64 {
+    chips * days * 24.0 * price_per_chip_hour
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama3_70b_on_a_v5p_pod() {
+        let days = days_to_train(6.3e24, 8960.0, 4.59e14, 0.4);
+        assert!((days - 44.32).abs() < 0.01, "{days}");
+        assert!((training_cost(2.0, 1.0, 1.5) - 72.0).abs() < 1e-12);
+    }
+}

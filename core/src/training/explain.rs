@@ -1,0 +1,158 @@
+//! The book's thresholds evaluated for one setup, and the sentences that say which
+//! limit binds (book 5.1–5.2, 6.3).
+
+use super::memory::max_params_pure_dp;
+use super::optimizer::state_bytes_per_param;
+use super::report::{Binding, DcnReport, MixedReport, ThresholdsReport};
+use super::setup::Setup;
+use super::step::{Bottleneck, StepParts};
+use super::thresholds::{dcn_critical_batch, fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
+use crate::collectives::{AxisLink, Network};
+use crate::hardware::Chip;
+
+/// The thresholds of book 5.1 for `setup` on `axes` (the topology's, unscaled).
+#[must_use]
+pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsReport {
+    let o = &setup.options;
+    let ici: Vec<&AxisLink> = axes.iter().filter(|a| a.network == Network::ScaleUp && a.size > 1).collect();
+    let n_axes = ici.len().max(1) as f64;
+    let link = ici.first().map_or(chip.scale_up.link.one_way.get(), |a| a.link.get());
+    let alpha = ici_intensity(setup.peak, 2.0 * link);
+    let (a, g) = (o.dtypes.activations.bytes(), o.dtypes.gradients.bytes());
+    // FSDP moves every stored weight for the FLOPs of the active ones: an MoE's
+    // sparsity multiplies the bytes per FLOP (MaxText: "global batch / sparsity").
+    let sparsity = setup.profile.sparsity();
+    let w = o.dtypes.weights.bytes() * sparsity;
+    let f = setup.profile.threshold_d_ff();
+    // FSDP and TP live inside one slice (book 5.1.6: DP across slices): the ICI
+    // analysis is per slice.
+    let slices = setup.capacity[2].max(1);
+    let b = setup.tokens() / slices as f64;
+    let n = (setup.devices / slices).max(1) as f64;
+    let per_device = b / n;
+    let m_x = (n_axes - 1.0).max(1.0);
+    let mixed = MixedSharding { alpha, m_x, m_y: 1.0, d_ff: f, weight_bytes: w, activation_bytes: a };
+    let x_opt = mixed.optimal_fsdp(b, n);
+    let dcn = (slices > 1).then(|| DcnReport {
+        slices,
+        batch_per_slice: b,
+        critical_batch_per_slice: dcn_critical_batch(setup.peak * setup.devices_per_chip as f64, chip.scale_out.bandwidth_per_chip.get(), g),
+    });
+    let fsdp_all = fsdp_critical_batch(alpha, n_axes, w);
+    let state = state_bytes_per_param(o.optimizer, &o.dtypes, o.store_gradients, setup.profile.factored_fraction);
+    let mixed_report = MixedReport {
+        m_x,
+        m_y: 1.0,
+        critical_batch_per_device: mixed.critical_batch(),
+        optimal_fsdp: x_opt,
+        optimal_tp: n / x_opt,
+        compute_bound_fsdp: mixed.fsdp_range(b, n).map(|(c, h)| [c - h, c + h]),
+    };
+    let tp_max = tp_max_degree(alpha, n_axes, f, a);
+    let (binding, explanation) = binding(per_device, fsdp_all, n_axes, &mixed_report, tp_max, dcn.as_ref());
+    ThresholdsReport {
+        alpha,
+        sparsity,
+        ici_axes: ici.len() as u64,
+        d_ff: f,
+        batch_per_device: per_device,
+        devices_per_slice: n as u64,
+        fsdp_critical_batch_one_axis: fsdp_critical_batch(alpha, 1.0, w),
+        fsdp_critical_batch_all_axes: fsdp_all,
+        tp_max_one_axis: tp_max_degree(alpha, 1.0, f, a),
+        tp_max_all_axes: tp_max,
+        mixed: mixed_report,
+        dcn,
+        max_params_pure_dp: max_params_pure_dp(setup.hbm, state),
+        binding,
+        explanation,
+    }
+}
+
+fn binding(
+    per_device: f64,
+    fsdp_all: f64,
+    n_axes: f64,
+    mixed: &MixedReport,
+    tp_max: f64,
+    dcn: Option<&DcnReport>,
+) -> (Binding, String) {
+    if let Some(d) = dcn.filter(|d| d.batch_per_slice < d.critical_batch_per_slice) {
+        return (
+            Binding::Dcn,
+            format!(
+                "Data parallelism over DCN is comms-bound: {:.0} tokens per slice is below C/W_DCN = {:.0} (book 5.1.6); use fewer, larger slices or a larger batch.",
+                d.batch_per_slice, d.critical_batch_per_slice
+            ),
+        );
+    }
+    if per_device >= fsdp_all {
+        return (
+            Binding::FsdpComputeBound,
+            format!(
+                "FSDP alone is compute-bound: {per_device:.0} tokens per device is above α/{n_axes:.0} = {fsdp_all:.0} (book 5.1.2), so no tensor parallelism is needed for bandwidth."
+            ),
+        );
+    }
+    if let Some([lo, hi]) = mixed.compute_bound_fsdp {
+        return (
+            Binding::MixedFsdpTp,
+            format!(
+                "Pure FSDP is comms-bound ({per_device:.0} tokens per device < α/{n_axes:.0} = {fsdp_all:.0}), but mixed FSDP + TP is compute-bound above {:.0} per device: FSDP between {lo:.0} and {hi:.0} ways (X_opt ≈ {:.0}) with the rest TP, which stays compute-bound up to {tp_max:.1} ways (book 5.1.4, 6.3).",
+                mixed.critical_batch_per_device, mixed.optimal_fsdp
+            ),
+        );
+    }
+    (
+        Binding::CommsBound,
+        format!(
+            "Even mixed FSDP + TP is comms-bound: {per_device:.0} tokens per device is below 4α²/(M_X·M_Y·F) = {:.0} (book 5.1.4); it needs a larger batch or fewer chips.",
+            mixed.critical_batch_per_device
+        ),
+    )
+}
+
+/// One sentence on what limits a step.
+#[must_use]
+pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
+    let comm: f64 = s.comm.iter().map(|c| c.time).sum();
+    let pct = |t: f64| 100.0 * t / s.step_time;
+    match s.bound {
+        Bottleneck::Memory => format!(
+            "Nothing fits: this configuration needs {:.1} GB per device against {:.1} GB of HBM.",
+            s.memory.total() / 1e9,
+            hbm / 1e9
+        ),
+        Bottleneck::Compute => format!(
+            "Compute-bound: all {comm:.3} s of communication hides behind {:.3} s of matmuls; MFU {:.1}% (a roofline: ideal overlap and kernels).",
+            s.compute,
+            100.0 * s.mfu
+        ),
+        Bottleneck::Communication => {
+            let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
+            let c = s.comm[axis as usize];
+            let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
+            format!(
+                "{} communication is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%) beside {:.3} s of compute; {why}.",
+                axis.id().to_uppercase(),
+                c.exposed,
+                s.step_time,
+                pct(c.exposed),
+                s.compute
+            )
+        }
+        Bottleneck::PipelineBubble => format!(
+            "The pipeline bubble is the largest loss: {:.3} s of a {:.3} s step ({:.0}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
+            s.bubble,
+            s.step_time,
+            pct(s.bubble),
+            s.microbatches
+        ),
+        Bottleneck::HostOffload => format!(
+            "Host offload over PCIe is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%).",
+            s.offload_exposed,
+            s.step_time,
+            pct(s.offload_exposed)
+        ),
+    }
+}

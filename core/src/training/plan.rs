@@ -1,0 +1,392 @@
+//! Planning a run end to end: resolve the `training` section, evaluate the explicit
+//! mesh and/or search, and build the report. What the page and `shardcalc eval` call.
+
+use super::budget::{days_to_train, training_cost};
+use super::explain::{bound_sentence, thresholds};
+use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
+use super::placement::{group_links, piece_link, scaled_axes, CostCache};
+use super::report::{
+    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport, NetworkDegrees, PieceReport,
+    PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
+};
+use super::search::{search, Candidate, Limits, SearchResult};
+use super::section::TrainingSection;
+use super::setup::{zero3_axes, MeshContext, Setup};
+use super::step::{compute_time, evaluate_config, StepParts};
+use super::tensors::{Remat, RematCost};
+use crate::error::{FieldError, Invalid};
+use crate::flops::FlopConvention;
+use crate::hardware::query::ResolvedHardware;
+use crate::model::ModelConfig;
+use crate::scenario::Scenario;
+use crate::units::{Bytes, Flops, Seconds};
+
+fn under(prefix: &str, e: Invalid) -> Invalid {
+    Invalid(
+        e.0.into_iter()
+            .map(|f| {
+                let field = if f.field.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", f.field) };
+                FieldError::new(field, f.message)
+            })
+            .collect(),
+    )
+}
+
+/// Why an explicit mesh does not divide the model (fields under `training.mesh`).
+fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
+    let p = &setup.profile;
+    let mut c = crate::error::Checker::new();
+    c.ensure(p.tp_divides(mesh.tp), "training.mesh.tp", || {
+        format!(
+            "{} must divide the {} query heads and every MLP width (F = {}), and divide or be a multiple of the {} K/V heads (replicated when fewer)",
+            mesh.tp,
+            p.heads,
+            p.threshold_d_ff(),
+            p.kv_heads
+        )
+    });
+    match p.expert {
+        Some(e) => c.ensure(e.experts % mesh.ep == 0, "training.mesh.ep", || format!("{} must divide the {} experts", mesh.ep, e.experts)),
+        None => c.ensure(mesh.ep == 1, "training.mesh.ep", || "must be 1 for a dense model".into()),
+    }
+    let v = setup.options.pipeline.chunks();
+    c.ensure(p.layers.is_multiple_of(mesh.pp.saturating_mul(v).max(1)), "training.mesh.pp", || {
+        format!("{} stages × {v} virtual stages must divide the {} layers", mesh.pp, p.layers)
+    });
+    c.ensure(setup.seq_len.is_multiple_of(mesh.cp), "training.mesh.cp", || format!("{} must divide the sequence length {}", mesh.cp, setup.seq_len));
+    c.ensure(mesh.data_shards() <= setup.sequences, "training.mesh", || {
+        format!("dp·fsdp·ep = {} exceeds the batch's {} sequences", mesh.data_shards(), setup.sequences)
+    });
+    c.finish()
+}
+
+/// The policies the search tries (costs precomputed): the requested ones the chip can
+/// run, minus any another one dominates (the first of equals is kept).
+fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)> {
+    let mut list: Vec<Remat> = section
+        .search
+        .as_ref()
+        .and_then(|s| s.remat.clone())
+        .unwrap_or_else(|| Remat::PRESETS.to_vec());
+    if matches!(section.remat, Remat::Custom(_)) && !list.contains(&section.remat) {
+        list.push(section.remat.clone());
+    }
+    let all: Vec<(Remat, RematCost)> = list
+        .into_iter()
+        .filter(|r| setup.pcie.is_some() || !r.offloads())
+        .map(|r| {
+            let cost = RematCost::of(&r.placements(), &setup.profile);
+            (r, cost)
+        })
+        .collect();
+    all.iter()
+        .enumerate()
+        .filter(|(i, (_, c))| {
+            !all.iter().enumerate().any(|(j, (_, d))| j != *i && d.dominates(c) && (!c.dominates(d) || j < *i))
+        })
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
+/// Plan a training run: the explicit mesh if `section.mesh` is set, otherwise the
+/// search's fastest configuration (or, when nothing fits, its smallest).
+///
+/// # Errors
+/// Invalid fields (named under `training.` or `hardware.`), and a batch/topology no
+/// mesh divides (field `training`).
+pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, convention: FlopConvention) -> Result<TrainingReport, Invalid> {
+    let setup = section.setup(m, hw, convention)?;
+    let eff = setup.options.efficiency;
+    let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
+    let searched = policies(&setup, section);
+    let searching = section.mesh.is_none() || section.search.is_some();
+    if searching && searched.is_empty() {
+        return Err(Invalid::one(
+            "training.search.remat",
+            format!("every policy listed offloads to the host, but {} has no published PCIe bandwidth", hw.chip.name),
+        ));
+    }
+    let mut explicit = None;
+    if let Some(mesh) = &section.mesh {
+        mesh.validate(setup.devices).map_err(|e| under("training.mesh", e))?;
+        check_mesh(&setup, mesh)?;
+        let split = split_mesh(mesh, setup.capacity).map_err(|e| under("training.mesh", e))?;
+        let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| {
+            Invalid::one("training.mesh", "cannot be laid out on the topology's axes (a degree does not factor into them)")
+        })?;
+        let m = section.microbatches.unwrap_or(1);
+        if mc.sequences_per_shard % m != 0 {
+            return Err(Invalid::one(
+                "training.microbatches",
+                format!("{m} must divide the {} sequences each data shard processes", mc.sequences_per_shard),
+            ));
+        }
+        let cost = RematCost::of(&section.remat.placements(), &setup.profile);
+        explicit = Some((split, m, section.remat.id().to_string(), cost));
+    }
+    let search_result = searching.then(|| {
+        let opts = section.search.clone().unwrap_or_default();
+        let costs: Vec<RematCost> = searched.iter().map(|(_, c)| *c).collect();
+        let limits = Limits {
+            top: usize::try_from(opts.top).unwrap_or(10),
+            microbatches: section.microbatches,
+            max_microbatches: opts.max_microbatches,
+        };
+        search(&setup, &mut cache, &costs, &limits)
+    });
+    let (source, (split, microbatches, remat, cost)) = match (explicit, &search_result) {
+        (Some(e), _) => (PlanSource::Explicit, e),
+        (None, Some(r)) => {
+            let pick = r.top.first().or(r.smallest.as_ref()).ok_or_else(|| no_mesh(&setup))?;
+            let (policy, cost) = searched.get(pick.policy).cloned().ok_or_else(|| no_mesh(&setup))?;
+            let split = r.split(pick).ok_or_else(|| no_mesh(&setup))?;
+            (PlanSource::Search, (split, pick.microbatches, policy.id().to_string(), cost))
+        }
+        (None, None) => return Err(no_mesh(&setup)),
+    };
+    let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
+    let parts = evaluate_config(&setup, &cache, &mc, microbatches, &cost);
+    let search = search_result.map(|r| SearchReport {
+        meshes: r.meshes,
+        evaluated: r.evaluated,
+        feasible: r.feasible,
+        best: rows(&setup, &mut cache, &searched, &r, &r.top),
+        pareto: rows(&setup, &mut cache, &searched, &r, &r.pareto),
+    });
+    Ok(report(&setup, section, hw, &cache, &mc, &parts, source, remat, search))
+}
+
+fn no_mesh(setup: &Setup) -> Invalid {
+    Invalid::one(
+        "training",
+        format!(
+            "no mesh of the topology's {} devices divides the model, the {} sequences of {} tokens and the topology's axes",
+            setup.devices, setup.sequences, setup.seq_len
+        ),
+    )
+}
+
+fn rows(setup: &Setup, cache: &mut CostCache, policies: &[(Remat, RematCost)], r: &SearchResult, list: &[Candidate]) -> Vec<SearchRow> {
+    list.iter()
+        .filter_map(|c| {
+            let (policy, cost) = policies.get(c.policy)?;
+            let split = r.split(c)?;
+            let mc = MeshContext::new(setup, cache, &split)?;
+            let s = evaluate_config(setup, cache, &mc, c.microbatches, cost);
+            Some(SearchRow {
+                mesh: mc.mesh,
+                networks: NETWORKS
+                    .iter()
+                    .zip(split)
+                    .zip(setup.capacity)
+                    .filter(|(_, cap)| *cap > 1)
+                    .map(|((n, d), _)| NetworkDegrees { network: *n, degrees: Mesh::from_degrees(d) })
+                    .collect(),
+                microbatches: c.microbatches,
+                remat: policy.id().to_string(),
+                step_time_s: Seconds(s.step_time),
+                memory_bytes: Bytes(s.memory.total()),
+                mfu: s.mfu,
+                hfu: s.hfu,
+                bound: s.bound,
+            })
+        })
+        .collect()
+}
+
+fn mesh_report(cache: &CostCache, mc: &MeshContext) -> MeshReport {
+    let placement = Parallelism::ALL
+        .iter()
+        .filter(|p| mc.mesh.degree(**p) > 1)
+        .map(|p| AxisPlacement {
+            axis: *p,
+            degree: mc.mesh.degree(*p),
+            pieces: mc
+                .placement
+                .pieces(*p)
+                .iter()
+                .filter_map(|piece| {
+                    let phys = cache.axes().get(usize::from(piece.axis))?;
+                    let l = piece_link(phys, *piece);
+                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: piece.size, stride: piece.stride, shape: l.shape, link: l.link })
+                })
+                .collect(),
+        })
+        .collect();
+    MeshReport { degrees: mc.mesh, placement }
+}
+
+fn sharded(mc: &MeshContext, axes: &[Parallelism]) -> Vec<Parallelism> {
+    let mut out: Vec<Parallelism> = Vec::new();
+    for a in axes {
+        if mc.mesh.degree(*a) > 1 && !out.contains(a) {
+            out.push(*a);
+        }
+    }
+    out
+}
+
+fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport {
+    let o = &setup.options;
+    let mut state: Vec<Parallelism> = vec![Parallelism::Tp, Parallelism::Pp, Parallelism::Ep];
+    state.extend_from_slice(zero3_axes(o.zero, false));
+    let mut grads = state.clone();
+    if o.zero.shards_gradients() {
+        grads.push(Parallelism::Dp);
+    }
+    let mut opt = state.clone();
+    if o.zero.shards_optimizer() {
+        opt.push(Parallelism::Dp);
+    }
+    let m = &s.memory;
+    let item = |component, bytes: f64, dtype, over: &[Parallelism]| MemoryItem { component, bytes: Bytes(bytes), dtype, sharded_over: sharded(mc, over) };
+    let total = m.total();
+    MemoryReport {
+        per_device_bytes: Bytes(total),
+        capacity_bytes: Bytes(setup.hbm),
+        fits: s.fits,
+        headroom_bytes: Bytes(setup.hbm - total),
+        breakdown: vec![
+            item(MemoryComponent::Weights, m.weights, Some(o.dtypes.weights), &state),
+            item(MemoryComponent::Gradients, m.gradients, Some(o.dtypes.gradients), &grads),
+            item(MemoryComponent::Optimizer, m.optimizer, Some(o.dtypes.optimizer), &opt),
+            item(MemoryComponent::MasterWeights, m.master_weights, Some(crate::dtype::DType::Fp32), &opt),
+            item(MemoryComponent::Activations, m.activations, Some(o.dtypes.activations), &Parallelism::ALL),
+            item(MemoryComponent::Transient, m.transient, None, &[]),
+        ],
+        transient: m.transient_kind,
+        in_flight_microbatches: m.in_flight,
+        offloaded_host_bytes: Bytes(m.offloaded),
+    }
+}
+
+fn communication(setup: &Setup, cache: &CostCache, mc: &MeshContext, s: &StepParts) -> Vec<CommunicationReport> {
+    Parallelism::ALL
+        .iter()
+        .filter(|p| s.comm[**p as usize].time > 0.0)
+        .map(|p| {
+            let group: &[Parallelism] = match p {
+                Parallelism::Fsdp => zero3_axes(setup.options.zero, false),
+                other => std::slice::from_ref(other),
+            };
+            let c = s.comm[*p as usize];
+            CommunicationReport {
+                parallelism: *p,
+                axes: group_links(cache.axes(), &mc.placement, group).into_iter().map(|a| a.name).collect(),
+                bytes_per_step: Bytes(c.bytes),
+                time_s: Seconds(c.time),
+                exposed_s: Seconds(c.exposed),
+                critical_path: c.critical,
+            }
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    setup: &Setup,
+    section: &TrainingSection,
+    hw: &ResolvedHardware,
+    cache: &CostCache,
+    mc: &MeshContext,
+    s: &StepParts,
+    source: PlanSource,
+    remat: String,
+    search: Option<SearchReport>,
+) -> TrainingReport {
+    let chips = setup.devices as f64 / setup.devices_per_chip.max(1) as f64;
+    let tokens = setup.tokens();
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let steps = section.token_budget.map(|b| b / tokens);
+    let peak_chip = setup.peak * setup.devices_per_chip as f64;
+    let days = steps.and_then(|n| finite(days_to_train(setup.model_flops * n, chips, peak_chip, s.mfu)));
+    let price = section.price_per_chip_hour_usd.or(hw.chip.price_per_chip_hour_usd);
+    let exposed: f64 = s.comm.iter().map(|c| c.exposed).sum();
+    TrainingReport {
+        chips,
+        devices: setup.devices,
+        global_batch_sequences: setup.sequences,
+        global_batch_tokens: tokens,
+        seq_len: setup.seq_len,
+        flops_convention: setup.options.convention,
+        source,
+        mesh: mesh_report(cache, mc),
+        microbatches: s.microbatches,
+        remat,
+        pipeline: setup.options.pipeline,
+        memory: memory_report(setup, mc, s),
+        step_time_s: Seconds(s.step_time),
+        breakdown: StepBreakdown {
+            compute_s: Seconds(s.compute),
+            exposed_communication_s: Seconds(exposed),
+            bubble_s: Seconds(s.bubble),
+            offload_exposed_s: Seconds(s.offload_exposed),
+            model_compute_s: Seconds(compute_time(setup.model_flops, setup.devices as f64, setup.peak * setup.options.efficiency.flops)),
+            offload_s: Seconds(s.offload),
+        },
+        communication: communication(setup, cache, mc, s),
+        tokens_per_s: tokens / s.step_time,
+        mfu: s.mfu,
+        hfu: s.hfu,
+        model_flops_per_step: Flops(s.model_flops),
+        hardware_flops_per_step: Flops(s.hardware_flops),
+        batch_utilization: 1.0 / mc.padding,
+        bound: BoundReport { resource: s.bound, axis: s.bound_axis, explanation: bound_sentence(s, setup.hbm, mc.mesh.pp) },
+        token_budget: section.token_budget,
+        steps,
+        days,
+        chip_hours: days.map(|d| chips * d * 24.0),
+        price_per_chip_hour_usd: price,
+        cost_usd: days.zip(price).map(|(d, p)| training_cost(chips, d, p)),
+        thresholds: thresholds(setup, &hw.chip, &hw.axes),
+        search,
+    }
+}
+
+/// The scenario's `training` section planned on its hardware (`None` without one).
+///
+/// # Errors
+/// As [`plan`]; `hardware` when the scenario has none.
+pub fn for_scenario(m: &ModelConfig, hw: Option<&ResolvedHardware>, s: &Scenario) -> Result<Option<TrainingReport>, Invalid> {
+    let Some(section) = &s.training else { return Ok(None) };
+    let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
+    plan(m, hw, section, s.conventions.flops).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::catalog::get;
+    use crate::hardware::topology::Topology;
+    use crate::training::section::GlobalBatch;
+
+    #[test]
+    fn the_report_round_trips_through_json() {
+        let chip = get("tpu-v5p").unwrap();
+        let axes = Topology::tpu_slice(&[4, 4, 4], 2).resolve(&chip).unwrap();
+        let hw = ResolvedHardware { chip, axes };
+        let m = crate::presets::get("llama-3-8b").unwrap().config;
+        let mut s = TrainingSection::new(GlobalBatch::Sequences(256), 4096);
+        s.token_budget = Some(1e12);
+        let r = plan(&m, &hw, &s, FlopConvention::MaxText).unwrap();
+        let json = serde_json::to_string(&r).unwrap();
+        let back: TrainingReport = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.mesh, back.source, back.search.map(|s| s.evaluated)), (r.mesh.clone(), r.source, r.search.map(|s| s.evaluated)));
+        assert!(r.thresholds.dcn.is_some());
+    }
+
+    #[test]
+    fn offloading_without_pcie_names_the_field() {
+        let chip = get("tpu-v7x").unwrap();
+        let axes = Topology::tpu_slice(&[2, 2, 2], 1).resolve(&chip).unwrap();
+        let hw = ResolvedHardware { chip, axes };
+        let m = crate::presets::get("llama-3-8b").unwrap().config;
+        let mut s = TrainingSection::new(GlobalBatch::Sequences(16), 4096);
+        s.search = Some(crate::training::section::SearchOptions { remat: Some(vec![Remat::MinimalOffloaded]), ..Default::default() });
+        assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.search.remat");
+        s.search = None;
+        s.mesh = Some(Mesh { fsdp: 8, ..Mesh::default() });
+        s.remat = Remat::QkvProjOffloaded;
+        assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.remat");
+    }
+}

@@ -1,0 +1,286 @@
+//! The `training` section of a scenario: what the user sets, its validation (every
+//! error names its field under `training.`), and the [`Setup`] it resolves to.
+
+use super::mesh::{network_index, Mesh};
+use super::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
+use super::pipeline::{Pipeline, Schedule};
+use super::placement::MAX_PHYSICAL_AXES;
+use super::profile::ModelProfile;
+use super::setup::{AttentionKernel, Efficiency, Options, Overlap, Setup};
+use super::tensors::Remat;
+use crate::collectives::Network;
+use crate::error::{Checker, Invalid};
+use crate::flops::{training_flops, FlopComponent, FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN};
+use crate::hardware::query::ResolvedHardware;
+use crate::model::ModelConfig;
+use serde::{Deserialize, Serialize};
+
+/// Most devices the training planner accepts (2^24).
+pub const MAX_DEVICES: u64 = 1 << 24;
+
+/// The global batch of one optimizer step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum GlobalBatch {
+    /// Tokens (rounded to whole sequences of `seq_len`).
+    Tokens(f64),
+    /// Sequences.
+    Sequences(u64),
+}
+
+/// Search options.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SearchOptions {
+    /// How many of the fastest configurations to report (default 10).
+    #[serde(default = "ten")]
+    pub top: u64,
+    /// Remat policies to try (default: every preset; offloading ones only when the
+    /// chip's PCIe bandwidth is known; plus `training.remat` when it is custom).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remat: Option<Vec<Remat>>,
+    /// Largest microbatch count tried (default 64).
+    #[serde(default = "sixty_four")]
+    pub max_microbatches: u64,
+}
+
+fn ten() -> u64 {
+    10
+}
+fn sixty_four() -> u64 {
+    64
+}
+fn yes() -> bool {
+    true
+}
+fn unit() -> f64 {
+    1.0
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self { top: 10, remat: None, max_microbatches: 64 }
+    }
+}
+
+/// `training`: plan a training run on `hardware.topology`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TrainingSection {
+    /// Batch per optimizer step: `{"tokens": 4194304}` or `{"sequences": 1024}`.
+    pub global_batch: GlobalBatch,
+    /// Tokens per sequence.
+    pub seq_len: u64,
+    /// Tokens to train on, for days and cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<f64>,
+    /// Optimizer (default Adam without master weights).
+    #[serde(default)]
+    pub optimizer: Optimizer,
+    /// Number formats.
+    #[serde(default)]
+    pub dtypes: TrainingDtypes,
+    /// Whether gradients occupy HBM (default true; false is the book's 10 bytes/param).
+    #[serde(default = "yes")]
+    pub store_gradients: bool,
+    /// ZeRO stage of the `dp` axis (0–3, default 0).
+    #[serde(default)]
+    pub zero_stage: ZeroStage,
+    /// Remat policy of the explicit mesh (default `full`).
+    #[serde(default)]
+    pub remat: Remat,
+    /// An explicit mesh to evaluate; absent = search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<Mesh>,
+    /// Pipeline schedule.
+    #[serde(default)]
+    pub pipeline: Pipeline,
+    /// Microbatches per step for the explicit mesh (default 1), or the only count
+    /// the search tries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microbatches: Option<u64>,
+    /// Search options; present = search even with an explicit mesh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchOptions>,
+    /// Achievable fractions of peak (default 1.0: the roofline).
+    #[serde(default)]
+    pub efficiency: Efficiency,
+    /// What overlaps with compute.
+    #[serde(default)]
+    pub overlap: Overlap,
+    /// Attention kernel (default flash).
+    #[serde(default)]
+    pub attention: AttentionKernel,
+    /// MoE capacity factor (default 1.0).
+    #[serde(default = "unit")]
+    pub capacity_factor: f64,
+    /// Price per chip-hour; default the chip catalog's, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_chip_hour_usd: Option<f64>,
+}
+
+impl TrainingSection {
+    /// A section with defaults for `tokens` per step of `seq_len`.
+    #[must_use]
+    pub fn new(global_batch: GlobalBatch, seq_len: u64) -> Self {
+        Self {
+            global_batch,
+            seq_len,
+            token_budget: None,
+            optimizer: Optimizer::default(),
+            dtypes: TrainingDtypes::default(),
+            store_gradients: true,
+            zero_stage: ZeroStage::default(),
+            remat: Remat::default(),
+            mesh: None,
+            pipeline: Pipeline::default(),
+            microbatches: None,
+            search: None,
+            efficiency: Efficiency::default(),
+            overlap: Overlap::default(),
+            attention: AttentionKernel::default(),
+            capacity_factor: 1.0,
+            price_per_chip_hour_usd: None,
+        }
+    }
+
+    /// Sequences per step.
+    #[must_use]
+    pub fn sequences(&self) -> u64 {
+        match self.global_batch {
+            GlobalBatch::Sequences(n) => n,
+            GlobalBatch::Tokens(t) => (t / self.seq_len.max(1) as f64).round().max(1.0) as u64,
+        }
+    }
+
+    /// Check the fields that need neither the model nor the hardware. Paths are
+    /// relative to the section (`seq_len`, `efficiency.ici`, ...).
+    ///
+    /// # Errors
+    /// Every problem found.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        let mut c = Checker::new();
+        c.range("seq_len", self.seq_len, 1, MAX_SEQ_LEN);
+        match self.global_batch {
+            GlobalBatch::Tokens(t) => positive(&mut c, "global_batch.tokens", t, 1e15),
+            GlobalBatch::Sequences(n) => c.range("global_batch.sequences", n, 1, 1 << 30),
+        }
+        if let Some(b) = self.token_budget {
+            c.range_f64("token_budget", b, 0.0, 1e18);
+        }
+        for (field, v) in [
+            ("efficiency.flops", self.efficiency.flops),
+            ("efficiency.ici", self.efficiency.ici),
+            ("efficiency.dcn", self.efficiency.dcn),
+            ("efficiency.pcie", self.efficiency.pcie),
+        ] {
+            positive(&mut c, field, v, 1.0);
+        }
+        positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);
+        if let Some(p) = self.price_per_chip_hour_usd {
+            c.range_f64("price_per_chip_hour_usd", p, 0.0, 1e6);
+        }
+        self.zero_stage.check(&mut c, "zero_stage");
+        c.range("pipeline.virtual_stages", self.pipeline.virtual_stages, 1, 1024);
+        c.ensure(
+            self.pipeline.schedule == Schedule::Interleaved || self.pipeline.virtual_stages == 1,
+            "pipeline.virtual_stages",
+            || "is only used by the `interleaved` schedule; leave it at 1".into(),
+        );
+        if let Some(m) = self.microbatches {
+            c.range("microbatches", m, 1, 1 << 20);
+        }
+        if let Some(s) = &self.search {
+            c.range("search.top", s.top, 1, 1000);
+            c.range("search.max_microbatches", s.max_microbatches, 1, 4096);
+            if let Some(r) = &s.remat {
+                c.ensure(!r.is_empty() && r.len() <= 64, "search.remat", || "must list 1 to 64 policies".into());
+            }
+        }
+        c.ensure(self.dtypes.compute != crate::dtype::DType::Fp32, "dtypes.compute", || {
+            "fp32 matmuls are not modelled; use bf16, fp8 or int8".into()
+        });
+        c.finish()
+    }
+
+    /// Resolve the section against a model and hardware. Paths are relative to the
+    /// scenario (`training.seq_len`, `hardware.topology`).
+    ///
+    /// # Errors
+    /// Every problem found.
+    pub fn setup(&self, m: &ModelConfig, hw: &ResolvedHardware, convention: FlopConvention) -> Result<Setup, Invalid> {
+        let mut c = Checker::new();
+        c.merge("training", self.validate());
+        c.ensure(!hw.axes.is_empty(), "hardware.topology", || "is required by `training`".into());
+        c.ensure(hw.axes.len() <= MAX_PHYSICAL_AXES, "hardware.topology.axes", || {
+            format!("the training planner handles at most {MAX_PHYSICAL_AXES} axes")
+        });
+        let peak = hw.chip.peak_flops.for_dtype(self.dtypes.compute);
+        c.ensure(peak.is_some(), "training.dtypes.compute", || {
+            format!("{} has no published {} peak", hw.chip.name, self.dtypes.compute.name())
+        });
+        c.ensure(!self.remat.offloads() || hw.chip.host.pcie.is_some(), "training.remat", || {
+            format!("{} offloads to the host, but {} has no published PCIe bandwidth", self.remat.id(), hw.chip.name)
+        });
+        let mut capacity = [1u64; 3];
+        for a in &hw.axes {
+            let n = network_index(a.network);
+            capacity[n] = capacity[n].saturating_mul(a.size);
+        }
+        let devices: u64 = capacity.iter().fold(1u64, |a, &b| a.saturating_mul(b));
+        c.ensure(devices <= MAX_DEVICES, "hardware.topology", || {
+            let product: f64 = hw.axes.iter().map(|a| a.size as f64).product();
+            format!("spans {product} devices; the training planner handles at most {MAX_DEVICES}")
+        });
+        c.finish()?;
+        let devices_per_chip = capacity[network_index(Network::DieToDie)].max(1);
+        let sequences = self.sequences();
+        let w = Workload {
+            per_device_batch: sequences as f64,
+            seq_len: self.seq_len,
+            grad_accum: 1,
+            remat: RematPolicy::None,
+        };
+        let flops = training_flops(m, &w, convention);
+        let profile = ModelProfile::of(m);
+        let per_device = |x: f64| x / devices_per_chip as f64;
+        Ok(Setup {
+            options: Options {
+                optimizer: self.optimizer,
+                dtypes: self.dtypes,
+                store_gradients: self.store_gradients,
+                zero: self.zero_stage,
+                pipeline: self.pipeline,
+                capacity_factor: self.capacity_factor,
+                attention: self.attention,
+                overlap: self.overlap,
+                efficiency: self.efficiency,
+                convention,
+            },
+            sequences,
+            seq_len: self.seq_len,
+            devices,
+            devices_per_chip,
+            capacity,
+            peak: per_device(peak.map_or(0.0, |p| p.get())),
+            hbm: per_device(hw.chip.hbm.capacity.get()),
+            pcie: hw.chip.host.pcie.map(|p| per_device(p.one_way.get()) * self.efficiency.pcie),
+            model_flops: flops.total.get(),
+            model_flops_forward: flops.rows.iter().map(|r| r.forward.get()).sum(),
+            attention_forward: flops.get(FlopComponent::AttentionDot).forward.get(),
+            kv_forward: 2.0 * profile.kv_params * w.tokens_per_device(),
+            profile,
+        })
+    }
+}
+
+fn positive(c: &mut Checker, field: &str, v: f64, hi: f64) {
+    if v.is_finite() && v <= 0.0 {
+        c.push(field, format!("must be greater than 0 (got {v})"));
+    } else {
+        c.range_f64(field, v, 0.0, hi);
+    }
+}

@@ -1,0 +1,278 @@
+//! Everything fixed for one plan (model, batch, chip, options), computed once, and
+//! everything fixed for one mesh (placement, collective cost models, sharding),
+//! computed once per mesh, so that evaluating a microbatch count and remat policy is
+//! plain arithmetic.
+
+use super::comms::{weight_traffic, Traffic};
+use super::mesh::{mesh_of, Mesh, NetworkSplit, Parallelism};
+use super::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
+use super::pipeline::Pipeline;
+use super::placement::{place, CostCache, CostModel, Placement};
+use super::profile::ModelProfile;
+use crate::collectives::CollectiveKind;
+use crate::flops::FlopConvention;
+use crate::units::BytesPerSec;
+use serde::{Deserialize, Serialize};
+
+/// Achievable fractions of peak, for a later calibration step to fill; the planner is
+/// a roofline, so every default is 1.0 (the ideal).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Efficiency {
+    /// Fraction of the peak matmul FLOP/s.
+    #[serde(default = "unit")]
+    pub flops: f64,
+    /// Fraction of the scale-up (ICI, NVLink; also die-to-die) link bandwidth.
+    #[serde(default = "unit")]
+    pub ici: f64,
+    /// Fraction of the scale-out (DCN) bandwidth.
+    #[serde(default = "unit")]
+    pub dcn: f64,
+    /// Fraction of the PCIe bandwidth (host offload).
+    #[serde(default = "unit")]
+    pub pcie: f64,
+}
+
+fn unit() -> f64 {
+    1.0
+}
+
+impl Default for Efficiency {
+    fn default() -> Self {
+        Self { flops: 1.0, ici: 1.0, dcn: 1.0, pcie: 1.0 }
+    }
+}
+
+/// Which communication hides behind compute. FSDP weight gathers, gradient
+/// reductions (DP, FSDP) and pipeline sends always overlap (book 5.1.1–5.1.2: "not on
+/// critical path").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Overlap {
+    /// TP's activation AllGathers and ReduceScatters overlap with the layer's matmuls
+    /// (collective matmuls, book 3). Default false: they are on the critical path
+    /// (book 5.1.3).
+    #[serde(default)]
+    pub tensor: bool,
+    /// CP's K/V passing overlaps with the attention it feeds (ring attention).
+    /// Default true; only the part longer than the attention FLOPs is exposed.
+    #[serde(default = "yes")]
+    pub context: bool,
+    /// EP's AllToAlls overlap with other microbatches' compute (DeepSeek-V3's DualPipe,
+    /// batch splitting). Default false: a layer's experts wait for their tokens.
+    #[serde(default)]
+    pub expert: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Overlap {
+    fn default() -> Self {
+        Self { tensor: false, context: true, expert: false }
+    }
+}
+
+/// How attention is computed, for its memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum AttentionKernel {
+    /// Flash / splash attention: the score matrix never reaches HBM (default).
+    #[default]
+    Flash,
+    /// The `[tokens, heads, keys]` fp32 score matrix of one layer is materialised.
+    Materialized,
+}
+
+/// The planner's options (validated; see [`super::section::TrainingSection`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The optimizer.
+    pub optimizer: Optimizer,
+    /// Number formats.
+    pub dtypes: TrainingDtypes,
+    /// Whether gradients occupy memory (false reproduces the book's 10 bytes/param).
+    pub store_gradients: bool,
+    /// ZeRO stage of the `dp` axis.
+    pub zero: ZeroStage,
+    /// Pipeline schedule.
+    pub pipeline: Pipeline,
+    /// MoE capacity factor: dispatched tokens per expert over the balanced share.
+    pub capacity_factor: f64,
+    /// Attention kernel.
+    pub attention: AttentionKernel,
+    /// What overlaps.
+    pub overlap: Overlap,
+    /// Achievable fractions of peak.
+    pub efficiency: Efficiency,
+    /// FLOP convention of model FLOPs (MFU, compute time).
+    pub convention: FlopConvention,
+}
+
+/// One plan's fixed inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    /// The model.
+    pub profile: ModelProfile,
+    /// Options.
+    pub options: Options,
+    /// Sequences per optimizer step.
+    pub sequences: u64,
+    /// Tokens per sequence.
+    pub seq_len: u64,
+    /// Devices in the topology (chiplets when a die-to-die axis is used).
+    pub devices: u64,
+    /// Devices per chip (the die-to-die axes' product).
+    pub devices_per_chip: u64,
+    /// Devices per network, in [`super::mesh::NETWORKS`] order.
+    pub capacity: [u64; 3],
+    /// Nominal peak FLOP/s of one device in the compute format (MFU's denominator).
+    pub peak: f64,
+    /// HBM of one device.
+    pub hbm: f64,
+    /// PCIe of one device, one way, after efficiency; `None` when unpublished.
+    pub pcie: Option<f64>,
+    /// Model FLOPs of one step (forward + backward), the convention's.
+    pub model_flops: f64,
+    /// Their forward part.
+    pub model_flops_forward: f64,
+    /// Forward dot-product-attention FLOPs of one step.
+    pub attention_forward: f64,
+    /// Forward FLOPs of the K and V projections of one step.
+    pub kv_forward: f64,
+}
+
+impl Setup {
+    /// Tokens per optimizer step.
+    #[must_use]
+    pub fn tokens(&self) -> f64 {
+        self.sequences as f64 * self.seq_len as f64
+    }
+}
+
+/// A mesh with everything the evaluation needs that does not depend on microbatches
+/// or remat.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshContext {
+    /// The mesh.
+    pub mesh: Mesh,
+    /// Its degrees per network.
+    pub split: NetworkSplit,
+    /// Where it sits.
+    pub placement: Placement,
+    /// Sequences each data shard processes per step (rounded up: padding).
+    pub sequences_per_shard: u64,
+    /// Computed over useful sequences (≥ 1 when the batch does not divide evenly).
+    pub padding: f64,
+    /// Weights one device stores, in parameters.
+    pub params: f64,
+    /// Dense weights of one stage as one device gathers them (FSDP), in parameters.
+    pub gathered_dense: f64,
+    /// Expert weights of one stage as one device gathers them.
+    pub gathered_expert: f64,
+    /// ZeRO-1/2 divisor of the optimizer state (and master weights) over `dp`.
+    pub dp_optimizer_shards: f64,
+    /// ZeRO-2 divisor of the gradients over `dp`.
+    pub dp_gradient_shards: f64,
+    /// FSDP gather over fsdp·cp·ep (·dp at ZeRO-3) and its ReduceScatter.
+    pub fsdp_dense: [CostModel; 2],
+    /// FSDP gather of the experts over fsdp·cp (·dp) and its ReduceScatter.
+    pub fsdp_expert: [CostModel; 2],
+    /// DP gradient AllReduce (ZeRO-0) or ReduceScatter + AllGather (ZeRO-1/2).
+    pub dp: [CostModel; 2],
+    /// TP AllGather (= ReduceScatter) of activations.
+    pub tp: CostModel,
+    /// EP AllToAll.
+    pub ep: CostModel,
+    /// CP AllGather (= ReduceScatter) of K/V.
+    pub cp: CostModel,
+    /// Pipeline neighbour link: one-way bandwidth, per-hop latency, hops.
+    pub pp_link: Option<(BytesPerSec, f64, u64)>,
+    /// FSDP traffic of one microbatch.
+    pub fsdp_traffic: Traffic,
+    /// DP traffic of one step.
+    pub dp_traffic: Traffic,
+}
+
+/// The logical axes weights are ZeRO-3-sharded over (dense weights: fsdp, cp, ep and
+/// dp at ZeRO-3; experts: fsdp, cp and dp at ZeRO-3).
+#[must_use]
+pub fn zero3_axes(zero: ZeroStage, experts: bool) -> &'static [Parallelism] {
+    use Parallelism::{Cp, Dp, Ep, Fsdp};
+    match (zero.shards_weights(), experts) {
+        (false, false) => &[Fsdp, Cp, Ep],
+        (true, false) => &[Fsdp, Cp, Ep, Dp],
+        (false, true) => &[Fsdp, Cp],
+        (true, true) => &[Fsdp, Cp, Dp],
+    }
+}
+
+impl MeshContext {
+    /// Place `split` and precompute its sharding; `None` when it does not fit the
+    /// topology.
+    #[must_use]
+    pub fn new(setup: &Setup, cache: &mut CostCache, split: &NetworkSplit) -> Option<Self> {
+        let mesh = mesh_of(split);
+        let placement = place(split, cache.axes())?;
+        let p = &setup.profile;
+        let zero = setup.options.zero;
+        let d = |x: u64| x.max(1) as f64;
+        let (dp, tp, ep, pp) = (d(mesh.dp), d(mesh.tp), d(mesh.ep), d(mesh.pp));
+        let z_dense: f64 = zero3_axes(zero, false).iter().map(|a| d(mesh.degree(*a))).product();
+        let z_expert: f64 = zero3_axes(zero, true).iter().map(|a| d(mesh.degree(*a))).product();
+        let shards = mesh.data_shards().max(1);
+        let sequences_per_shard = setup.sequences.div_ceil(shards).max(1);
+        let padding = (shards * sequences_per_shard) as f64 / setup.sequences.max(1) as f64;
+        // Embeddings live on the first and last stages; the worst stage holds the
+        // larger table (both without pipelining).
+        let embeddings = if mesh.pp <= 1 {
+            p.embedding_params + p.unembedding_params
+        } else {
+            p.embedding_params.max(p.unembedding_params)
+        };
+        let kv_split = p.kv_split(mesh.tp);
+        let gathered_dense =
+            (p.layer_params - p.kv_params) / (pp * tp) + p.kv_params / (pp * kv_split) + embeddings / tp;
+        let gathered_expert = p.expert_params / (pp * ep * tp);
+        let params = gathered_dense / z_dense + gathered_expert / z_expert;
+        let kinds = [CollectiveKind::AllGather, CollectiveKind::ReduceScatter];
+        let fsdp_dense = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, false)));
+        let fsdp_expert = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true)));
+        let dp_group: &[Parallelism] = if zero.shards_weights() { &[] } else { &[Parallelism::Dp] };
+        let dp_model = if zero.shards_optimizer() {
+            [
+                cache.model(CollectiveKind::ReduceScatter, &placement, dp_group),
+                cache.model(CollectiveKind::AllGather, &placement, dp_group),
+            ]
+        } else {
+            [cache.model(CollectiveKind::AllReduce, &placement, dp_group), CostModel::NONE]
+        };
+        let mut mc = Self {
+            mesh,
+            split: *split,
+            placement,
+            sequences_per_shard,
+            padding,
+            params,
+            gathered_dense,
+            gathered_expert,
+            dp_optimizer_shards: if zero.shards_optimizer() && !zero.shards_weights() { dp } else { 1.0 },
+            dp_gradient_shards: if zero.shards_gradients() && !zero.shards_weights() { dp } else { 1.0 },
+            fsdp_dense,
+            fsdp_expert,
+            dp: dp_model,
+            tp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Tp]),
+            ep: cache.model(CollectiveKind::AllToAll, &placement, &[Parallelism::Ep]),
+            cp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Cp]),
+            pp_link: cache.neighbour_link(&placement, Parallelism::Pp),
+            fsdp_traffic: Traffic::default(),
+            dp_traffic: Traffic::default(),
+        };
+        (mc.fsdp_traffic, mc.dp_traffic) = weight_traffic(setup, cache, &mc);
+        Some(mc)
+    }
+}

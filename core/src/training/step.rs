@@ -1,0 +1,256 @@
+//! One training step on one device as a roofline (book 5.1: `T ≈ max(T_math,
+//! T_comms)` per overlapped group): an ideal prediction, scaled only by the
+//! [`super::setup::Efficiency`] hook.
+//!
+//! Per microbatch, the forward and the backward pass are each
+//! `max(compute, overlapped comms) + critical-path comms`:
+//! - overlapped with the pass's compute: FSDP weight gathers and gradient
+//!   ReduceScatters, the DP gradient sync (in the last microbatch's backward only:
+//!   gradients are final only then), pipeline sends, and TP (EP) when
+//!   `overlap.tensor` (`overlap.expert`);
+//!   the book assumes the axes' collectives do not overlap each other, so they add;
+//! - on the critical path by default: TP (book 5.1.3), EP's AllToAlls (a layer's
+//!   experts wait for their tokens); and always the part of CP's K/V
+//!   traffic longer than the attention it overlaps with;
+//! - host offload runs over PCIe beside compute; only its excess is exposed.
+//!
+//! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches.
+//! Ignored: the optimizer update, load imbalance (embeddings on end stages, MoE
+//! routing skew, causal-attention skew under CP), kernel efficiency, and the HBM
+//! bandwidth of non-matmul work.
+
+use super::comms::{activation_collectives, comms, ActivationCollectives, Traffic};
+use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
+use super::mesh::Parallelism;
+use super::placement::CostCache;
+use super::setup::{MeshContext, Setup};
+use super::tensors::RematCost;
+use serde::{Deserialize, Serialize};
+
+/// One kind of parallelism's communication over a step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CommPart {
+    /// Σ V over its collectives, bytes.
+    pub bytes: f64,
+    /// Seconds its collectives take.
+    pub time: f64,
+    /// Seconds of it not hidden behind compute.
+    pub exposed: f64,
+    /// Whether it is on the critical path (never hidden).
+    pub critical: bool,
+}
+
+/// What keeps the step from being pure compute: `compute` when nothing else shows
+/// (every collective hidden, no bubble, no exposed offload), otherwise the largest
+/// loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Bottleneck {
+    /// Matmul FLOPs.
+    #[default]
+    Compute,
+    /// Exposed collectives (`axis` names the kind exposing the most).
+    Communication,
+    /// The pipeline bubble.
+    PipelineBubble,
+    /// PCIe traffic of offloaded activations.
+    HostOffload,
+    /// Nothing fits in HBM.
+    Memory,
+}
+
+/// Everything computed for one configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepParts {
+    /// Microbatches per step.
+    pub microbatches: u64,
+    /// HBM per device.
+    pub memory: MemoryParts,
+    /// Whether it fits in HBM.
+    pub fits: bool,
+    /// Communication by kind, in [`Parallelism::ALL`] order.
+    pub comm: [CommPart; 6],
+    /// Matmul seconds (hardware FLOPs over the achievable peak).
+    pub compute: f64,
+    /// Seconds idle in the pipeline bubble.
+    pub bubble: f64,
+    /// Seconds of host offload not hidden.
+    pub offload_exposed: f64,
+    /// Seconds of host offload traffic.
+    pub offload: f64,
+    /// Seconds per step.
+    pub step_time: f64,
+    /// Model FLOPs of one step (the convention's), useful work only.
+    pub model_flops: f64,
+    /// FLOPs the hardware executes: + recompute, padding, replicated K/V heads.
+    pub hardware_flops: f64,
+    /// Model FLOPs utilisation against the nominal peak.
+    pub mfu: f64,
+    /// Hardware FLOPs utilisation against the nominal peak.
+    pub hfu: f64,
+    /// What limits the step.
+    pub bound: Bottleneck,
+    /// The largest communication, when communication binds.
+    pub bound_axis: Option<Parallelism>,
+}
+
+/// Seconds to do `flops` spread evenly over `devices` at `peak` FLOP/s each (book 5.1:
+/// `T_math = FLOPs / (N · C)`).
+#[must_use]
+pub fn compute_time(flops: f64, devices: f64, peak: f64) -> f64 {
+    flops / (devices * peak)
+}
+
+fn share(part: f64, whole: f64, exposed: f64) -> f64 {
+    if whole > 0.0 { exposed * part / whole } else { 0.0 }
+}
+
+/// Everything about one mesh at one microbatch count that no remat policy changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Microbatch {
+    /// Microbatches per step.
+    pub count: u64,
+    memory: MemoryBase,
+    collectives: ActivationCollectives,
+    /// Forward FLOPs of a step as executed (padding, replicated K/V heads included).
+    forward_flops: f64,
+    /// Backward FLOPs of a step without recompute.
+    backward_flops: f64,
+    /// Padded tokens of a step (recompute FLOPs per token scale with them).
+    tokens: f64,
+    /// Padded forward attention FLOPs of a step.
+    attention_flops: f64,
+    /// Seconds per FLOP of one microbatch on one device at the achievable peak.
+    seconds_per_flop: f64,
+}
+
+impl Microbatch {
+    /// Precompute a mesh at `microbatches` per step.
+    #[must_use]
+    pub fn new(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> Self {
+        let m = microbatches.max(1) as f64;
+        let pad = mc.padding;
+        let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
+        Self {
+            count: microbatches.max(1),
+            memory: memory_base(setup, mc, microbatches),
+            collectives: activation_collectives(setup, cache, mc, microbatches),
+            forward_flops: setup.model_flops_forward * pad + kv_extra,
+            backward_flops: (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra,
+            tokens: setup.tokens() * pad,
+            attention_flops: setup.attention_forward * pad,
+            seconds_per_flop: compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops),
+        }
+    }
+}
+
+/// [`evaluate`] without a precomputed [`Microbatch`].
+#[must_use]
+pub fn evaluate_config(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> StepParts {
+    evaluate(setup, mc, &Microbatch::new(setup, cache, mc, microbatches), remat)
+}
+
+/// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
+#[must_use]
+pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
+    let o = &setup.options;
+    let m = mb.count as f64;
+    let recompute = remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
+    let backward = mb.backward_flops + recompute;
+    let (c_f, c_b) = (mb.forward_flops * mb.seconds_per_flop, backward * mb.seconds_per_flop);
+    let a_f = mb.attention_flops * mb.seconds_per_flop;
+    let a_b = 2.0 * a_f + if remat.context_recomputed { a_f } else { 0.0 };
+
+    let c = comms(mc, &mb.collectives, remat);
+    let tp_overlapped = o.overlap.tensor;
+    let ep_overlapped = o.overlap.expert;
+    let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
+    let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
+    let o_f = c.fsdp.forward + c.pp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    let o_b = c.fsdp.backward + c.pp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
+    let cp_exposed = |t: f64, attention: f64| if o.overlap.context { (t - attention).max(0.0) } else { t };
+    let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
+    let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
+    let crit_b = critical(c.tp.backward, tp_overlapped) + critical(c.ep.backward, ep_overlapped) + cp_b;
+    let e_f = (o_f - c_f).max(0.0);
+    let e_b = (o_b - c_b).max(0.0);
+    let e_last = (o_b + c.dp.backward - c_b).max(0.0);
+
+    let memory = memory(&mb.memory, remat);
+    let offload = setup.pcie.map_or(
+        if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 },
+        |pcie| memory.offloaded_per_microbatch / pcie,
+    );
+    let off_exposed = (offload - c_f).max(0.0) + (offload - c_b).max(0.0);
+    let t_mb = c_f + e_f + crit_f + c_b + e_b + crit_b + off_exposed;
+    let t_last = t_mb - e_b + e_last;
+    let bubble = o.pipeline.bubble_microbatches(mc.mesh.pp) * t_mb;
+    let step_time = (m - 1.0) * t_mb + t_last + bubble;
+
+    // Exposed seconds per kind: overlapped traffic shares the excess over compute in
+    // proportion to its time; critical-path traffic is exposed whole.
+    let share_exposed = |t: &Traffic| {
+        share(t.forward, o_f, e_f) * m + share(t.backward, o_b, e_b) * (m - 1.0) + share(t.backward, o_b + c.dp.backward, e_last)
+    };
+    let mut comm = [CommPart::default(); 6];
+    let whole = |t: &Traffic, times: f64| (t.forward + t.backward) * times;
+    comm[Parallelism::Dp as usize] = CommPart {
+        bytes: c.dp.bytes,
+        time: c.dp.backward,
+        exposed: share(c.dp.backward, o_b + c.dp.backward, e_last),
+        critical: false,
+    };
+    let kind = |t: &Traffic, overlapped: bool| CommPart {
+        bytes: t.bytes * m,
+        time: whole(t, m),
+        exposed: if overlapped { share_exposed(t) } else { whole(t, m) },
+        critical: !overlapped,
+    };
+    comm[Parallelism::Fsdp as usize] = kind(&c.fsdp, true);
+    comm[Parallelism::Pp as usize] = kind(&c.pp, true);
+    comm[Parallelism::Tp as usize] = kind(&c.tp, tp_overlapped);
+    comm[Parallelism::Ep as usize] = kind(&c.ep, ep_overlapped);
+    comm[Parallelism::Cp as usize] = CommPart { bytes: c.cp.bytes * m, time: whole(&c.cp, m), exposed: (cp_f + cp_b) * m, critical: !o.overlap.context };
+    // compute + Σ exposed + bubble + exposed offload = step_time exactly.
+    let compute = (c_f + c_b) * m;
+    let model_flops = setup.model_flops;
+    let hardware_flops = mb.forward_flops + backward;
+    let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
+    let offload_total = 2.0 * offload * m;
+    let fits = memory.total() <= setup.hbm;
+    let (bound, bound_axis) = bound_of(step_time, &comm, bubble, off_exposed * m, fits);
+    StepParts {
+        microbatches: mb.count,
+        memory,
+        fits,
+        comm,
+        compute,
+        bubble,
+        offload_exposed: off_exposed * m,
+        offload: offload_total,
+        step_time,
+        model_flops,
+        hardware_flops,
+        mfu: model_flops / nominal,
+        hfu: hardware_flops / nominal,
+        bound,
+        bound_axis,
+    }
+}
+
+fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fits: bool) -> (Bottleneck, Option<Parallelism>) {
+    if !fits {
+        return (Bottleneck::Memory, None);
+    }
+    let (axis, exposed) = Parallelism::ALL
+        .iter()
+        .map(|p| (*p, comm[*p as usize].exposed))
+        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
+    let losses = [(Bottleneck::Communication, exposed), (Bottleneck::PipelineBubble, bubble), (Bottleneck::HostOffload, offload)];
+    let (r, largest) = losses.iter().fold((Bottleneck::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
+    if largest <= 1e-9 * step_time {
+        return (Bottleneck::Compute, None);
+    }
+    (r, if r == Bottleneck::Communication { axis } else { None })
+}
