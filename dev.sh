@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shardcalc developer entry point. Every verb first runs scripts/setup.sh (idempotent installs).
-#   ./dev.sh serve   release build in dist/, served on http://127.0.0.1:8080 (rebuilt on change)
+#   ./dev.sh serve   release build of every page in dist/, served on http://127.0.0.1:8080
 #   ./dev.sh test    release build (failing above the size limit), then every test: native (core,
 #                    cli, browser e2e), the million-scenario no-panic test, wasm, and a bounded fuzzing run
 #   ./dev.sh bench   benchmarks, with a median per benchmark ([FILTER] picks some)
@@ -30,9 +30,9 @@ sizes() {
   bash scripts/size-report.sh "$@"
 }
 
-# Release build into dist/, then its sizes (arguments go to scripts/size-report.sh).
+# Release build of every page into dist/, then its sizes (arguments go to scripts/size-report.sh).
 build() {
-  step "trunk build --release" trunk build --release
+  step "trunk build --release, every page" bash scripts/build-pages.sh
   sizes "$@"
 }
 
@@ -112,12 +112,11 @@ case "${1:-}" in
     ;;
   serve)
     step "setup" bash scripts/setup.sh
-    # `trunk serve --release` first writes the release build to dist/ (as `trunk build --release`
-    # does), serves dist/ on 127.0.0.1:8080 (Trunk.toml), and rebuilds when a source changes.
-    # --no-autoreload: otherwise trunk writes a reload websocket script into dist/index.html,
-    # and the e2e test would then load that instead of the plain release page.
-    echo "==> serving the release build on http://127.0.0.1:8080 (Ctrl-C stops; reload after edits)"
-    exec trunk serve --release --no-autoreload
+    build
+    # Each view is its own page (src/views/mod.rs), and `trunk serve` serves one HTML, so the
+    # built dist/ is served as plain files. Rebuild (Ctrl-C, run again) after editing.
+    echo "==> serving the release build on http://127.0.0.1:8080 (Ctrl-C stops; run again after edits)"
+    exec cargo run --quiet --locked -p shardcalc-e2e --bin serve-dist -- dist 127.0.0.1:8080
     ;;
   *)
     echo "usage: $0 serve | test | bench [FILTER] | build | size | setup" >&2

@@ -1,12 +1,12 @@
-//! The page: header with the view switcher, the current view, and a notice line.
+//! The page: header with the navigation between views, the page's view, and a notice line.
 
 use leptos::prelude::*;
 use shardcalc_core::scenario::Scenario;
 
 use crate::state::{url, AppState};
-use crate::views::{View, ViewPanel, ViewSwitcher};
+use crate::views::{View, ViewNav};
 
-/// The whole page. Provides [`AppState`] to every view.
+/// The whole page around one view (its `children`). Provides [`AppState`] to the view.
 ///
 /// With `url_sync` (the default) the starting scenario comes from the URL fragment
 /// (`#s=...`) and the fragment follows the scenario; tests mount it without, so that pages
@@ -16,6 +16,11 @@ pub fn App(
     /// Read the scenario from the URL on start and keep the URL in step.
     #[prop(default = true)]
     url_sync: bool,
+    /// Which view this page is (for the navigation and the panel's id).
+    #[prop(default = View::Model)]
+    view: View,
+    /// The view's panel.
+    children: Children,
 ) -> impl IntoView {
     let (initial, notice) = if url_sync {
         url::initial_scenario()
@@ -30,14 +35,13 @@ pub fn App(
     if url_sync {
         url::sync_url(state);
     }
-    let current = RwSignal::new(View::Model);
     view! {
         <header class="site-header">
             <div class="brand">
                 <h1>"shardcalc"</h1>
-                <p class="tagline">"Parameters, FLOPs and memory of transformers, after " <cite>"How to Scale Your Model"</cite></p>
+                <p class="tagline">"Parameters, FLOPs, memory, step times and serving costs of transformers, after " <cite>"How to Scale Your Model"</cite></p>
             </div>
-            <ViewSwitcher current=current />
+            <ViewNav current=view />
         </header>
         <main class="page">
             {move || state.notice.get().map(|n| view! {
@@ -46,7 +50,9 @@ pub fn App(
                     <button type="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
                 </div>
             })}
-            <ViewPanel current=current />
+            <section class="view" id=format!("panel-{}", view.id()) aria-label=view.label()>
+                {children()}
+            </section>
         </main>
         <footer class="site-footer">
             <p>"Everything is computed in your browser; the scenario lives in the link's fragment, which is never sent to a server."</p>

@@ -3,7 +3,8 @@
 //!
 //! - [`state`]: the scenario (single source of truth, in context) and the form's draft of it;
 //!   the URL fragment sync.
-//! - [`views`]: one module per view (now: `model`); [`components`]: fields, messages, charts.
+//! - [`views`]: one module per view, each its own page ([`start_page`]); [`components`]:
+//!   fields, messages, charts.
 //! - [`parse`] and [`field_spec`]: reading typed text; fields described as data.
 //!
 //! No code here may panic: no `unwrap`, `expect` or panicking indexing; signals read from
@@ -21,9 +22,10 @@ pub mod views;
 pub use app::App;
 pub use components::{chart_canvas_draw as draw_chart, chart_svg};
 
-/// Mounts [`App`] on `<body>`; called by the `shardcalc-web` binary that trunk builds.
-pub fn start() {
+/// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
+/// [`views`]) calls this with its own view only, so a page's wasm holds one view.
+pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
     // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console.
     std::panic::set_hook(Box::new(|info| gloo::console::error!(info.to_string())));
-    leptos::mount::mount_to_body(|| leptos::view! { <App /> });
+    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
 }

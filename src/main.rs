@@ -1,4 +1,7 @@
-//! The binary trunk builds to wasm; everything lives in the lib (src/lib.rs).
+//! The model page (`index.html`); everything lives in the lib (src/lib.rs).
+use leptos::prelude::*;
+use shardcalc::views::{model::ModelView, View};
+
 fn main() {
-    shardcalc::start();
+    shardcalc::start_page(View::Model, || view! { <ModelView /> }.into_any());
 }

@@ -9,6 +9,7 @@
 use std::any::Any;
 
 use leptos::prelude::*;
+use shardcalc::views::model::ModelView;
 use shardcalc::App;
 use shardcalc_charts::format::{significant, thousands};
 use shardcalc_core::flops::FlopConvention;
@@ -41,7 +42,7 @@ impl Page {
         let doc = document();
         let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
         doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync /> });
+        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync><ModelView /></App> });
         leptos::task::tick().await;
         Self {
             root,

@@ -259,27 +259,45 @@ pub fn params_report(c: &ParamCounts) -> ParamsReport {
     }
 }
 
-/// Evaluate a scenario.
+/// Evaluate a scenario: every section it has.
 ///
 /// # Errors
 /// Every validation problem, naming its field.
 pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
     let m = s.validate()?;
-    let w = &s.workload;
     let resolved = s.validate_hardware()?;
-    let (hardware, collectives, roofline) = match &resolved {
-        Some(hw) => {
-            let has_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-            let (h, c, r) = hardware_sections(hw, has_topology, &s.collectives, s.roofline.as_ref())?;
-            (Some(h), c, r)
-        }
-        None => (None, Vec::new(), None),
-    };
-    let summary = |c| FlopsSummary::of(&training_flops(&m, w, c));
-    Ok(Report {
+    let mut report = model_report(&m, s);
+    if let Some(hw) = &resolved {
+        let has_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
+        let (h, c, r) = hardware_sections(hw, has_topology, &s.collectives, s.roofline.as_ref())?;
+        report.hardware = Some(h);
+        report.collectives = c;
+        report.roofline = r;
+    }
+    report.inference = crate::inference::evaluate::scenario_inference(&m, s)?;
+    report.training = crate::training::plan::for_scenario(&m, resolved.as_ref(), s)?;
+    Ok(report)
+}
+
+/// The model's sections only: `model`, `params`, `workload`, `flops` and `notebook`, with
+/// `hardware`, `collectives`, `roofline`, `inference` and `training` left empty. What the
+/// page's model view shows; it never runs the serving plan or the training search (and so
+/// keeps their code out of pages that do not show them).
+///
+/// # Errors
+/// Every validation problem of the model and workload, naming its field.
+pub fn evaluate_model(s: &Scenario) -> Result<Report, Invalid> {
+    let m = s.validate()?;
+    Ok(model_report(&m, s))
+}
+
+fn model_report(m: &ModelConfig, s: &Scenario) -> Report {
+    let w = &s.workload;
+    let summary = |c| FlopsSummary::of(&training_flops(m, w, c));
+    Report {
         report_version: REPORT_VERSION,
-        model: model_summary(&m),
-        params: params_report(&count_params(&m)),
+        model: model_summary(m),
+        params: params_report(&count_params(m)),
         workload: w.clone(),
         flops: FlopsByConvention {
             headline: s.conventions.flops,
@@ -288,13 +306,13 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
             six_nd: summary(FlopConvention::SixNd),
             book: summary(FlopConvention::Book),
         },
-        notebook: notebook_tables(&m, w),
-        inference: crate::inference::evaluate::scenario_inference(&m, s)?,
-        hardware,
-        collectives,
-        roofline,
-        training: crate::training::plan::for_scenario(&m, resolved.as_ref(), s)?,
-    })
+        notebook: notebook_tables(m, w),
+        inference: None,
+        hardware: None,
+        collectives: Vec::new(),
+        roofline: None,
+        training: None,
+    }
 }
 
 #[cfg(test)]
@@ -343,6 +361,27 @@ mod tests {
         // Scenarios without the sections keep the report unchanged.
         let plain = serde_json::to_value(evaluate(&Scenario::default()).unwrap()).unwrap();
         assert!(plain.get("hardware").is_none() && plain.get("collectives").is_none());
+    }
+
+    #[test]
+    fn evaluate_model_is_evaluate_without_the_hardware_sections() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
+                "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":8},{"name":"y","size":4}]}},
+                "roofline":{"matmul":{"b":256,"d":8192,"f":32768}}}"#,
+        )
+        .unwrap();
+        let full = evaluate(&s).unwrap();
+        let model = evaluate_model(&s).unwrap();
+        assert!(full.hardware.is_some() && full.roofline.is_some());
+        assert!(model.hardware.is_none() && model.roofline.is_none() && model.training.is_none());
+        let strip = |mut r: Report| {
+            r.hardware = None;
+            r.roofline = None;
+            r.collectives.clear();
+            serde_json::to_value(r).unwrap()
+        };
+        assert_eq!(strip(full), strip(model));
     }
 
     #[test]

@@ -1,12 +1,21 @@
-//! The page's views. Each is a sibling module rendering one tab's panel from the shared
-//! [`crate::state::AppState`]; adding a view ("Hardware & collectives", "Training",
-//! "Serving") means adding a module here and a variant to [`View`], nothing else.
+//! The page's views. Each view is its own page (its own HTML file, bin and wasm; see
+//! docs/size.md): a page ships the shell and one view, so adding a view never makes the
+//! others bigger. Pages link to each other with the scenario in the fragment (`#s=`).
+//!
+//! Adding a view: a module here rendering its panel from [`crate::state::AppState`], a
+//! variant of [`View`] (label, id, HTML file), a bin `src/bin/<id>.rs` calling
+//! [`crate::start_page`], and `<id>.html` at the root (a copy of `index.html` naming the bin);
+//! `dev.sh` builds every page listed in [`View::ALL`]'s files (`PAGES` there).
+//!
+//! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
 
 use leptos::prelude::*;
 
-/// A view of the scenario.
+use crate::state::{url, use_app_state};
+
+/// A view of the scenario: one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
@@ -14,10 +23,10 @@ pub enum View {
 }
 
 impl View {
-    /// Every view, in tab order.
+    /// Every view, in navigation order.
     pub const ALL: &'static [View] = &[View::Model];
 
-    /// Tab label.
+    /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
@@ -25,7 +34,7 @@ impl View {
         }
     }
 
-    /// Stem of the tab's and panel's element ids.
+    /// Stem of the element ids (`nav-model`, `panel-model`) and of the bin's name.
     #[must_use]
     pub fn id(self) -> &'static str {
         match self {
@@ -33,82 +42,45 @@ impl View {
         }
     }
 
-    /// The view's panel content.
+    /// The page's HTML file, relative to the site's root (so the site works from any sub-path).
     #[must_use]
-    pub fn render(self) -> AnyView {
+    pub fn file(self) -> &'static str {
         match self {
-            View::Model => view! { <model::ModelView /> }.into_any(),
+            View::Model => "index.html",
         }
     }
 }
 
-/// The tab list in the header: one tab per existing view (arrow keys move between tabs).
+/// The navigation in the header: one link per view, carrying the current scenario in its
+/// fragment; the current page's link is marked `aria-current="page"`.
 #[component]
-pub fn ViewSwitcher(
-    /// The current view; clicking a tab sets it.
-    current: RwSignal<View>,
+pub fn ViewNav(
+    /// The page being shown.
+    current: View,
 ) -> impl IntoView {
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        let step: isize = match ev.key().as_str() {
-            "ArrowRight" => 1,
-            "ArrowLeft" => -1,
-            _ => return,
-        };
-        let n = View::ALL.len() as isize;
-        let at = View::ALL.iter().position(|v| *v == current.get_untracked()).unwrap_or(0) as isize;
-        let next = (at + step).rem_euclid(n.max(1));
-        if let Some(view) = View::ALL.get(next as usize) {
-            current.set(*view);
-            ev.prevent_default();
-            if let Some(tab) = crate::dom::element_by_id(&format!("tab-{}", view.id())) {
-                let _ = tab.focus();
-            }
-        }
-    };
-    let tabs = View::ALL
+    let state = use_app_state();
+    // The link is rebuilt from the scenario (the URL's own fragment is written 200 ms late).
+    let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    let links = View::ALL
         .iter()
         .map(|&view| {
-            let selected = move || current.get() == view;
+            let href = move || format!("{}{}", view.file(), fragment.get());
+            let is_current = view == current;
             view! {
-                <button
-                    type="button"
-                    role="tab"
-                    id=format!("tab-{}", view.id())
-                    aria-controls=format!("panel-{}", view.id())
-                    aria-selected=move || if selected() { "true" } else { "false" }
-                    tabindex=move || if selected() { "0" } else { "-1" }
-                    class:selected=selected
-                    on:click=move |_| current.set(view)
+                <a
+                    id=format!("nav-{}", view.id())
+                    href=href
+                    class:selected=is_current
+                    aria-current=if is_current { Some("page") } else { None }
                 >
                     {view.label()}
-                </button>
+                </a>
             }
         })
         .collect_view();
     view! {
         <nav class="views" aria-label="Views">
-            <div role="tablist" aria-label="Views" on:keydown=on_key>{tabs}</div>
+            <div class="view-links">{links}</div>
         </nav>
-    }
-}
-
-/// The current view's panel.
-#[component]
-pub fn ViewPanel(
-    /// Which view to show.
-    current: RwSignal<View>,
-) -> impl IntoView {
-    move || {
-        let view = current.get();
-        view! {
-            <section
-                class="view"
-                role="tabpanel"
-                id=format!("panel-{}", view.id())
-                aria-labelledby=format!("tab-{}", view.id())
-            >
-                {view.render()}
-            </section>
-        }
     }
 }

@@ -5,14 +5,14 @@ use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::model::ModelConfig;
-use shardcalc_core::report::{evaluate, FlopsSummary, Report};
+use shardcalc_core::report::{evaluate_model, FlopsSummary, Report};
 
 use crate::state::AppState;
 
 /// Memos over the last valid scenario.
 #[derive(Clone, Copy)]
 pub struct Derived {
-    /// The full report (`shardcalc_core::report::evaluate`).
+    /// The model sections of the report (`shardcalc_core::report::evaluate_model`).
     pub report: Memo<Result<Report, Invalid>>,
     /// The resolved model.
     pub model: Memo<Option<ModelConfig>>,
@@ -25,7 +25,7 @@ impl Derived {
     #[must_use]
     pub fn new(state: AppState) -> Self {
         Self {
-            report: Memo::new(move |_| state.scenario.with(evaluate)),
+            report: Memo::new(move |_| state.scenario.with(evaluate_model)),
             model: Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok())),
             convention: Memo::new(move |_| state.scenario.with(|s| s.conventions.flops)),
         }

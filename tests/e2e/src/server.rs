@@ -22,7 +22,12 @@ pub struct StaticServer {
 impl StaticServer {
     /// Binds a free port on 127.0.0.1 and serves `root` from a background thread.
     pub fn start(root: PathBuf) -> io::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
+        Self::bind(root, "127.0.0.1:0")
+    }
+
+    /// Serves `root` on `addr` (e.g. `127.0.0.1:8080`) from a background thread.
+    pub fn bind(root: PathBuf, addr: &str) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Vec::new()));
         let server_log = Arc::clone(&log);
