@@ -39,10 +39,15 @@ impl Drop for Page {
 
 impl Page {
     async fn open(url_sync: bool) -> Self {
+        Self::open_with(url_sync, || view! { <ModelView /> }.into_any()).await
+    }
+
+    /// The page around another view (or component).
+    async fn open_with(url_sync: bool, render: fn() -> AnyView) -> Self {
         let doc = document();
         let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
         doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync><ModelView /></App> });
+        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync>{render()}</App> });
         leptos::task::tick().await;
         Self {
             root,
@@ -428,4 +433,22 @@ fn parse_reads_numbers_and_explains_refusals() {
     assert_eq!(shardcalc::parse::locals_per_global(&parse_pattern("L").unwrap()), None);
     assert!(parse_pattern("").is_err());
     assert_eq!(thousands(1234), "1,234");
+}
+
+/// The shared chip and topology picker: a default on first render, a full v5p pod from its
+/// shape, a shape the chip refuses explained and kept, a GPU's own default on switching.
+#[wasm_bindgen_test]
+async fn the_hardware_picker_writes_valid_hardware_only() {
+    use shardcalc::components::HardwarePicker;
+    let page = Page::open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
+    assert!(page.text("#hw-summary").starts_with("64 devices of TPU v5p"), "{}", page.text("#hw-summary"));
+    page.type_into("#hw-shape", "16x20x28").await;
+    assert!(page.text("#hw-summary").starts_with("8960 devices"), "{}", page.text("#hw-summary"));
+    page.type_into("#hw-shape", "16x20x2x8x3").await;
+    assert!(page.text("#hw-shape-error").contains("at most four axes"), "{}", page.text("#hw-shape-error"));
+    assert!(page.text("#hw-summary").starts_with("8960 devices"), "the last valid topology stays");
+    page.type_into("#hw-slices", "0").await;
+    assert!(page.text("#hw-slices-error").contains("at least 1"));
+    page.choose("#hw-chip", "h100-sxm").await;
+    assert!(page.text("#hw-summary").starts_with("8 devices of NVIDIA H100"), "{}", page.text("#hw-summary"));
 }

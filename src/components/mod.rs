@@ -1,5 +1,7 @@
-//! Reusable components: form fields driven by specs (`crate::field_spec`), field messages,
-//! the error summary, a chart canvas with downloads, and a CSV download button.
+//! Reusable components: form fields driven by specs (`crate::field_spec`), fields of the
+//! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
+//! topology picker, field messages, the error summary, a chart canvas with downloads, and a
+//! CSV download button.
 
 mod chart_backend;
 mod chart_canvas;
@@ -8,7 +10,10 @@ mod csv_button;
 mod error_summary;
 mod field_message;
 mod measured_canvas;
+mod hardware_picker;
 mod number_field;
+mod preset_picker;
+mod section_field;
 mod text_field;
 
 pub use chart_backend::{chart_svg, ChartBackend};
@@ -17,5 +22,8 @@ pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;
 pub use error_summary::ErrorSummary;
 pub use field_message::{FieldMessage, FieldMessages};
+pub use hardware_picker::HardwarePicker;
 pub use number_field::NumberField;
+pub use preset_picker::PresetPicker;
+pub use section_field::SectionField;
 pub use text_field::TextField;

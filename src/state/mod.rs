@@ -88,6 +88,25 @@ impl AppState {
         self.commit();
     }
 
+    /// Applies `f` to a copy of the scenario and keeps the copy only when the whole scenario
+    /// still validates: how views edit the sections the model form does not own (hardware,
+    /// training, inference), so `scenario` (and the link) is always valid. The model form's
+    /// draft is rebased on the new scenario.
+    ///
+    /// # Errors
+    /// The copy's problems, each naming its field; nothing changes then.
+    pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
+        let Some(mut next) = self.scenario.try_get_untracked() else {
+            return Ok(());
+        };
+        f(&mut next);
+        next.validate()?;
+        if self.scenario.with_untracked(|s| *s != next) {
+            self.scenario.set(next);
+        }
+        Ok(())
+    }
+
     /// Whether the results lag behind the form (the form has problems).
     #[must_use]
     pub fn is_stale(&self) -> bool {

@@ -13,7 +13,6 @@ mod inputs;
 mod layout_inputs;
 mod notebook_table;
 mod param_table;
-mod preset_picker;
 mod results;
 mod seq_len;
 mod workload_inputs;
@@ -33,7 +32,7 @@ pub fn ModelView() -> impl IntoView {
         <div class="columns">
             <section class="inputs" aria-labelledby="inputs-heading">
                 <h2 id="inputs-heading">"Inputs"</h2>
-                <preset_picker::PresetPicker />
+                <crate::components::PresetPicker />
                 <import::ImportConfig />
                 // Rebuilt from the draft whenever it is replaced wholesale (uncontrolled inputs).
                 {move || {

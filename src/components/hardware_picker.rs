@@ -1,0 +1,265 @@
+//! Picking the chip (from the bundled catalog) and the topology it is wired into, for the
+//! views that need hardware (hardware & collectives, training, serving). Writes
+//! `scenario.hardware` through [`AppState::try_update`], so the scenario stays valid.
+//!
+//! The topology is edited as a shape: `16x20x28` is a TPU slice (axes `x`, `y`, `z`), `8` a
+//! GPU NVLink domain; "slices" adds a DCN axis (TPU) or scale-out nodes (GPU) when above 1
+//! (`Topology::tpu_slice`, `Topology::gpu_cluster`). Per-axis settings already in the
+//! scenario (wraparound, link or latency overrides, die-to-die axes) are kept for axes that
+//! keep their name.
+
+use leptos::prelude::*;
+use shardcalc_core::collectives::Network;
+use shardcalc_core::hardware::catalog;
+use shardcalc_core::hardware::chip::{Chip, ChipFamily};
+use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+use shardcalc_core::hardware::topology::{AxisSpec, Topology};
+
+use super::section_field::{messages_under, SectionField};
+use crate::dom::event_value;
+use crate::parse::parse_count;
+use crate::state::{use_app_state, AppState};
+
+/// Value of the option that stands for a custom chip already in the scenario.
+const CUSTOM: &str = "custom";
+
+/// The chip drop-down, the shape and the number of slices, with the resulting chip count.
+///
+/// When the scenario has no hardware yet, it is set to `default_chip` with `default_shape`
+/// on first render (so the view has something to show).
+#[component]
+pub fn HardwarePicker(
+    /// Chip id used when the scenario has no hardware, e.g. `tpu-v5p`.
+    default_chip: &'static str,
+    /// Shape used then, e.g. `4x4x4` (empty for none when `allow_no_topology`).
+    default_shape: &'static str,
+    /// Whether an empty shape is allowed (no topology: the view picks one, e.g. serving's
+    /// smallest slice that fits).
+    #[prop(optional)]
+    allow_no_topology: bool,
+) -> impl IntoView {
+    let state = use_app_state();
+    if state.scenario.with_untracked(|s| s.hardware.is_none()) {
+        let shape = parse_shape(default_shape).ok();
+        let _ = state.try_update(|s| {
+            let topology = catalog::get(default_chip).and_then(|chip| shape.map(|sh| topology_for(&chip, &sh, 1, None)));
+            s.hardware = Some(HardwareSection { chip: ChipSource::Preset(default_chip.to_string()), topology });
+        });
+    }
+    move || {
+        // Rebuilt when the scenario is replaced wholesale (a link, a saved scenario).
+        state.generation.track();
+        view! { <PickerFields allow_no_topology=allow_no_topology /> }
+    }
+}
+
+#[component]
+fn PickerFields(allow_no_topology: bool) -> impl IntoView {
+    let state = use_app_state();
+    let (chip_id, shape, slices) = state.scenario.with_untracked(|s| {
+        let hw = s.hardware.as_ref();
+        let id = match hw.map(|h| &h.chip) {
+            Some(ChipSource::Preset(id)) => id.clone(),
+            Some(ChipSource::Custom(_)) => CUSTOM.to_string(),
+            None => String::new(),
+        };
+        let (shape, slices) = hw.and_then(|h| h.topology.as_ref()).map_or((String::new(), 1), shape_of);
+        (id, shape, slices)
+    });
+    let chip_error = RwSignal::new(None::<String>);
+    let shape_text = StoredValue::new(shape.clone());
+    let slices_text = StoredValue::new(slices.to_string());
+    let custom_name = state.scenario.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
+        Some(ChipSource::Custom(c)) => Some(c.name.clone()),
+        _ => None,
+    });
+
+    let on_chip = move |ev: leptos::ev::Event| {
+        let id = event_value(&ev);
+        let Some(chip) = catalog::get(&id) else { return };
+        let result = apply(state, &shape_text.get_value(), &slices_text.get_value(), allow_no_topology, Some(&chip))
+            .or_else(|_| {
+                // The old shape does not fit the new chip (e.g. a TPU slice on a GPU): its default.
+                let (shape, slices) = default_shape_for(&chip);
+                shape_text.set_value(shape.clone());
+                slices_text.set_value(slices.to_string());
+                let r = apply(state, &shape, &slices.to_string(), allow_no_topology, Some(&chip));
+                // The shape and slices inputs are uncontrolled: rebuild them with the new text.
+                state.generation.update(|g| *g += 1);
+                r
+            });
+        chip_error.set(result.err());
+    };
+    let groups = [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")]
+        .into_iter()
+        .map(|(family, label)| {
+            let options = catalog::all()
+                .iter()
+                .filter(|c| c.family == family)
+                .map(|c| view! { <option value=c.id.clone() selected=c.id == chip_id>{c.name.clone()}</option> })
+                .collect_view();
+            view! { <optgroup label=label>{options}</optgroup> }
+        })
+        .collect_view();
+    let custom_option = custom_name.map(|name| view! { <option value=CUSTOM selected=true>{format!("Custom: {name}")}</option> });
+
+    let apply_shape = Callback::new(move |text: String| {
+        shape_text.set_value(text.clone());
+        apply(state, &text, &slices_text.get_value(), allow_no_topology, None)
+    });
+    let apply_slices = Callback::new(move |text: String| {
+        slices_text.set_value(text.clone());
+        apply(state, &shape_text.get_value(), &text, allow_no_topology, None)
+    });
+    let summary = move || {
+        state.scenario.with(|s| {
+            let hw = s.hardware.as_ref()?;
+            let chip = hw.chip.resolve().ok()?;
+            Some(match &hw.topology {
+                Some(t) => describe(&chip, t),
+                None => format!("{}: no topology; the view chooses one.", chip.name),
+            })
+        })
+    };
+    let shape_hint = if allow_no_topology {
+        "Chips per axis: 16x20x28 (TPU slice), 8 (GPU NVLink domain); empty = smallest that fits"
+    } else {
+        "Chips per axis: 16x20x28 (TPU slice), 8 (GPU NVLink domain)"
+    };
+    view! {
+        <fieldset class="hardware-picker">
+            <legend>"Hardware"</legend>
+            <div class="field" class:invalid=move || chip_error.with(Option::is_some)>
+                <label for="hw-chip">"Chip"</label>
+                <select id="hw-chip" aria-describedby="hw-chip-error" on:change=on_chip>
+                    {custom_option}
+                    {groups}
+                </select>
+                <div class="field-error" id="hw-chip-error" aria-live="polite">
+                    {move || chip_error.get().map(|m| view! { <p>{m}</p> })}
+                </div>
+            </div>
+            <SectionField id="hw-shape" label="Topology" initial=shape hint=shape_hint apply=apply_shape input_mode="text" />
+            <SectionField
+                id="hw-slices"
+                label="Slices / nodes"
+                unit="× over DCN"
+                initial=slices.to_string()
+                hint="Copies of the shape joined by the data-center network (TPU slices, GPU nodes)"
+                apply=apply_slices
+                input_mode="numeric"
+            />
+            <p class="hardware-summary" id="hw-summary">{summary}</p>
+        </fieldset>
+    }
+}
+
+/// Reads the shape and slices and writes `hardware` (with `chip` when given, else the
+/// scenario's chip).
+fn apply(state: AppState, shape: &str, slices: &str, allow_none: bool, chip: Option<&Chip>) -> Result<(), String> {
+    let slices = parse_count(slices).map_err(|m| format!("slices: {m}"))?;
+    if slices == 0 {
+        return Err("slices: must be at least 1".into());
+    }
+    let shape = if shape.trim().is_empty() && allow_none { None } else { Some(parse_shape(shape)?) };
+    let chip = match chip {
+        Some(c) => c.clone(),
+        None => state
+            .scenario
+            .with_untracked(|s| s.hardware.as_ref().map(|h| h.chip.resolve()))
+            .ok_or("choose a chip first")?
+            .map_err(|e| e.to_string())?,
+    };
+    let source = if chip.id.is_empty() || catalog::get(&chip.id).is_none() {
+        state.scenario.with_untracked(|s| s.hardware.as_ref().map(|h| h.chip.clone())).unwrap_or(ChipSource::Custom(Box::new(chip.clone())))
+    } else {
+        ChipSource::Preset(chip.id.clone())
+    };
+    state
+        .try_update(|s| {
+            let old = s.hardware.as_ref().and_then(|h| h.topology.clone());
+            let topology = shape.map(|sh| topology_for(&chip, &sh, slices, old.as_ref()));
+            s.hardware = Some(HardwareSection { chip: source, topology });
+        })
+        .map_err(|e| messages_under(&e, "hardware"))
+}
+
+/// `16x20x28` → `[16, 20, 28]`; at most four axes.
+fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
+    let parts: Vec<&str> = text.split(['x', 'X', '×', '*']).map(str::trim).collect();
+    if parts.len() > 4 {
+        return Err("topology: at most four axes (e.g. 16x20x28)".into());
+    }
+    parts
+        .iter()
+        .map(|p| match parse_count(p) {
+            Ok(0) => Err("topology: every axis needs at least 1 chip".to_string()),
+            Ok(n) => Ok(n),
+            Err(m) => Err(format!("topology: {m} (write chips per axis, e.g. 4x4x4)")),
+        })
+        .collect()
+}
+
+/// The topology of `shape` times `slices` on `chip`, keeping `old`'s per-axis settings for
+/// axes that keep their name, and its die-to-die axes.
+fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topology>) -> Topology {
+    let mut t = match chip.family {
+        ChipFamily::Tpu => Topology::tpu_slice(shape, slices),
+        ChipFamily::Gpu => {
+            let per_domain = shape.iter().product::<u64>().max(1);
+            Topology::gpu_cluster(per_domain, slices)
+        }
+    };
+    if let Some(old) = old {
+        for axis in &mut t.axes {
+            if let Some(prev) = old.axes.iter().find(|a| a.name == axis.name && a.network == axis.network) {
+                axis.wraparound = prev.wraparound;
+                axis.link_one_way = prev.link_one_way;
+                axis.hop_latency = prev.hop_latency;
+            }
+        }
+        let chiplets: Vec<AxisSpec> = old.axes.iter().filter(|a| a.network == Network::DieToDie).cloned().collect();
+        t.axes.extend(chiplets);
+    }
+    t
+}
+
+/// The shape text and slice count of a topology (inverse of [`topology_for`]).
+fn shape_of(t: &Topology) -> (String, u64) {
+    let up: Vec<String> = t.axes.iter().filter(|a| a.network == Network::ScaleUp).map(|a| a.size.to_string()).collect();
+    let out: u64 = t.axes.iter().filter(|a| a.network == Network::ScaleOut).map(|a| a.size).product();
+    (up.join("x"), out.max(1))
+}
+
+/// A sensible first topology for a chip: one full GPU domain, or a small TPU slice.
+fn default_shape_for(chip: &Chip) -> (String, u64) {
+    match chip.family {
+        ChipFamily::Gpu => (chip.scale_up.max_chips.max(1).to_string(), 1),
+        ChipFamily::Tpu if chip.scale_up.links_per_chip >= 6 => ("4x4x4".into(), 1),
+        ChipFamily::Tpu => ("4x4".into(), 1),
+    }
+}
+
+/// "64 chips of TPU v5p: x 4 (wraps) × y 4 (wraps) × z 4 (wraps)".
+fn describe(chip: &Chip, t: &Topology) -> String {
+    let axes: Vec<String> = match t.resolve(chip) {
+        Ok(links) => links
+            .iter()
+            .map(|l| format!("{} {}{}", l.name, l.size, shape_word(l.shape)))
+            .collect(),
+        Err(_) => t.axes.iter().map(|a| format!("{} {}", a.name, a.size)).collect(),
+    };
+    let devices = t.devices();
+    format!("{} {} of {}: {}", devices, if devices == 1.0 { "device" } else { "devices" }, chip.name, axes.join(" × "))
+}
+
+/// How an axis is wired, for the summary line.
+fn shape_word(shape: shardcalc_core::collectives::AxisShape) -> &'static str {
+    use shardcalc_core::collectives::AxisShape;
+    match shape {
+        AxisShape::Ring => " (ring)",
+        AxisShape::Line => " (no wraparound)",
+        AxisShape::Switch => " (switched)",
+        AxisShape::FullMesh => " (full mesh)",
+    }
+}
