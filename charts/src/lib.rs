@@ -11,11 +11,14 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
+//!
+//! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod axis;
 pub mod bars;
+pub mod catalog;
 pub mod format;
 pub mod lines;
 #[cfg(feature = "svg")]

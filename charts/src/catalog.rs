@@ -1,0 +1,109 @@
+//! Every chart by name, computed from a scenario alone: what `shardcalc chart SCENARIO.json
+//! --chart NAME` draws and what an embed URL names. The page's views compute the same
+//! charts from memos they already hold (so the page never goes through this table); each
+//! entry here calls the same data function the view calls, so the two cannot drift.
+//!
+//! A chart's name is its canvas id in the page without the `chart-` prefix (`seq-len` is
+//! `#chart-seq-len`). Adding a chart to a view: add its entry here, in the view's group.
+
+use crate::{bars, lines, Chart};
+use shardcalc_core::error::Invalid;
+use shardcalc_core::report::evaluate_model;
+use shardcalc_core::scenario::Scenario;
+
+/// One chart the catalog can build.
+#[derive(Clone, Copy)]
+pub struct ChartEntry {
+    /// Name, e.g. `seq-len` (the page's canvas is `#chart-<name>`).
+    pub name: &'static str,
+    /// The view (page) showing it: `model`, `hardware`, `training`, `serving`, `validation`.
+    pub view: &'static str,
+    /// One line saying what it shows.
+    pub about: &'static str,
+    /// Computes it from a scenario.
+    pub build: fn(&Scenario) -> Result<Chart, Invalid>,
+}
+
+impl std::fmt::Debug for ChartEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChartEntry").field("name", &self.name).field("view", &self.view).finish_non_exhaustive()
+    }
+}
+
+/// Every chart, grouped by view in navigation order.
+pub const CHARTS: &[ChartEntry] = &[
+    ChartEntry {
+        name: "params",
+        view: "model",
+        about: "parameters per component, total vs active",
+        build: params_chart,
+    },
+    ChartEntry {
+        name: "flops",
+        view: "model",
+        about: "training TFLOPs per device-step per component, in the scenario's FLOP convention",
+        build: flops_chart,
+    },
+    ChartEntry {
+        name: "seq-len",
+        view: "model",
+        about: "forward FLOPs per token vs sequence length, with where attention overtakes the MLP",
+        build: seq_len_chart,
+    },
+];
+
+/// The entry called `name`.
+#[must_use]
+pub fn by_name(name: &str) -> Option<&'static ChartEntry> {
+    CHARTS.iter().find(|c| c.name == name)
+}
+
+/// Builds the chart called `name` for `scenario`.
+///
+/// # Errors
+/// An unknown name (on field `chart`, listing the known ones), or the scenario's problems.
+pub fn build(name: &str, scenario: &Scenario) -> Result<Chart, Invalid> {
+    let entry = by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = CHARTS.iter().map(|c| c.name).collect();
+        Invalid::one("chart", format!("unknown chart {name:?}; known charts: {}", known.join(", ")))
+    })?;
+    (entry.build)(scenario)
+}
+
+fn params_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let r = evaluate_model(s)?;
+    Ok(Chart::Bars(bars::param_breakdown(&r.model.name, &r.params)))
+}
+
+fn flops_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let r = evaluate_model(s)?;
+    let conv = s.conventions.flops;
+    Ok(Chart::Bars(bars::flop_breakdown(&r.model.name, r.flops.get(conv), conv)))
+}
+
+fn seq_len_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let m = s.validate()?;
+    Ok(Chart::SeqLen(lines::flops_vs_seq_len_chart(&m, s.conventions.flops)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_chart_builds_for_the_default_scenario() {
+        let s = Scenario::default();
+        for (i, c) in CHARTS.iter().enumerate() {
+            assert!(CHARTS[..i].iter().all(|o| o.name != c.name), "duplicate chart name {}", c.name);
+            let chart = build(c.name, &s).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            assert!(!chart.title().is_empty(), "{} has no title", c.name);
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_an_error_on_chart() {
+        let e = build("nope", &Scenario::default()).unwrap_err();
+        assert_eq!(e.0[0].field, "chart");
+        assert!(e.0[0].message.contains("seq-len"));
+    }
+}
