@@ -6,8 +6,11 @@
 //! A chart's name is its canvas id in the page without the `chart-` prefix (`seq-len` is
 //! `#chart-seq-len`). Adding a chart to a view: add its entry here, in the view's group.
 
-use crate::{bars, lines, Chart};
+use crate::{bars, lines, serving, Chart};
 use shardcalc_core::error::Invalid;
+use shardcalc_core::inference::defaults::with_serving_defaults;
+use shardcalc_core::inference::evaluate::scenario_inference;
+use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::scenario::Scenario;
 
@@ -50,6 +53,30 @@ pub const CHARTS: &[ChartEntry] = &[
         about: "forward FLOPs per token vs sequence length, with where attention overtakes the MLP",
         build: seq_len_chart,
     },
+    ChartEntry {
+        name: "serving-pareto",
+        view: "serving",
+        about: "per-token latency vs tokens/s/chip across batch sizes, one line per context length (book 8.2)",
+        build: |s| serving_chart(s, |name, _, r| serving::pareto_chart(name, r)),
+    },
+    ChartEntry {
+        name: "serving-breakdown",
+        view: "serving",
+        about: "decode step time vs batch: parameter loading, KV loading, FLOPs, collectives (book 8.2)",
+        build: |s| serving_chart(s, |name, _, r| serving::step_breakdown_chart(name, r)),
+    },
+    ChartEntry {
+        name: "serving-kv-memory",
+        view: "serving",
+        about: "KV caches and everything else per chip vs context length, against HBM",
+        build: |s| serving_chart(s, |name, _, r| serving::kv_memory_chart(name, r)),
+    },
+    ChartEntry {
+        name: "serving-ratio",
+        view: "serving",
+        about: "prefill servers per decode server vs prompt length, one line per output length (book 8.1.2)",
+        build: |s| serving_chart(s, |name, s, r| serving::prefill_decode_ratio_chart(name, s.prompt_len, s.output_len, r)),
+    },
 ];
 
 /// The entry called `name`.
@@ -84,6 +111,19 @@ fn flops_chart(s: &Scenario) -> Result<Chart, Invalid> {
 fn seq_len_chart(s: &Scenario) -> Result<Chart, Invalid> {
     let m = s.validate()?;
     Ok(Chart::SeqLen(lines::flops_vs_seq_len_chart(&m, s.conventions.flops)))
+}
+
+/// A serving chart of `s`, with the serving page's defaults for a missing `hardware` or
+/// `inference` section (`shardcalc_core::inference::defaults`).
+fn serving_chart(
+    s: &Scenario,
+    chart: fn(&str, &shardcalc_core::inference::InferenceSection, &InferenceReport) -> crate::xy::XyChart,
+) -> Result<Chart, Invalid> {
+    let s = with_serving_defaults(s);
+    let m = s.validate()?;
+    let r = scenario_inference(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
+    let section = s.inference.as_ref().ok_or_else(|| Invalid::one("inference", "is required"))?;
+    Ok(Chart::Xy(chart(&m.name, section, &r)))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
+//! | serving: latency vs throughput, step breakdown, KV memory, prefill:decode ratio | [`serving`] | [`xy::draw_xy`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -21,10 +22,12 @@ pub mod bars;
 pub mod catalog;
 pub mod format;
 pub mod lines;
+pub mod serving;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
 pub mod ticks;
+pub mod xy;
 
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
@@ -40,6 +43,8 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
+    /// Lines on x–y axes (the serving charts).
+    Xy(xy::XyChart),
 }
 
 impl Chart {
@@ -49,6 +54,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
+            Chart::Xy(c) => c.size(),
         }
     }
 
@@ -58,6 +64,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
+            Chart::Xy(c) => &c.title,
         }
     }
 
@@ -69,6 +76,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
+            Chart::Xy(c) => xy::draw_xy(area, c),
         }
     }
 }

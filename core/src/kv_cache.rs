@@ -76,6 +76,28 @@ mod tests {
     }
 
     #[test]
+    fn mha_gqa_and_mqa_differ_by_their_kv_heads_in_every_format() {
+        // LLaMA 3-8B: 32 layers, 8 KV heads of 128. As MHA (32 KV heads) the cache is 4x,
+        // as MQA (1 KV head) 1/8; fp8 and int8 are 1 byte, int4 half a byte.
+        let gqa = presets::get("llama-3-8b").unwrap().config;
+        let with_kv_heads = |k: u64| {
+            let mut m = gqa.clone();
+            if let Attention::Gqa(a) = &mut m.attention {
+                a.num_kv_heads = k;
+            }
+            m
+        };
+        let (mha, mqa) = (with_kv_heads(32), with_kv_heads(1));
+        for (dtype, bytes) in [(DType::Bf16, 2.0), (DType::Fp8, 1.0), (DType::Int8, 1.0), (DType::Int4, 0.5)] {
+            assert_eq!(kv_bytes_per_token(&gqa, dtype).get(), 2.0 * 32.0 * 8.0 * 128.0 * bytes);
+            assert_eq!(kv_bytes_per_token(&mha, dtype).get(), 2.0 * 32.0 * 32.0 * 128.0 * bytes);
+            assert_eq!(kv_bytes_per_token(&mqa, dtype).get(), 2.0 * 32.0 * 128.0 * bytes);
+            assert_eq!(kv_bytes_per_sequence(&mqa, 1000, dtype).get(), 1000.0 * 2.0 * 32.0 * 128.0 * bytes);
+        }
+        assert_eq!((kv_heads(&mha), kv_heads(&mqa)), (32, 1));
+    }
+
+    #[test]
     fn deepseek_v3_caches_the_latent() {
         // 61 layers × (512 + 64) × 2 bytes = 70,272 bytes per token in bf16.
         let m = presets::get("deepseek-v3").unwrap().config;

@@ -150,7 +150,42 @@ fn about_three_prefill_servers_per_decode_server() {
     close(p / d, num(&r, "disaggregation.prefill_per_decode"), 1e-9, "servers");
     // Each request ships its 8k-token bf16 cache (2.7 GB) from prefill to decode.
     close(num(&r, "disaggregation.kv_bytes_per_request"), 2.0 * 163_840.0 * 8192.0, 1e-12, "KV per request");
-    assert!(num(&r, "disaggregation.kv_transfer_dcn_s") > num(&r, "disaggregation.kv_transfer_ici_s"));
+    // Every one of the 16 prefill chips sends its shard at once: over one ICI link each
+    // (4.5e10 B/s one way) 3.7 ms, over the v5e's DCN share (3.125e9 B/s a chip) 54 ms.
+    let kv = num(&r, "disaggregation.kv_bytes_per_request");
+    close(num(&r, "disaggregation.kv_transfer_ici_s"), kv / (16.0 * 4.5e10), 1e-12, "KV over ICI");
+    close(num(&r, "disaggregation.kv_transfer_dcn_s"), kv / (16.0 * 3.125e9), 1e-12, "KV over DCN");
+    close(num(&r, "disaggregation.kv_transfer_ici_s"), 3.73e-3, 0.002, "KV over ICI, ms");
+}
+
+/// Chunked prefill (book 7.3.1): every pass reloads the weights, so chunks much smaller than
+/// the critical batch make the prefill HBM-bound; large chunks cost what one pass costs.
+#[test]
+fn chunked_prefill_reloads_the_weights() {
+    let at = |chunk: u64| {
+        let s = scenario(
+            "llama-3-70b",
+            v5e(),
+            Some(&[4, 4]),
+            json!({"prompt_len": 8192, "output_len": 512, "batch": 32, "prefill": {"mfu": 0.4, "chunk": chunk}}),
+        );
+        run(&s)
+    };
+    let small = at(32);
+    let p = &small["prefill"];
+    assert_eq!(p["chunk"], 32);
+    assert_eq!(p["bound"], "compute", "the one-pass prefill stays compute-bound");
+    let chunked = num(p, "chunked_time_s");
+    close(num(p, "ttft_s"), chunked, 1e-12, "TTFT is the chunked prefill");
+    // 256 passes, each reading this chip's 8.8 GB of bf16 weights (10.7 ms) and the cache
+    // written so far (about 2% more on average).
+    let weights = num(&small, "decode.weight_load_s");
+    assert!(chunked >= 256.0 * weights && chunked <= 1.05 * 256.0 * weights, "{chunked} vs {}", 256.0 * weights);
+    assert!(chunked > 2.5 * num(p, "time_s"));
+    let big = at(2048);
+    let p = &big["prefill"];
+    assert!(num(p, "chunked_time_s") >= num(p, "time_s"));
+    close(num(p, "chunked_time_s"), num(p, "time_s"), 0.02, "2k chunks cost about one pass");
 }
 
 /// Book 7.1.7 with the LLaMA 2-13B preset, on 8 v5e chips as the book counts them

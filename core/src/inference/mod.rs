@@ -20,6 +20,7 @@
 pub mod comms;
 pub mod curves;
 pub mod decode;
+pub mod defaults;
 pub mod disaggregation;
 pub mod evaluate;
 pub mod kv_sharding;
