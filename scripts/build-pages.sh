@@ -20,5 +20,10 @@ done
 rm -rf dist
 mkdir -p dist
 for html in "${pages[@]}"; do
-  cp -R "target/pages/${html%.html}/." dist/
+  # trunk names every page's HTML index.html: give it back its own name.
+  dir="target/pages/${html%.html}"
+  for f in "$dir"/*; do
+    [ "$(basename "$f")" = index.html ] || cp -R "$f" dist/
+  done
+  cp "$dir/index.html" "dist/$html"
 done

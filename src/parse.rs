@@ -68,8 +68,10 @@ pub fn parse_positive_real(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A finite f64, with messages for the usual ways text is not one.
-fn parse_real(cleaned: &str) -> Result<f64, String> {
+/// A finite f64, with messages for the usual ways text is not one. Read with serde_json's
+/// float reader (after [`json_number`]), which every page already ships for the link:
+/// `str::parse::<f64>` would add core's decimal-to-float code and tables (about 5 KB gzip).
+pub fn parse_real(cleaned: &str) -> Result<f64, String> {
     let lower = cleaned.to_ascii_lowercase();
     if lower.contains("nan") {
         return Err("is not a number (NaN)".into());
@@ -77,10 +79,43 @@ fn parse_real(cleaned: &str) -> Result<f64, String> {
     if lower.contains("inf") {
         return Err("must be finite".into());
     }
-    match cleaned.parse::<f64>() {
+    let not_a_number = || format!("is not a number ({:?})", shorten(cleaned));
+    let json = json_number(cleaned).ok_or_else(not_a_number)?;
+    match serde_json::from_str::<f64>(&json) {
         Ok(x) if x.is_finite() => Ok(x),
         Ok(_) => Err(format!("is too large to be a number ({cleaned})")),
-        Err(_) => Err(format!("is not a number ({:?})", shorten(cleaned))),
+        Err(e) if e.to_string().contains("out of range") => Err(format!("is too large to be a number ({cleaned})")),
+        Err(_) => Err(not_a_number()),
+    }
+}
+
+/// The forms Rust reads as a float but JSON does not, rewritten in JSON's number grammar:
+/// a leading `+`, leading zeros, `.5`, `5.`; `None` when the mantissa has no digit.
+fn json_number(text: &str) -> Option<String> {
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = rest.split_at(rest.find(['e', 'E']).unwrap_or(rest.len()));
+    if !mantissa.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    let frac = if frac.is_empty() { String::new() } else { format!(".{frac}") };
+    Some(format!("{sign}{int}{frac}{exponent}"))
+}
+
+/// `x` as the shortest text that reads back to it (`0.4`, `1.2e-7`), integers without a
+/// fraction (`4096`): through serde_json's float writer, which every page already ships.
+#[must_use]
+pub fn shortest(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        // Integral and below 2^53: the cast is exact.
+        format!("{}", x as i64)
+    } else {
+        serde_json::to_string(&x).unwrap_or_else(|_| "n/a".into())
     }
 }
 

@@ -8,8 +8,9 @@ use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, log_ticks};
 use crate::ChartError;
 use plotters::coord::Shift;
-use plotters::prelude::*;
+use plotters::prelude::{Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, ShapeStyle, Text, TextStyle, WHITE};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::FontTransform;
 
 /// One axis: its range, ticks and the label of every tick.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,8 +84,6 @@ pub struct XySeries {
     pub points: Vec<(f64, f64)>,
     /// Stroke width in pixels.
     pub width: u32,
-    /// Dashed (else solid).
-    pub dashed: bool,
 }
 
 /// A horizontal or vertical reference line across the plot, labelled.
@@ -161,7 +160,52 @@ pub fn extent(values: impl IntoIterator<Item = f64>, accepts: impl Fn(f64) -> bo
         .fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
 }
 
-/// Draws an [`XyChart`] on `area` (any plotters backend).
+/// Pixels around the plot inside the chart body: left (y labels and title), right, top,
+/// bottom (x labels and title).
+const PAD: (i32, i32, i32, i32) = (76, 28, 8, 56);
+/// Dash and gap of the reference rules, in pixels.
+const DASH: (f64, f64) = (6.0, 4.0);
+
+/// The plot rectangle in pixels and the mapping from chart coordinates into it.
+struct Frame<'a> {
+    chart: &'a XyChart,
+    x: TickedAxis,
+    y: TickedAxis,
+    left: i32,
+    right: i32,
+    top: i32,
+    bottom: i32,
+}
+
+impl Frame<'_> {
+    fn px(&self, (x, y): (f64, f64)) -> (i32, i32) {
+        let fx = self.x.fraction(x).clamp(-1.0, 2.0);
+        let fy = self.y.fraction(y).clamp(-1.0, 2.0);
+        let w = f64::from(self.right - self.left);
+        let h = f64::from(self.bottom - self.top);
+        // Within a few plot widths of the frame (clamped above): the casts cannot overflow.
+        (self.left + (w * fx).round() as i32, self.bottom - (h * fy).round() as i32)
+    }
+}
+
+/// `from`–`to` as dashes of [`DASH`].
+fn dashes(from: (i32, i32), to: (i32, i32)) -> Vec<[(i32, i32); 2]> {
+    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+    let len = dx.hypot(dy);
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    while t < len {
+        let end = (t + DASH.0).min(len);
+        let at = |d: f64| (from.0 + (dx * d / len).round() as i32, from.1 + (dy * d / len).round() as i32);
+        out.push([at(t), at(end)]);
+        t += DASH.0 + DASH.1;
+    }
+    out
+}
+
+/// Draws an [`XyChart`] on `area` (any plotters backend) with plotters' drawing primitives
+/// only (text, paths, circles): no chart builder, so a page that shows only these charts
+/// does not ship plotters' chart machinery.
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
@@ -170,60 +214,76 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
     let (header, body) = area.split_vertically(theme::HEADER_PX);
     let entries: Vec<(&str, Rgb)> = chart.series.iter().map(|s| (s.name.as_str(), s.color)).collect();
     theme::draw_header(&header, &chart.title, &entries)?;
+    let (w, h) = body.dim_in_pixel();
+    let (w, h) = (i32::try_from(w).unwrap_or(0), i32::try_from(h).unwrap_or(0));
+    let f = Frame {
+        chart,
+        x: chart.x.ticked(),
+        y: chart.y.ticked(),
+        left: PAD.0,
+        right: (w - PAD.1).max(PAD.0 + 1),
+        top: PAD.2,
+        bottom: (h - PAD.3).max(PAD.2 + 1),
+    };
     let ink = theme::INK.plotters();
-    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(&body)
-        .margin(12)
-        .margin_top(4)
-        .margin_right(28)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(chart.x.ticked(), chart.y.ticked())
-        .map_err(ChartError::draw)?;
-    let x_fmt = |v: &f64| chart.x.label_at(*v);
-    let y_fmt = |v: &f64| chart.y.label_at(*v);
-    ctx.configure_mesh()
-        .bold_line_style(theme::GRID.plotters())
-        .axis_style(ink)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .x_desc(chart.x.label.as_str())
-        .y_desc(chart.y.label.as_str())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .draw()
-        .map_err(ChartError::draw)?;
+    let grid = theme::GRID.plotters();
+    let font = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
+    let line = |a: (i32, i32), b: (i32, i32), style: ShapeStyle| {
+        body.draw(&PathElement::new(vec![a, b], style)).map_err(ChartError::draw)
+    };
+    let text = |t: String, at: (i32, i32), style: &TextStyle| body.draw(&Text::new(t, at, style.clone())).map_err(ChartError::draw);
+
+    // Grid, ticks and their labels.
+    let below = font.clone().pos(Pos::new(HPos::Center, VPos::Top));
+    for (v, label) in f.chart.x.ticks.iter().zip(&f.chart.x.tick_labels) {
+        let (px, _) = f.px((*v, f.chart.y.min));
+        line((px, f.top), (px, f.bottom), grid.stroke_width(1))?;
+        line((px, f.bottom), (px, f.bottom + 4), ink.stroke_width(1))?;
+        text(label.clone(), (px, f.bottom + 7), &below)?;
+    }
+    let beside = font.clone().pos(Pos::new(HPos::Right, VPos::Center));
+    for (v, label) in f.chart.y.ticks.iter().zip(&f.chart.y.tick_labels) {
+        let (_, py) = f.px((f.chart.x.min, *v));
+        line((f.left, py), (f.right, py), grid.stroke_width(1))?;
+        line((f.left - 4, py), (f.left, py), ink.stroke_width(1))?;
+        text(label.clone(), (f.left - 7, py), &beside)?;
+    }
+    line((f.left, f.top), (f.left, f.bottom), ink.stroke_width(1))?;
+    line((f.left, f.bottom), (f.right, f.bottom), ink.stroke_width(1))?;
+    let centre_x = (f.left + f.right) / 2;
+    text(f.chart.x.label.clone(), (centre_x, f.bottom + 28), &below)?;
+    let rotated = font.clone().transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
+    text(f.chart.y.label.clone(), (8, (f.top + f.bottom) / 2), &rotated)?;
 
     for r in &chart.rules {
         let color = r.color.plotters();
-        let (ends, at, pos) = if r.vertical {
-            ([(r.value, chart.y.min), (r.value, chart.y.max)], (r.value, chart.y.max), Pos::new(HPos::Left, VPos::Top))
+        let (a, b, at, pos) = if r.vertical {
+            (f.px((r.value, chart.y.min)), f.px((r.value, chart.y.max)), f.px((r.value, chart.y.max)), Pos::new(HPos::Left, VPos::Top))
         } else {
-            ([(chart.x.min, r.value), (chart.x.max, r.value)], (chart.x.min, r.value), Pos::new(HPos::Left, VPos::Bottom))
+            (f.px((chart.x.min, r.value)), f.px((chart.x.max, r.value)), f.px((chart.x.min, r.value)), Pos::new(HPos::Left, VPos::Bottom))
         };
-        ctx.draw_series(DashedLineSeries::new(ends, 6, 4, color.stroke_width(1))).map_err(ChartError::draw)?;
-        let style = label_style.clone().color(&color).pos(pos);
-        ctx.draw_series([Text::new(format!(" {}", r.label), at, style)]).map_err(ChartError::draw)?;
+        for [p, q] in dashes(a, b) {
+            line(p, q, color.stroke_width(1))?;
+        }
+        let style = font.clone().color(&color).pos(pos);
+        text(format!(" {}", r.label), (at.0 + 2, at.1 + if r.vertical { 2 } else { -2 }), &style)?;
     }
     for s in &chart.series {
         let style = s.color.plotters().stroke_width(s.width);
-        if s.dashed {
-            ctx.draw_series(DashedLineSeries::new(s.points.iter().copied(), 8, 5, style)).map_err(ChartError::draw)?;
+        let points: Vec<(i32, i32)> = s.points.iter().map(|p| f.px(*p)).collect();
+        if let [only] = points.as_slice() {
+            body.draw(&Circle::new(*only, 3, style.filled())).map_err(ChartError::draw)?;
         } else {
-            ctx.draw_series(LineSeries::new(s.points.iter().copied(), style)).map_err(ChartError::draw)?;
-        }
-        if s.points.len() == 1 {
-            ctx.draw_series(s.points.iter().map(|p| Circle::new(*p, 3, style.filled()))).map_err(ChartError::draw)?;
+            body.draw(&PathElement::new(points, style)).map_err(ChartError::draw)?;
         }
     }
     for m in &chart.markers {
-        let color = m.color.plotters();
-        ctx.draw_series([Circle::new(m.at, 5, color.filled())]).map_err(ChartError::draw)?;
-        // Label to the left of points in the right half, so it stays inside the plot.
-        let right_half = chart.x.ticked().fraction(m.at.0) > 0.6;
-        let (h, text) = if right_half { (HPos::Right, format!("{}  ", m.label)) } else { (HPos::Left, format!("  {}", m.label)) };
-        let style = label_style.clone().pos(Pos::new(h, VPos::Bottom));
-        ctx.draw_series([Text::new(text, m.at, style)]).map_err(ChartError::draw)?;
+        let at = f.px(m.at);
+        body.draw(&Circle::new(at, 5, m.color.plotters().filled())).map_err(ChartError::draw)?;
+        // Label to the left of points in the right part, so it stays inside the plot.
+        let right_part = f.x.fraction(m.at.0) > 0.6;
+        let (h, dx) = if right_part { (HPos::Right, -8) } else { (HPos::Left, 8) };
+        text(m.label.clone(), (at.0 + dx, at.1 - 6), &font.clone().pos(Pos::new(h, VPos::Bottom)))?;
     }
     area.present().map_err(ChartError::draw)
 }
@@ -256,7 +316,7 @@ mod tests {
             title: "t".into(),
             x: axis.clone(),
             y: axis,
-            series: vec![XySeries { name: "s".into(), color: theme::BLUE, points: vec![(0.0, 1.0), (2.0, 3.0), (4.0, f64::NAN)], width: 2, dashed: false }],
+            series: vec![XySeries { name: "s".into(), color: theme::BLUE, points: vec![(0.0, 1.0), (2.0, 3.0), (4.0, f64::NAN)], width: 2 }],
             rules: vec![Rule { value: -1.0, vertical: true, label: "no".into(), color: theme::INK }],
             markers: vec![Marker { at: (10.0, 10.0), label: "me".into(), color: theme::INK }],
             note: None,

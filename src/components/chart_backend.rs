@@ -9,8 +9,10 @@
 
 use std::fmt;
 
-use plotters::prelude::{DrawingBackend, IntoDrawingArea, SVGBackend};
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use shardcalc_charts::xy::{draw_xy, XyChart};
 use shardcalc_charts::{Chart, ChartError};
 
 use super::measured_canvas::MeasuredCanvas;
@@ -110,17 +112,57 @@ impl DrawingBackend for ChartBackend<'_> {
     }
 }
 
+/// A chart the page can draw: its pixel size, its title, and its drawing on the page's
+/// backend. [`Chart`] is any chart of `shardcalc-charts`; a view that shows only one kind
+/// (e.g. [`XyChart`]) draws that kind directly, so the other kinds' drawing code stays out
+/// of its page.
+pub trait DrawableChart: Clone + PartialEq + Send + Sync + 'static {
+    /// Width × height in pixels.
+    fn size(&self) -> (u32, u32);
+    /// The caption (the canvas's accessible name).
+    fn title(&self) -> String;
+    /// Draws on `area`, which has [`DrawableChart::size`].
+    ///
+    /// # Errors
+    /// [`ChartError::Draw`] when the backend fails.
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError>;
+}
+
+impl DrawableChart for Chart {
+    fn size(&self) -> (u32, u32) {
+        Chart::size(self)
+    }
+    fn title(&self) -> String {
+        Chart::title(self).to_string()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        self.draw(area)
+    }
+}
+
+impl DrawableChart for XyChart {
+    fn size(&self) -> (u32, u32) {
+        XyChart::size(self)
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        draw_xy(area, self)
+    }
+}
+
 /// Renders `chart` at its own size into an SVG string, as `shardcalc_charts::svg::to_svg`
 /// does, through [`ChartBackend`].
 ///
 /// # Errors
 /// [`ChartError::Draw`] when plotters fails.
-pub fn chart_svg(chart: &Chart) -> Result<String, ChartError> {
+pub fn chart_svg<T: DrawableChart>(chart: &T) -> Result<String, ChartError> {
     let mut out = String::new();
     {
         let root = ChartBackend::Svg(SVGBackend::with_string(&mut out, chart.size())).into_drawing_area();
-        chart.draw(&root)?;
-        // `draw` presents; the backend writes the closing tag when dropped here.
+        chart.draw_on(&root)?;
+        // Drawing presents; the backend writes the closing tag when dropped here.
     }
     Ok(out)
 }

@@ -3,10 +3,10 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use shardcalc_charts::{Chart, ChartError};
+use shardcalc_charts::ChartError;
 use web_sys::HtmlCanvasElement;
 
-use super::chart_backend::{chart_svg, ChartBackend};
+use super::chart_backend::{chart_svg, ChartBackend, DrawableChart};
 use super::measured_canvas::MeasuredCanvas;
 use crate::dom::{download_text, download_url, log_error};
 
@@ -14,7 +14,7 @@ use crate::dom::{download_text, download_url, log_error};
 ///
 /// # Errors
 /// [`ChartError`] when the canvas has no 2d context or plotters fails.
-pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), ChartError> {
+pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Result<(), ChartError> {
     let (w, h) = chart.size();
     if canvas.width() != w {
         canvas.set_width(w);
@@ -23,18 +23,19 @@ pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), Chart
         canvas.set_height(h);
     }
     let backend = MeasuredCanvas::new(canvas.clone()).ok_or(ChartError::NoContext)?;
-    chart.draw(&ChartBackend::Canvas(backend).into_drawing_area())
+    chart.draw_on(&ChartBackend::Canvas(backend).into_drawing_area())
 }
 
 /// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
 /// buttons. The chart is drawn when the canvas mounts and whenever `chart` changes (it is a
 /// memo, so equal data never redraws); the canvas's `data-draws` attribute counts the draws.
+/// `T` is any [`DrawableChart`]: `shardcalc_charts::Chart`, or one kind of chart alone.
 #[component]
-pub fn ChartCanvas(
+pub fn ChartCanvas<T: DrawableChart>(
     /// Element id of the canvas; also the stem of downloaded file names.
     id: &'static str,
     /// The chart, or `None` while there is nothing to draw.
-    chart: Memo<Option<Chart>>,
+    chart: Memo<Option<T>>,
     /// Text under the chart (explanations, notes); may change with the chart.
     #[prop(into)]
     caption: Signal<String>,
@@ -53,7 +54,7 @@ pub fn ChartCanvas(
             None => draws,
         })
     });
-    let title = move || chart.with(|c| c.as_ref().map(|c| c.title().to_string()).unwrap_or_default());
+    let title = move || chart.with(|c| c.as_ref().map(DrawableChart::title).unwrap_or_default());
     let download_png = move |_| {
         let Some(el) = canvas.get_untracked() else { return };
         match el.to_data_url() {

@@ -185,7 +185,10 @@ fn apply(state: AppState, shape: &str, slices: &str, allow_none: bool, chip: Opt
 }
 
 /// `16x20x28` → `[16, 20, 28]`; at most four axes.
-fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
+///
+/// # Errors
+/// A message starting `topology:` for text that is not a shape.
+pub fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
     let parts: Vec<&str> = text.split(['x', 'X', '×', '*']).map(str::trim).collect();
     if parts.len() > 4 {
         return Err("topology: at most four axes (e.g. 16x20x28)".into());
@@ -202,7 +205,8 @@ fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
 
 /// The topology of `shape` times `slices` on `chip`, keeping `old`'s per-axis settings for
 /// axes that keep their name, and its die-to-die axes.
-fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topology>) -> Topology {
+#[must_use]
+pub fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topology>) -> Topology {
     let mut t = match chip.family {
         ChipFamily::Tpu => Topology::tpu_slice(shape, slices),
         ChipFamily::Gpu => {
@@ -225,7 +229,8 @@ fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topology>)
 }
 
 /// The shape text and slice count of a topology (inverse of [`topology_for`]).
-fn shape_of(t: &Topology) -> (String, u64) {
+#[must_use]
+pub fn shape_of(t: &Topology) -> (String, u64) {
     let up: Vec<String> = t.axes.iter().filter(|a| a.network == Network::ScaleUp).map(|a| a.size.to_string()).collect();
     let out: u64 = t.axes.iter().filter(|a| a.network == Network::ScaleOut).map(|a| a.size).product();
     (up.join("x"), out.max(1))

@@ -10,6 +10,7 @@
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
+pub mod serving;
 
 use leptos::prelude::*;
 
@@ -20,17 +21,20 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// Serving: KV caches, decode and prefill, memory, throughput, cost, disaggregation.
+    Serving,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model];
+    pub const ALL: &'static [View] = &[View::Model, View::Serving];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Serving => "Serving",
         }
     }
 
@@ -39,6 +43,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Serving => "serving",
         }
     }
 
@@ -47,6 +52,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Serving => "serving.html",
         }
     }
 }

@@ -1,0 +1,100 @@
+//! The four serving charts (data from `shardcalc_charts::serving`, tested natively), each
+//! redrawn only when its data change, with PNG and SVG downloads and its points as CSV.
+
+use leptos::prelude::*;
+use shardcalc_charts::serving::{kv_memory_chart, pareto_chart, prefill_decode_ratio_chart, step_breakdown_chart};
+use shardcalc_charts::xy::XyChart;
+use shardcalc_core::inference::InferenceReport;
+
+use super::derived::Derived;
+use crate::parse::shortest;
+use crate::components::{ChartCanvas, CsvButton};
+
+/// A chart's lines as CSV: `series,<x label>,<y label>` with one row per point.
+#[must_use]
+pub fn xy_csv(c: &XyChart) -> String {
+    let q = crate::views::model::csv::field;
+    let mut out = format!("series,{},{}\r\n", q(&c.x.label), q(&c.y.label));
+    for s in &c.series {
+        for (x, y) in &s.points {
+            out += &format!("{},{},{}\r\n", q(&s.name), shortest(*x), shortest(*y));
+        }
+    }
+    out
+}
+
+/// One chart: its memo, caption and CSV button.
+#[component]
+fn ServingChart(
+    /// Chart name in the catalog; the canvas is `#chart-<name>`, the CSV button `#<name>-csv`.
+    name: &'static str,
+    /// Canvas id (`chart-<name>`).
+    canvas: &'static str,
+    /// The chart's data.
+    data: Memo<Option<XyChart>>,
+    /// What it shows, under it.
+    caption: &'static str,
+) -> impl IntoView {
+    let caption = Signal::derive(move || {
+        let note = data.with(|d| d.as_ref().and_then(|d| d.note.clone())).map(|n| format!(" {n}")).unwrap_or_default();
+        format!("{caption}{note}")
+    });
+    let csv = Signal::derive(move || data.with(|d| d.as_ref().map(xy_csv).unwrap_or_default()));
+    view! {
+        <ChartCanvas id=canvas chart=data caption=caption />
+        <div class="actions">
+            <CsvButton name=name csv=csv />
+        </div>
+    }
+}
+
+/// The charts section.
+#[component]
+pub fn ServingCharts(
+    /// The memos the charts read.
+    derived: Derived,
+) -> impl IntoView {
+    let build = move |f: fn(&str, &InferenceReport) -> XyChart| {
+        Memo::new(move |_| {
+            let name = derived.model_name();
+            derived.with_report(|r| f(&name, r))
+        })
+    };
+    let pareto = build(pareto_chart);
+    let breakdown = build(step_breakdown_chart);
+    let kv = build(kv_memory_chart);
+    let ratio = Memo::new(move |_| {
+        let name = derived.model_name();
+        let (p, g) = derived.section.with(|s| s.as_ref().map_or((0, 0), |s| (s.prompt_len, s.output_len)));
+        derived.with_report(|r| prefill_decode_ratio_chart(&name, p, g, r))
+    });
+    view! {
+        <section class="result-section" aria-labelledby="serving-charts-heading">
+            <h3 id="serving-charts-heading">"Charts"</h3>
+            <ServingChart
+                name="serving-pareto"
+                canvas="chart-serving-pareto"
+                data=pareto
+                caption="Every batch that fits is a point: small batches are fast but leave the chips idle, large ones are efficient but slow (book 8.2). Longer contexts fit smaller batches and read more KV per step."
+            />
+            <ServingChart
+                name="serving-breakdown"
+                canvas="chart-serving-breakdown"
+                data=breakdown
+                caption="The decode step is KV loading plus the larger of parameter loading and FLOPs (book 7.1.5), overlapped with the collectives. Past the critical batch the matmuls are compute-bound; past the largest batch nothing fits."
+            />
+            <ServingChart
+                name="serving-kv-memory"
+                canvas="chart-serving-kv-memory"
+                data=kv
+                caption="KV caches grow linearly with context (local layers stop at their window); where the total crosses HBM, the batch no longer fits on this topology."
+            />
+            <ServingChart
+                name="serving-ratio"
+                canvas="chart-serving-ratio"
+                data=ratio
+                caption="Prefill servers needed per decode server so that both stay busy: t_prefill·B / (t_step·G) (book 8.1.2). Long prompts and short answers need more prefill."
+            />
+        </section>
+    }
+}

@@ -1,0 +1,196 @@
+//! The headline numbers of the serving plan, each with the term that binds it: decode step,
+//! throughput, cost, time to first token, KV cache, where it fits, the disaggregation ratio
+//! and, when set, speculative decoding. One component, so that a later uncertainty band
+//! (issue 8) attaches to every headline number in one place.
+
+use leptos::prelude::*;
+use shardcalc_charts::format::{significant, thousands};
+use shardcalc_core::inference::report::TopologySource;
+use shardcalc_core::inference::InferenceReport;
+
+use super::derived::Derived;
+use super::fields::use_refused;
+use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
+use crate::state::use_app_state;
+
+/// One headline: title, value and a line of context, each computed from the report.
+struct Headline {
+    /// Element id stem: the value is `#<id>-value`, the detail `#<id>-detail`.
+    id: &'static str,
+    title: &'static str,
+    value: fn(&InferenceReport) -> String,
+    detail: fn(&InferenceReport) -> String,
+}
+
+const HEADLINES: [Headline; 7] = [
+    Headline {
+        id: "serving-step",
+        title: "Decode step (per-token latency)",
+        value: |r| seconds(r.decode.step.step_time_s.get()),
+        detail: |r| {
+            let t = &r.decode.step;
+            format!(
+                "bound by {}: weights {}, KV {}, FLOPs {}, collectives {}",
+                decode_bound(t.binds),
+                seconds(t.weight_load_s.get()),
+                seconds(t.kv_load_s.get()),
+                seconds(t.flops_s.get()),
+                seconds(t.comms_s.get())
+            )
+        },
+    },
+    Headline {
+        id: "serving-throughput",
+        title: "Throughput per chip",
+        value: |r| show(r.decode.tokens_per_s_per_chip, Unit::TokensPerS),
+        detail: |r| {
+            format!(
+                "{} on {} chips at batch {}; {} requests/s/chip",
+                show(r.decode.tokens_per_s, Unit::TokensPerS),
+                significant(r.serving.chips, 4),
+                thousands(r.serving.batch),
+                significant(r.decode.queries_per_s_per_chip, 3)
+            )
+        },
+    },
+    Headline {
+        id: "serving-cost",
+        title: "Cost per million tokens",
+        value: |r| r.cost.as_ref().map_or_else(|| "no price".into(), |c| show(c.decode_usd_per_million_tokens, Unit::Usd)),
+        detail: |r| match &r.cost {
+            Some(c) => format!(
+                "generated, at ${}/chip-hour; prompt tokens {} per million",
+                significant(c.price_per_chip_hour_usd, 3),
+                show(c.prefill_usd_per_million_tokens, Unit::Usd)
+            ),
+            None => "enter a price per chip-hour (the catalog has none for this chip)".into(),
+        },
+    },
+    Headline {
+        id: "serving-ttft",
+        title: "Time to first token",
+        value: |r| seconds(r.prefill.ttft_s.get()),
+        detail: |r| {
+            format!(
+                "prefill bound by {} on {} chips, {} of peak",
+                prefill_bound(r.prefill.bound),
+                significant(r.prefill.chips, 4),
+                significant(r.prefill.mfu_effective, 3)
+            )
+        },
+    },
+    Headline {
+        id: "serving-kv",
+        title: "KV cache per token",
+        value: |r| show(r.kv_bytes_per_token.get(), Unit::Bytes),
+        detail: |r| {
+            format!(
+                "{} per sequence, {} per batch; {}",
+                show(r.kv_cache.bytes_per_sequence.get(), Unit::Bytes),
+                show(r.kv_cache.bytes_per_batch.get(), Unit::Bytes),
+                kv_layout_text(r)
+            )
+        },
+    },
+    Headline {
+        id: "serving-fit",
+        title: "Topology and largest batch",
+        value: |r| format!("{} · B ≤ {}", r.serving.topology, thousands(r.max_batch)),
+        detail: |r| {
+            let chosen = match r.serving.topology_source {
+                TopologySource::Scenario => "given",
+                TopologySource::SmallestFitting => "the smallest that fits",
+            };
+            let smallest = r.memory.min_topology.as_ref().map_or_else(|| "none".to_string(), |t| t.label.clone());
+            format!(
+                "{chosen}; smallest slice that fits: {smallest}; {} of {} HBM per chip used",
+                show(r.memory.per_chip.total.get(), Unit::Bytes),
+                show(r.memory.per_chip.hbm.get(), Unit::Bytes)
+            )
+        },
+    },
+    Headline {
+        id: "serving-ratio",
+        title: "Prefill : decode servers",
+        value: |r| format!("{} : 1", significant(r.disaggregation.prefill_per_decode, 3)),
+        detail: |r| {
+            let d = &r.disaggregation;
+            format!(
+                "{} of KV per request: {} over ICI, {} over DCN; {} tokens evicted per step",
+                show(d.kv_bytes_per_request.get(), Unit::Bytes),
+                seconds(d.kv_transfer_ici_s.get()),
+                seconds(d.kv_transfer_dcn_s.get()),
+                significant(d.kv_tokens_evicted_per_step, 4)
+            )
+        },
+    },
+];
+
+/// The headline cards, a stale note while an input is refused, a message when nothing can be
+/// computed, and the plan's caveats.
+#[component]
+pub fn Headline(
+    /// The memos the cards read.
+    derived: Derived,
+) -> impl IntoView {
+    let state = use_app_state();
+    let refused = use_refused();
+    let cards = HEADLINES
+        .iter()
+        .map(|h| {
+            let value = move || derived.with_report(h.value).unwrap_or_default();
+            let detail = move || derived.with_report(h.detail).unwrap_or_default();
+            view! {
+                <div class="card" id=h.id>
+                    <h3>{h.title}</h3>
+                    <p class="value" id=format!("{}-value", h.id)>{value}</p>
+                    <p class="detail" id=format!("{}-detail", h.id)>{detail}</p>
+                </div>
+            }
+        })
+        .collect_view();
+    let speculative = move || {
+        derived.with_report(|r| {
+            r.speculative.as_ref().map(|s| {
+                let value = format!("{} tokens/step · {}×", significant(s.expected_tokens_per_step, 3), significant(s.speedup, 3));
+                let detail = format!(
+                    "per-token latency {} (plain {}); {}",
+                    seconds(s.time_per_token_s.get()),
+                    seconds(r.decode.step.step_time_s.get()),
+                    show(s.tokens_per_s_per_chip, Unit::TokensPerS)
+                ) + " per chip";
+                view! {
+                    <div class="card" id="serving-speculative">
+                        <h3>"Speculative decoding"</h3>
+                        <p class="value" id="serving-speculative-value">{value}</p>
+                        <p class="detail" id="serving-speculative-detail">{detail}</p>
+                    </div>
+                }
+            })
+        })
+    };
+    let error = move || {
+        derived.report.with(|r| match r {
+            Err(e) => Some(view! { <p class="field-error" id="serving-error">{format!("Cannot plan serving: {e}")}</p> }),
+            Ok(_) => None,
+        })
+    };
+    let notes = move || {
+        derived.with_report(|r| {
+            r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()
+        })
+    };
+    view! {
+        <Show when=move || state.is_stale() || refused.any()>
+            <p class="stale" id="stale-note" role="status">
+                "These results are for the last valid inputs: fix the problems marked in the form to update them."
+            </p>
+        </Show>
+        {error}
+        <div class="cards" id="serving-headline">
+            {cards}
+            {speculative}
+        </div>
+        <ul class="notes" id="serving-notes">{notes}</ul>
+    }
+}

@@ -1,0 +1,107 @@
+//! The serving form: the model (a preset here; anything else from the model page through the
+//! link), the chip and topology, the workload, then formats, sharding and prefill, and
+//! speculative decoding and price (their own files).
+
+use leptos::prelude::*;
+
+use super::dtype_inputs::DtypeInputs;
+use super::fields::{count_text, optional_positive_count, optional_positive_real, positive_count, real_text, InferenceField, InferenceSpec};
+use super::sharding_inputs::{PrefillInputs, ShardingInputs};
+use super::options_inputs::{AdvancedInputs, CostInputs};
+use super::speculative_inputs::SpeculativeInputs;
+use crate::components::{HardwarePicker, PresetPicker};
+use crate::state::{url, use_app_state};
+
+static PROMPT: InferenceSpec = InferenceSpec {
+    path: "inference.prompt_len",
+    id: "inference-prompt_len",
+    label: "Prompt length P",
+    unit: "tokens",
+    hint: "Tokens prefilled per request",
+    input_mode: "numeric",
+    get: |s| s.prompt_len.to_string(),
+    set: |t, s| {
+        s.prompt_len = positive_count(t)?;
+        Ok(())
+    },
+};
+
+static OUTPUT: InferenceSpec = InferenceSpec {
+    path: "inference.output_len",
+    id: "inference-output_len",
+    label: "Output length G",
+    unit: "tokens",
+    hint: "Tokens generated per request (decode steps)",
+    input_mode: "numeric",
+    get: |s| s.output_len.to_string(),
+    set: |t, s| {
+        s.output_len = positive_count(t)?;
+        Ok(())
+    },
+};
+
+static BATCH: InferenceSpec = InferenceSpec {
+    path: "inference.batch",
+    id: "inference-batch",
+    label: "Batch B",
+    unit: "sequences",
+    hint: "Sequences decoded together per replica; empty = the largest that fits",
+    input_mode: "numeric",
+    get: |s| count_text(s.batch),
+    set: |t, s| {
+        s.batch = optional_positive_count(t)?;
+        Ok(())
+    },
+};
+
+static RATE: InferenceSpec = InferenceSpec {
+    path: "inference.request_rate",
+    id: "inference-request_rate",
+    label: "Request rate",
+    unit: "requests/s",
+    hint: "To size the prefill and decode servers; empty = none",
+    input_mode: "decimal",
+    get: |s| real_text(s.request_rate),
+    set: |t, s| {
+        s.request_rate = optional_positive_real(t)?;
+        Ok(())
+    },
+};
+
+/// Every input of the serving view. The fields are uncontrolled, so they are rebuilt from
+/// the scenario when it is replaced wholesale (a link, a preset).
+#[component]
+pub fn ServingInputs() -> impl IntoView {
+    let state = use_app_state();
+    let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    view! {
+        <fieldset class="serving-model">
+            <legend>"Model"</legend>
+            <PresetPicker />
+            <p class="hint">
+                "Custom or imported models come from the "
+                <a id="serving-edit-model" href=move || format!("index.html{}", fragment.get())>"model page"</a>
+                "; the link carries the model here."
+            </p>
+        </fieldset>
+        <HardwarePicker default_chip="tpu-v5e" default_shape="" allow_no_topology=true />
+        {move || {
+            state.generation.track();
+            view! {
+                <fieldset>
+                    <legend>"Workload"</legend>
+                    <InferenceField spec=&PROMPT />
+                    <InferenceField spec=&OUTPUT />
+                    <InferenceField spec=&BATCH />
+                    <InferenceField spec=&RATE />
+                </fieldset>
+                <DtypeInputs />
+                <ShardingInputs />
+                <PrefillInputs />
+                <SpeculativeInputs />
+                <CostInputs />
+                <AdvancedInputs />
+            }
+        }}
+    }
+}

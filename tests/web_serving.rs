@@ -1,0 +1,237 @@
+//! Component tests of the serving view, in headless Chromium (`cargo test -p shardcalc --target
+//! wasm32-unknown-unknown --test web_serving`): mount it, edit inputs the way a person would,
+//! check the numbers against core and the charts redrawn, refuse bad text next to its field
+//! while the page lives on.
+#![cfg(target_arch = "wasm32")]
+
+use std::any::Any;
+
+use leptos::prelude::*;
+use shardcalc::views::serving::rows::{seconds, show, Unit};
+use shardcalc::views::serving::ServingView;
+use shardcalc::App;
+use shardcalc_core::inference::defaults::with_serving_defaults;
+use shardcalc_core::inference::evaluate::scenario_inference;
+use shardcalc_core::inference::InferenceReport;
+use shardcalc_core::scenario::Scenario;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The serving page mounted in a fresh `<div>`; removed on drop.
+struct Page {
+    root: HtmlElement,
+    _handle: Box<dyn Any>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+impl Page {
+    async fn open() -> Self {
+        let doc = web_sys::window().and_then(|w| w.document()).expect("a document");
+        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+        doc.body().expect("a <body>").append_child(&root).unwrap();
+        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false><ServingView /></App> });
+        leptos::task::tick().await;
+        Self { root, _handle: Box::new(handle) }
+    }
+
+    fn find<T: JsCast>(&self, css: &str) -> T {
+        self.root.query_selector(css).unwrap().unwrap_or_else(|| panic!("no element matches {css}")).unchecked_into()
+    }
+
+    fn exists(&self, css: &str) -> bool {
+        self.root.query_selector(css).unwrap().is_some()
+    }
+
+    fn text(&self, css: &str) -> String {
+        self.find::<HtmlElement>(css).text_content().unwrap_or_default()
+    }
+
+    async fn type_into(&self, css: &str, value: &str) {
+        let input: HtmlInputElement = self.find(css);
+        input.set_value(value);
+        fire(&input, "input");
+        leptos::task::tick().await;
+    }
+
+    async fn choose(&self, css: &str, value: &str) {
+        let select: HtmlSelectElement = self.find(css);
+        select.set_value(value);
+        fire(&select, "change");
+        leptos::task::tick().await;
+    }
+
+    fn draws(&self, canvas: &str) -> u32 {
+        self.find::<HtmlElement>(canvas).get_attribute("data-draws").and_then(|d| d.parse().ok()).unwrap_or(0)
+    }
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    target.dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+}
+
+/// The report core gives for `s`.
+fn plan(s: &Scenario) -> InferenceReport {
+    let m = s.validate().expect("a valid scenario");
+    scenario_inference(&m, s).expect("a plan").expect("an inference section")
+}
+
+/// The default scenario as the serving page fills it.
+fn default_serving() -> Scenario {
+    with_serving_defaults(&Scenario::default())
+}
+
+const CHARTS: [&str; 4] = ["#chart-serving-pareto", "#chart-serving-breakdown", "#chart-serving-kv-memory", "#chart-serving-ratio"];
+
+#[wasm_bindgen_test]
+async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
+    let page = Page::open().await;
+    let r = plan(&default_serving());
+    assert_eq!(page.text("#serving-step-value"), seconds(r.decode.step.step_time_s.get()));
+    assert_eq!(page.text("#serving-throughput-value"), show(r.decode.tokens_per_s_per_chip, Unit::TokensPerS));
+    assert_eq!(page.text("#serving-kv-value"), show(r.kv_bytes_per_token.get(), Unit::Bytes));
+    assert_eq!(page.find::<HtmlInputElement>("#inference-prompt_len").value(), "7680");
+    assert_eq!(page.find::<HtmlInputElement>("#inference-batch").value(), "32");
+    assert!(page.text("#hw-summary").contains("TPU v5e"), "{}", page.text("#hw-summary"));
+    // No topology: the smallest v5e slice that fits LLaMA 3-8B with 32 caches of 8k.
+    assert!(page.text("#row-serving-topology").contains("the smallest slice that fits"));
+    assert_eq!(page.text("#row-max_batch"), format!("{} sequences", r.max_batch));
+    assert!(!page.exists("#stale-note") && !page.exists("#serving-error"));
+    for c in CHARTS {
+        assert!(page.draws(c) >= 1, "{c} was not drawn");
+    }
+    assert!(page.text("#serving-table").contains("decode.step_time_s"));
+}
+
+#[wasm_bindgen_test]
+async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
+    let page = Page::open().await;
+    page.choose("#preset", "llama-3-70b").await;
+    page.type_into("#hw-shape", "4x2").await;
+    page.choose("#inference-dtypes-weights", "int8").await;
+    page.choose("#inference-dtypes-kv", "int8").await;
+    let mut s = default_serving();
+    s.model = shardcalc_core::scenario::ModelSource::Preset("llama-3-70b".into());
+    s.hardware = Some(shardcalc_core::hardware::query::HardwareSection {
+        chip: shardcalc_core::hardware::query::ChipSource::Preset("tpu-v5e".into()),
+        topology: Some(shardcalc_core::hardware::topology::Topology::tpu_slice(&[4, 2], 1)),
+    });
+    if let Some(i) = s.inference.as_mut() {
+        i.dtypes.weights = shardcalc_core::dtype::DType::Int8;
+        i.dtypes.kv = shardcalc_core::dtype::DType::Int8;
+    }
+    let r = plan(&s);
+    // Book 8.1: about 17 ms per step, bound by loading the weights.
+    let step = r.decode.step.step_time_s.get();
+    assert!((step - 0.017).abs() < 0.0005, "{step}");
+    assert_eq!(page.text("#serving-step-value"), seconds(step));
+    assert!(page.text("#serving-step-detail").starts_with("bound by weight loading"), "{}", page.text("#serving-step-detail"));
+    let draws: Vec<u32> = CHARTS.iter().map(|c| page.draws(c)).collect();
+    page.type_into("#inference-batch", "8").await;
+    if let Some(i) = s.inference.as_mut() {
+        i.batch = Some(8);
+    }
+    let r8 = plan(&s);
+    assert_eq!(page.text("#serving-step-value"), seconds(r8.decode.step.step_time_s.get()));
+    assert_ne!(r8.decode.step.step_time_s, r.decode.step.step_time_s);
+    // The pareto marker, breakdown marker and ratio chart move with the batch.
+    for (c, before) in CHARTS.iter().zip(draws) {
+        if *c != "#chart-serving-kv-memory" {
+            assert!(page.draws(c) > before, "{c} was not redrawn");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn refused_text_stays_with_its_message_and_the_page_lives() {
+    let page = Page::open().await;
+    let before = page.text("#serving-step-value");
+    for (field, junk, says) in [
+        ("#inference-batch", "abc", "inference.batch: is not a number"),
+        ("#inference-batch", "0", "inference.batch: must be at least 1"),
+        ("#inference-prompt_len", "-3", "inference.prompt_len: must not be negative"),
+        ("#inference-output_len", "1e400", "inference.output_len"),
+        ("#inference-prefill-mfu", "1.5", "inference.prefill.mfu"),
+        ("#inference-reserved_hbm_fraction", "NaN", "inference.reserved_hbm_fraction"),
+        ("#inference-speculative-draft_len", "100", "inference.speculative.draft_len"),
+        ("#hw-shape", "4x4x4x4x4", "at most four axes"),
+    ] {
+        page.type_into(field, junk).await;
+        let error = page.text(&format!("{field}-error"));
+        assert!(error.contains(says), "{field} = {junk:?}: {error:?}");
+        assert_eq!(page.find::<HtmlInputElement>(field).value(), junk, "the text stays");
+        assert!(page.exists("#stale-note"), "{field}: results marked as the last valid ones");
+        assert_eq!(page.text("#serving-step-value"), before, "the last valid plan stays");
+    }
+    // Fixing the batch clears its message; a new value recomputes.
+    page.type_into("#inference-batch", "4").await;
+    assert_eq!(page.text("#inference-batch-error"), "");
+    assert_ne!(page.text("#serving-step-value"), before);
+}
+
+#[wasm_bindgen_test]
+async fn cross_field_conflicts_are_explained() {
+    let page = Page::open().await;
+    // A v5e has no fp8 peak: refused at the compute format, naming the chip.
+    page.choose("#inference-dtypes-compute", "fp8").await;
+    let e = page.text("#inference-dtypes-compute-error");
+    assert!(e.contains("inference.dtypes.compute") && e.contains("no published fp8 peak"), "{e}");
+    // Mesh axes need a topology; naming an axis the topology lacks is refused at the field.
+    page.type_into("#hw-shape", "2x4").await;
+    page.type_into("#inference-sharding-model_axes", "x, q").await;
+    let e = page.text("#inference-sharding-model_axes-error");
+    assert!(e.contains("no topology axis is named \"q\""), "{e}");
+    page.type_into("#inference-sharding-model_axes", "x").await;
+    assert_eq!(page.text("#inference-sharding-model_axes-error"), "");
+    // 4 replicas of 2 chips: the table says so.
+    assert_eq!(page.text("#row-serving-replicas"), "4");
+    // Removing the topology while an axis is named is refused at the topology.
+    page.type_into("#hw-shape", "").await;
+    assert!(page.text("#hw-shape-error").contains("needs a `hardware.topology`"), "{}", page.text("#hw-shape-error"));
+}
+
+#[wasm_bindgen_test]
+async fn speculative_decoding_and_price_add_their_numbers() {
+    let page = Page::open().await;
+    assert!(!page.exists("#serving-speculative"));
+    assert_eq!(page.text("#serving-cost-value"), "no price");
+    page.type_into("#inference-speculative-draft_len", "4").await;
+    assert!(page.text("#serving-speculative-value").contains("tokens/step"), "{}", page.text("#serving-speculative-value"));
+    // (1 − 0.8⁵) / 0.2 = 3.36 accepted tokens per step.
+    assert_eq!(page.text("#row-speculative-expected_tokens_per_step"), "3.362 tokens");
+    page.choose("#inference-speculative-draft", "llama-3-8b").await;
+    assert!(page.text("#row-speculative-draft_step_s").ends_with("ms"));
+    page.type_into("#inference-price_per_chip_hour_usd", "1.2").await;
+    assert!(page.text("#serving-cost-value").starts_with('$'), "{}", page.text("#serving-cost-value"));
+    page.type_into("#inference-speculative-draft_len", "").await;
+    assert!(!page.exists("#serving-speculative"));
+}
+
+/// Milliseconds from typing into `css` until every memo, the table and the charts are updated.
+#[wasm_bindgen_test]
+async fn input_to_repaint_is_timed() {
+    let page = Page::open().await;
+    let perf = web_sys::window().unwrap().performance().unwrap();
+    let mut times = Vec::new();
+    for i in 0..20 {
+        let value = if i % 2 == 0 { "64" } else { "32" };
+        let t0 = perf.now();
+        page.type_into("#inference-batch", value).await;
+        times.push(perf.now() - t0);
+    }
+    times.sort_by(f64::total_cmp);
+    let (p50, p95) = (times[times.len() / 2], times[times.len() * 95 / 100]);
+    wasm_bindgen_test::console_log!("serving: batch typed -> cards, table and 4 charts updated: p50 {p50:.1} ms, p95 {p95:.1} ms");
+    // Generous: this runs in a debug build.
+    assert!(p95 < 3000.0, "p95 {p95} ms");
+    assert_eq!(page.draws("#chart-serving-pareto"), 21);
+}
