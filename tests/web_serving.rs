@@ -110,6 +110,18 @@ async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
         assert!(page.draws(c) >= 1, "{c} was not drawn");
     }
     assert!(page.text("#serving-table").contains("decode.step_time_s"));
+    // "Download SVG" draws through the page's backend what the CLI draws with plotters' SVG
+    // backend: byte for byte the same document.
+    let name = shardcalc_core::presets::get("llama-3-8b").unwrap().config.name;
+    for chart in [
+        shardcalc_charts::serving::pareto_chart(&name, &r),
+        shardcalc_charts::serving::step_breakdown_chart(&name, &r),
+        shardcalc_charts::serving::kv_memory_chart(&name, &r),
+    ] {
+        let cli = shardcalc_charts::svg::to_svg(&shardcalc_charts::Chart::Xy(chart.clone())).unwrap();
+        assert_eq!(shardcalc::chart_svg(&chart).unwrap(), cli);
+        assert!(cli.contains(&chart.title));
+    }
 }
 
 #[wasm_bindgen_test]

@@ -21,12 +21,22 @@ fn color(i: usize) -> Rgb {
     PALETTE.get(i % PALETTE.len()).copied().unwrap_or(theme::INK)
 }
 
+/// A tick value without trailing zeros: `5`, `12.5`, `0.001`, `1,000`.
+fn plain(v: f64) -> String {
+    let text = format::significant(v, 3);
+    if text.contains('.') && !text.contains('e') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 fn ms(v: f64) -> String {
-    format::significant(v, 3)
+    plain(v)
 }
 
 fn count(v: f64) -> String {
-    format::si(v)
+    plain(v)
 }
 
 fn tokens(v: f64) -> String {
@@ -35,11 +45,11 @@ fn tokens(v: f64) -> String {
 }
 
 fn gb(v: f64) -> String {
-    format::significant(v, 2)
+    plain(v)
 }
 
 fn ratio(v: f64) -> String {
-    format::significant(v, 2)
+    plain(v)
 }
 
 fn line(name: String, color: Rgb, points: Vec<(f64, f64)>) -> XySeries {

@@ -255,8 +255,16 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
     let rotated = font.clone().transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
     text(f.chart.y.label.clone(), (8, (f.top + f.bottom) / 2), &rotated)?;
 
+    let mut vertical = 0;
     for r in &chart.rules {
         let color = r.color.plotters();
+        // Labels of vertical rules step down, so two rules close together stay readable.
+        let drop = if r.vertical {
+            vertical += 1;
+            2 + 15 * (vertical - 1)
+        } else {
+            -2
+        };
         let (a, b, at, pos) = if r.vertical {
             (f.px((r.value, chart.y.min)), f.px((r.value, chart.y.max)), f.px((r.value, chart.y.max)), Pos::new(HPos::Left, VPos::Top))
         } else {
@@ -266,7 +274,7 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
             line(p, q, color.stroke_width(1))?;
         }
         let style = font.clone().color(&color).pos(pos);
-        text(format!(" {}", r.label), (at.0 + 2, at.1 + if r.vertical { 2 } else { -2 }), &style)?;
+        text(format!(" {}", r.label), (at.0 + 2, at.1 + drop), &style)?;
     }
     for s in &chart.series {
         let style = s.color.plotters().stroke_width(s.width);

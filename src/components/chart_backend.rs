@@ -12,6 +12,8 @@ use std::fmt;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use shardcalc_charts::bars::{draw_bars, BarChart};
+use shardcalc_charts::lines::{draw_seq_len, SeqLenChart};
 use shardcalc_charts::xy::{draw_xy, XyChart};
 use shardcalc_charts::{Chart, ChartError};
 
@@ -137,6 +139,30 @@ impl DrawableChart for Chart {
     }
     fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
         self.draw(area)
+    }
+}
+
+impl DrawableChart for BarChart {
+    fn size(&self) -> (u32, u32) {
+        BarChart::size(self)
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        draw_bars(area, self)
+    }
+}
+
+impl DrawableChart for SeqLenChart {
+    fn size(&self) -> (u32, u32) {
+        SeqLenChart::size(self)
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        draw_seq_len(area, self)
     }
 }
 

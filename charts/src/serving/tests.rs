@@ -57,6 +57,9 @@ fn pareto_has_a_line_per_context_from_the_curves() {
         }
     }
     assert!(c.series.iter().any(|s| s.name == "8K context (this scenario)"));
+    // Ticks read as plain numbers: 10, 20 ms, not 10.0.
+    assert!(c.x.tick_labels.iter().all(|l| !(l.contains('.') && l.ends_with('0'))), "{:?}", c.x.tick_labels);
+    assert_eq!(c.x.tick_labels.get(1).map(String::as_str), Some("10"));
     let m = &c.markers[0];
     assert_eq!(m.at, (r.decode.step.step_time_s.get() * 1e3, r.decode.tokens_per_s_per_chip));
     assert!(m.label.starts_with("B = 32: "));

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, si, significant};
-use shardcalc_charts::{flop_breakdown, Chart};
+use shardcalc_charts::flop_breakdown;
 use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::report::FlopsByConvention;
 
@@ -42,7 +42,7 @@ pub fn FlopSection(
     let flops = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| r.flops.clone())));
     let chart = Memo::new(move |_| {
         report.with(|r| {
-            r.as_ref().ok().map(|r| Chart::Bars(flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get())))
+            r.as_ref().ok().map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
         })
     });
     let header = move || {

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, short_count};
-use shardcalc_charts::{param_breakdown, Chart};
+use shardcalc_charts::param_breakdown;
 
 use super::csv;
 use super::derived::Derived;
@@ -18,7 +18,7 @@ pub fn ParamSection(
     let report = derived.report;
     let params = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| r.params.clone())));
     let chart = Memo::new(move |_| {
-        report.with(|r| r.as_ref().ok().map(|r| Chart::Bars(param_breakdown(&r.model.name, &r.params))))
+        report.with(|r| r.as_ref().ok().map(|r| param_breakdown(&r.model.name, &r.params)))
     });
     let rows = move || {
         params.with(|p| {

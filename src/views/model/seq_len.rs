@@ -1,7 +1,7 @@
 //! Chart (c): forward FLOPs per token against sequence length, with the crossover.
 
 use leptos::prelude::*;
-use shardcalc_charts::{flops_vs_seq_len_chart, Chart};
+use shardcalc_charts::flops_vs_seq_len_chart;
 
 use super::derived::Derived;
 use crate::components::ChartCanvas;
@@ -16,7 +16,6 @@ pub fn SeqLenSection(
         let conv = derived.convention.get();
         derived.model.with(|m| m.as_ref().map(|m| flops_vs_seq_len_chart(m, conv)))
     });
-    let chart = Memo::new(move |_| data.with(|d| d.clone().map(Chart::SeqLen)));
     let caption = Signal::derive(move || {
         data.with(|d| {
             d.as_ref()
@@ -33,7 +32,7 @@ pub fn SeqLenSection(
     view! {
         <section class="result-section" aria-labelledby="seq-heading">
             <h3 id="seq-heading">"FLOPs per token vs sequence length"</h3>
-            <ChartCanvas id="chart-seq-len" chart=chart caption=caption />
+            <ChartCanvas id="chart-seq-len" chart=data caption=caption />
         </section>
     }
 }

@@ -6,12 +6,20 @@ use leptos::prelude::*;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::inference::InferenceSection;
 
-use super::fields::{InferenceChoice, Setter, Getter};
+use super::fields::{Getter, InferenceChoice, Setter};
+use crate::parse::shortest;
 
 fn dtype_options() -> Vec<(String, String)> {
     DType::ALL
         .iter()
-        .map(|d| (d.name().to_string(), format!("{} ({} bytes)", d.name(), d.bytes())))
+        .map(|d| {
+            let bytes = match d.bytes() {
+                b if b == 1.0 => "1 byte".to_string(),
+                b if b < 1.0 => "half a byte".to_string(),
+                b => format!("{} bytes", shortest(b)),
+            };
+            (d.name().to_string(), format!("{} ({bytes})", d.name()))
+        })
         .collect()
 }
 

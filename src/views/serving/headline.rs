@@ -4,7 +4,7 @@
 //! (issue 8) attaches to every headline number in one place.
 
 use leptos::prelude::*;
-use shardcalc_charts::format::{significant, thousands};
+use shardcalc_charts::format::{percent, significant, thousands};
 use shardcalc_core::inference::report::TopologySource;
 use shardcalc_core::inference::InferenceReport;
 
@@ -45,9 +45,9 @@ const HEADLINES: [Headline; 7] = [
         value: |r| show(r.decode.tokens_per_s_per_chip, Unit::TokensPerS),
         detail: |r| {
             format!(
-                "{} on {} chips at batch {}; {} requests/s/chip",
+                "{} on {} at batch {}; {} requests/s/chip",
                 show(r.decode.tokens_per_s, Unit::TokensPerS),
-                significant(r.serving.chips, 4),
+                show(r.serving.chips, Unit::Chips),
                 thousands(r.serving.batch),
                 significant(r.decode.queries_per_s_per_chip, 3)
             )
@@ -72,10 +72,10 @@ const HEADLINES: [Headline; 7] = [
         value: |r| seconds(r.prefill.ttft_s.get()),
         detail: |r| {
             format!(
-                "prefill bound by {} on {} chips, {} of peak",
+                "prefill bound by {} on {}, at {} of peak FLOP/s",
                 prefill_bound(r.prefill.bound),
-                significant(r.prefill.chips, 4),
-                significant(r.prefill.mfu_effective, 3)
+                show(r.prefill.chips, Unit::Chips),
+                percent(r.prefill.mfu_effective, 1.0)
             )
         },
     },
