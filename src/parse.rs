@@ -108,15 +108,11 @@ fn json_number(text: &str) -> Option<String> {
 }
 
 /// `x` as the shortest text that reads back to it (`0.4`, `1.2e-7`), integers without a
-/// fraction (`4096`): through serde_json's float writer, which every page already ships.
+/// fraction (`4096`): `shardcalc_core::error::number_text`, which prints through serde_json's
+/// float writer (every page already ships it) instead of core's float formatting.
 #[must_use]
 pub fn shortest(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        // Integral and below 2^53: the cast is exact.
-        format!("{}", x as i64)
-    } else {
-        serde_json::to_string(&x).unwrap_or_else(|_| "n/a".into())
-    }
+    shardcalc_core::error::number_text(x)
 }
 
 fn too_large() -> String {

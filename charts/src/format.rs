@@ -42,12 +42,26 @@ pub fn significant(x: f64, digits: u32) -> String {
     }
     let magnitude = x.abs().log10().floor();
     if !(-4.0..15.0).contains(&magnitude) {
-        let decimals = digits.saturating_sub(1) as usize;
-        return format!("{x:.decimals$e}");
+        return exponent_form(x, magnitude, digits);
     }
     // magnitude is in [-4, 15), so this is a small non-negative integer.
     let decimals = (f64::from(digits) - 1.0 - magnitude).max(0.0);
     grouped(x, decimals as usize)
+}
+
+/// `x` as `m.mme<exponent>` with `digits` significant digits (`1.50e20`), written from the
+/// mantissa so that pages need not ship `{:e}` (core's shortest float printing).
+fn exponent_form(x: f64, magnitude: f64, digits: u32) -> String {
+    let decimals = digits.saturating_sub(1) as usize;
+    let mut exponent = magnitude;
+    let mut mantissa = x / 10f64.powf(exponent);
+    // Rounding may carry into a new digit: 9.996e20 at three digits is 1.00e21.
+    let scale = 10f64.powi(decimals as i32);
+    if (mantissa.abs() * scale).round() >= 10.0 * scale {
+        exponent += 1.0;
+        mantissa /= 10.0;
+    }
+    format!("{:.*}e{}", decimals, mantissa, exponent as i32)
 }
 
 /// Parameter-style short form with three significant digits: `8.03e9` → `"8.03 B"`,
@@ -175,6 +189,9 @@ mod tests {
         assert_eq!(significant(0.51234, 3), "0.512");
         assert_eq!(significant(0.0, 4), "0");
         assert_eq!(significant(1.5e20, 3), "1.50e20");
+        assert_eq!(significant(9.996e20, 3), "1.00e21");
+        assert_eq!(significant(-2.5e-7, 2), "-2.5e-7");
+        assert_eq!(significant(1e15, 4), "1.000e15");
         assert_eq!(significant(f64::INFINITY, 3), "n/a");
     }
 

@@ -29,6 +29,24 @@ impl fmt::Display for FieldError {
     }
 }
 
+/// `x` as the shortest text that reads back to it, for messages: integers without a fraction
+/// (`4096`), others through serde_json's float writer (`0.99`, `1e+300`), `NaN`, `inf`.
+/// Used instead of `{}` on an f64 so that pages do not ship core's float printing twice (the
+/// web pages already carry serde_json's for their links).
+#[must_use]
+pub fn number_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        // Integral and below 2^53: the cast is exact.
+        (x as i64).to_string()
+    } else {
+        serde_json::to_string(&x).unwrap_or_default()
+    }
+}
+
 /// A non-empty list of field errors, returned by validation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -111,12 +129,13 @@ impl Checker {
 
     /// Require a finite number in `[lo, hi]`.
     pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
+        let (v, lo_text, hi_text) = (number_text(value), number_text(lo), number_text(hi));
         if !value.is_finite() {
-            self.push(field, format!("must be a finite number (got {value})"));
+            self.push(field, format!("must be a finite number (got {v})"));
         } else if value < lo {
-            self.push(field, format!("must be at least {lo} (got {value})"));
+            self.push(field, format!("must be at least {lo_text} (got {v})"));
         } else if value > hi {
-            self.push(field, format!("must be at most {hi} (got {value})"));
+            self.push(field, format!("must be at most {hi_text} (got {v})"));
         }
     }
 
@@ -169,6 +188,8 @@ mod tests {
 
     #[test]
     fn display_names_the_field() {
+        assert_eq!([number_text(4096.0), number_text(0.99), number_text(1e300), number_text(-0.5)], ["4096", "0.99", "1e+300", "-0.5"]);
+        assert_eq!([number_text(f64::NAN), number_text(f64::NEG_INFINITY)], ["NaN", "-inf"]);
         let e = Invalid::one("d_model", "must be at least 1 (got 0)");
         assert_eq!(e.to_string(), "d_model: must be at least 1 (got 0)");
     }

@@ -255,7 +255,8 @@ fn describe(chip: &Chip, t: &Topology) -> String {
         Err(_) => t.axes.iter().map(|a| format!("{} {}", a.name, a.size)).collect(),
     };
     let devices = t.devices();
-    format!("{} {} of {}: {}", devices, if devices == 1.0 { "device" } else { "devices" }, chip.name, axes.join(" × "))
+    let count = shardcalc_core::error::number_text(devices);
+    format!("{count} {} of {}: {}", if devices == 1.0 { "device" } else { "devices" }, chip.name, axes.join(" × "))
 }
 
 /// How an axis is wired, for the summary line.

@@ -24,6 +24,6 @@ pub use error_summary::ErrorSummary;
 pub use field_message::{FieldMessage, FieldMessages};
 pub use hardware_picker::{parse_shape, shape_of, topology_for, HardwarePicker};
 pub use number_field::NumberField;
-pub use preset_picker::PresetPicker;
+pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use section_field::{messages_under, SectionField};
 pub use text_field::TextField;

@@ -24,10 +24,25 @@ fn families() -> Vec<(&'static str, Vec<&'static Preset>)> {
     out
 }
 
-/// The preset drop-down. Choosing a preset replaces the model (workload and convention stay)
-/// and rebuilds the form; while the model is edited, the list shows "custom".
+/// The preset drop-down with what is known about the preset: [`PresetSelect`] and
+/// [`PresetInfo`] (source, date, note, published parameter count against ours).
 #[component]
 pub fn PresetPicker() -> impl IntoView {
+    view! {
+        <div class="field preset">
+            <label for="preset">"Preset"</label>
+            <PresetSelect />
+            <PresetInfo />
+        </div>
+    }
+}
+
+/// The preset drop-down alone (`#preset`, described by `#preset-info` when the page has it).
+/// Choosing a preset replaces the model (workload and convention stay) and rebuilds the form;
+/// while the model is edited, the list shows "custom". Pages that only pick a model use this
+/// without [`PresetInfo`] (4 KB of gzipped wasm less).
+#[component]
+pub fn PresetSelect() -> impl IntoView {
     let state = use_app_state();
     let selected = Memo::new(move |_| {
         state.draft.with(|d| d.unchanged_preset().unwrap_or(CUSTOM).to_string())
@@ -56,22 +71,18 @@ pub fn PresetPicker() -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="field preset">
-            <label for="preset">"Preset"</label>
-            <select id="preset" aria-describedby="preset-info" on:change=on_change>
-                <option value=CUSTOM disabled prop:selected=move || selected.with(|s| s == CUSTOM)>
-                    "Custom model (edited or imported)"
-                </option>
-                {groups}
-            </select>
-            <PresetInfo />
-        </div>
+        <select id="preset" aria-describedby="preset-info" on:change=on_change>
+            <option value=CUSTOM disabled prop:selected=move || selected.with(|s| s == CUSTOM)>
+                "Custom model (edited or imported)"
+            </option>
+            {groups}
+        </select>
     }
 }
 
 /// Source, date, note and published parameter count of the preset the model came from.
 #[component]
-fn PresetInfo() -> impl IntoView {
+pub fn PresetInfo() -> impl IntoView {
     let state = use_app_state();
     let origin = Memo::new(move |_| state.draft.with(|d| d.preset.clone()));
     let edited = Memo::new(move |_| state.draft.with(|d| d.preset.is_some() && d.unchanged_preset().is_none()));

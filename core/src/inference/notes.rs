@@ -5,6 +5,7 @@ use super::memory::MemoryPerChip;
 use super::options::KvSharding;
 use super::plan::Plan;
 use super::report::{DecodeReport, KvCacheReport};
+use crate::error::number_text;
 use crate::model::ModelConfig;
 
 fn gb(b: crate::units::Bytes) -> String {
@@ -57,13 +58,15 @@ pub fn notes(m: &ModelConfig, plan: &Plan, decode: &DecodeReport, kv: &KvCacheRe
     let l = &decode.tp_limits;
     if y > l.compute_bound {
         out.push(format!(
-            "model parallelism {y} exceeds n_axes·F/α ≈ {:.1}: compute-bound batches would wait on collectives (book 8.1.1)",
+            "model parallelism {} exceeds n_axes·F/α ≈ {:.1}: compute-bound batches would wait on collectives (book 8.1.1)",
+            number_text(y),
             l.compute_bound
         ));
     }
     if y > l.memory_bound {
         out.push(format!(
-            "model parallelism {y} exceeds the memory-bound limit ≈ {:.1} at this batch: collectives outlast the weight loads (book 7.3.2)",
+            "model parallelism {} exceeds the memory-bound limit ≈ {:.1} at this batch: collectives outlast the weight loads (book 7.3.2)",
+            number_text(y),
             l.memory_bound
         ));
     }

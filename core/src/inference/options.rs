@@ -332,7 +332,7 @@ impl InferenceSection {
 
 fn positive(c: &mut Checker, field: &str, v: f64, hi: f64) {
     if v.is_finite() && v <= 0.0 {
-        c.push(field, format!("must be greater than 0 (got {v})"));
+        c.push(field, format!("must be greater than 0 (got {})", crate::error::number_text(v)));
     } else {
         c.range_f64(field, v, 0.0, hi);
     }

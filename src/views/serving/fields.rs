@@ -8,6 +8,7 @@
 use leptos::prelude::*;
 use shardcalc_core::inference::defaults::default_section;
 use shardcalc_core::inference::InferenceSection;
+use shardcalc_core::scenario::Scenario;
 
 use crate::components::{messages_under, SectionField};
 use crate::dom::event_value;
@@ -121,44 +122,50 @@ pub fn InferenceField(
     }
 }
 
-/// A drop-down of `inference`: `options` are `(value, label)`; `set` reads the value.
+/// A drop-down of `inference`.
+#[derive(Clone, Copy)]
+pub struct ChoiceSpec {
+    /// Scenario path (element id with dots as dashes).
+    pub path: &'static str,
+    /// Label text.
+    pub label: &'static str,
+    /// One-line hint.
+    pub hint: &'static str,
+    /// `(value, label)` of every option.
+    pub options: &'static [(&'static str, &'static str)],
+    /// The current value for a section.
+    pub get: Getter,
+    /// Reads a value into a section.
+    pub set: Setter,
+}
+
+/// A drop-down of `inference` (see the module docs).
 #[component]
 pub fn InferenceChoice(
-    /// Scenario path (element id with dots as dashes).
-    path: &'static str,
-    /// Label text.
-    label: &'static str,
-    /// One-line hint.
-    hint: &'static str,
-    /// `(value, label)` of every option.
-    options: Vec<(String, String)>,
-    /// The current value for a section.
-    get: Getter,
-    /// Reads a value into a section.
-    set: Setter,
+    /// The field.
+    spec: &'static ChoiceSpec,
 ) -> impl IntoView {
     let state = use_app_state();
+    let path = spec.path;
     let id = element_id(path);
-    let initial = get(&current_section(state));
+    let initial = (spec.get)(&current_section(state));
     let error = RwSignal::new(None::<String>);
     let refused = use_refused();
     let on_change = move |ev: leptos::ev::Event| {
-        error.set(refused.record(path, apply_to_inference(state, path, &event_value(&ev), set)).err());
+        error.set(refused.record(path, apply_to_inference(state, path, &event_value(&ev), spec.set)).err());
     };
-    let options = options
-        .into_iter()
-        .map(|(value, text)| {
-            let selected = value == initial;
-            view! { <option value=value selected=selected>{text}</option> }
-        })
+    let options = spec
+        .options
+        .iter()
+        .map(|&(value, text)| view! { <option value=value selected=value == initial>{text}</option> })
         .collect_view();
     view! {
         <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{spec.label}</label>
             <select id=id.clone() aria-describedby=format!("{id}-hint {id}-error") on:change=on_change>
                 {options}
             </select>
-            <p class="hint" id=format!("{id}-hint")>{hint}</p>
+            <p class="hint" id=format!("{id}-hint")>{spec.hint}</p>
             <div class="field-error" id=format!("{id}-error") aria-live="polite">
                 {move || error.get().map(|m| view! { <p>{m}</p> })}
             </div>
@@ -166,10 +173,55 @@ pub fn InferenceChoice(
     }
 }
 
-/// `(value, label)` pairs from static strings.
-#[must_use]
-pub fn options(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter().map(|(v, l)| ((*v).to_string(), (*l).to_string())).collect()
+/// One input of a [`Group`].
+pub enum Field {
+    /// A text field.
+    Text(&'static InferenceSpec),
+    /// A text field shown only while the scenario satisfies the predicate.
+    TextIf(&'static InferenceSpec, fn(&Scenario) -> bool),
+    /// A drop-down.
+    Choice(&'static ChoiceSpec),
+    /// A field with its own component.
+    Custom(fn() -> AnyView),
+}
+
+/// A fieldset of the form, as data: every group renders through one component.
+pub struct Group {
+    /// Legend.
+    pub legend: &'static str,
+    /// Class of the fieldset (`serving-<name>`).
+    pub class: &'static str,
+    /// The inputs, in order.
+    pub fields: &'static [Field],
+}
+
+/// One [`Group`] as a fieldset.
+#[component]
+pub fn FieldGroup(
+    /// The group.
+    group: &'static Group,
+) -> impl IntoView {
+    let state = use_app_state();
+    let fields = group
+        .fields
+        .iter()
+        .map(|f| match f {
+            Field::Text(spec) => view! { <InferenceField spec=spec /> }.into_any(),
+            Field::Choice(spec) => view! { <InferenceChoice spec=spec /> }.into_any(),
+            Field::Custom(render) => render(),
+            Field::TextIf(spec, when) => {
+                let when = *when;
+                let shown = Memo::new(move |_| state.scenario.with(when));
+                (move || shown.get().then(|| view! { <InferenceField spec=spec /> })).into_any()
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class=group.class>
+            <legend>{group.legend}</legend>
+            {fields}
+        </fieldset>
+    }
 }
 
 /// A whole number ≥ 1.

@@ -4,12 +4,14 @@
 
 use leptos::prelude::*;
 
-use super::dtype_inputs::DtypeInputs;
-use super::fields::{count_text, optional_positive_count, optional_positive_real, positive_count, real_text, InferenceField, InferenceSpec};
-use super::sharding_inputs::{PrefillInputs, ShardingInputs};
-use super::options_inputs::{AdvancedInputs, CostInputs};
+use super::dtype_inputs::FORMATS;
+use super::fields::{
+    count_text, optional_positive_count, optional_positive_real, positive_count, real_text, Field, FieldGroup, Group, InferenceSpec,
+};
+use super::options_inputs::{CONVENTIONS, COST};
+use super::sharding_inputs::{PREFILL, SHARDING};
 use super::speculative_inputs::SpeculativeInputs;
-use crate::components::{HardwarePicker, PresetPicker};
+use crate::components::{HardwarePicker, PresetSelect};
 use crate::state::{url, use_app_state};
 
 static PROMPT: InferenceSpec = InferenceSpec {
@@ -68,6 +70,13 @@ static RATE: InferenceSpec = InferenceSpec {
     },
 };
 
+/// Prompt and output lengths, batch, request rate.
+static WORKLOAD: Group = Group {
+    legend: "Workload",
+    class: "serving-workload",
+    fields: &[Field::Text(&PROMPT), Field::Text(&OUTPUT), Field::Text(&BATCH), Field::Text(&RATE)],
+};
+
 /// Every input of the serving view. The fields are uncontrolled, so they are rebuilt from
 /// the scenario when it is replaced wholesale (a link, a preset).
 #[component]
@@ -77,8 +86,11 @@ pub fn ServingInputs() -> impl IntoView {
     view! {
         <fieldset class="serving-model">
             <legend>"Model"</legend>
-            <PresetPicker />
-            <p class="hint">
+            <div class="field preset">
+                <label for="preset">"Preset"</label>
+                <PresetSelect />
+            </div>
+            <p class="hint" id="preset-info">
                 "Custom or imported models come from the "
                 <a id="serving-edit-model" href=move || format!("index.html{}", fragment.get())>"model page"</a>
                 "; the link carries the model here."
@@ -87,20 +99,12 @@ pub fn ServingInputs() -> impl IntoView {
         <HardwarePicker default_chip="tpu-v5e" default_shape="" allow_no_topology=true />
         {move || {
             state.generation.track();
+            let groups = [&WORKLOAD, &FORMATS, &SHARDING, &PREFILL].map(|g| view! { <FieldGroup group=g /> });
+            let after = [&COST, &CONVENTIONS].map(|g| view! { <FieldGroup group=g /> });
             view! {
-                <fieldset>
-                    <legend>"Workload"</legend>
-                    <InferenceField spec=&PROMPT />
-                    <InferenceField spec=&OUTPUT />
-                    <InferenceField spec=&BATCH />
-                    <InferenceField spec=&RATE />
-                </fieldset>
-                <DtypeInputs />
-                <ShardingInputs />
-                <PrefillInputs />
+                {groups}
                 <SpeculativeInputs />
-                <CostInputs />
-                <AdvancedInputs />
+                {after}
             }
         }}
     }

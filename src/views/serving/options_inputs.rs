@@ -2,11 +2,10 @@
 //! default (book 7.2, 8.1.1): which context the decode step reads, whether collectives
 //! overlap, whether working memory counts, and HBM kept free for the runtime.
 
-use leptos::prelude::*;
 use shardcalc_core::inference::options::{CommsOverlap, KvContext, WorkingMemory};
 
+use super::fields::{non_negative_real, optional_non_negative_real, real_text, ChoiceSpec, Field, Group, InferenceSpec};
 use crate::parse::shortest;
-use super::fields::{non_negative_real, optional_non_negative_real, options, real_text, InferenceChoice, InferenceField, InferenceSpec};
 
 static PRICE: InferenceSpec = InferenceSpec {
     path: "inference.price_per_chip_hour_usd",
@@ -36,66 +35,57 @@ static RESERVED: InferenceSpec = InferenceSpec {
     },
 };
 
+static KV_CONTEXT: ChoiceSpec = ChoiceSpec {
+    path: "inference.kv_context",
+    label: "Context read per step",
+    hint: "Full: every cache at P + G, as the book's 8k tables; mean: P + G/2, what a paged kernel reads on average",
+    options: &[("full", "full: P + G"), ("mean", "mean: P + G/2")],
+    get: |s| match s.kv_context {
+        KvContext::Full => "full".into(),
+        KvContext::Mean => "mean".into(),
+    },
+    set: |t, s| {
+        s.kv_context = if t == "mean" { KvContext::Mean } else { KvContext::Full };
+        Ok(())
+    },
+};
+
+static OVERLAP: ChoiceSpec = ChoiceSpec {
+    path: "inference.comms_overlap",
+    label: "Collectives",
+    hint: "Full overlap: max(memory and FLOPs, collectives), the roofline; none: their sum",
+    options: &[("full", "overlapped (lower bound)"), ("none", "not overlapped (upper bound)")],
+    get: |s| match s.comms_overlap {
+        CommsOverlap::Full => "full".into(),
+        CommsOverlap::None => "none".into(),
+    },
+    set: |t, s| {
+        s.comms_overlap = if t == "none" { CommsOverlap::None } else { CommsOverlap::Full };
+        Ok(())
+    },
+};
+
+static WORKING: ChoiceSpec = ChoiceSpec {
+    path: "inference.working_memory",
+    label: "Working memory",
+    hint: "Count the activations of the largest pass in flight, or ignore them as the book's tables do",
+    options: &[("activations", "counted"), ("ignored", "ignored (book 8.1.1)")],
+    get: |s| match s.working_memory {
+        WorkingMemory::Activations => "activations".into(),
+        WorkingMemory::Ignored => "ignored".into(),
+    },
+    set: |t, s| {
+        s.working_memory = if t == "ignored" { WorkingMemory::Ignored } else { WorkingMemory::Activations };
+        Ok(())
+    },
+};
+
 /// The price per chip-hour.
-#[component]
-pub fn CostInputs() -> impl IntoView {
-    view! {
-        <fieldset class="serving-cost">
-            <legend>"Cost"</legend>
-            <InferenceField spec=&PRICE />
-        </fieldset>
-    }
-}
+pub static COST: Group = Group { legend: "Cost", class: "serving-cost", fields: &[Field::Text(&PRICE)] };
 
 /// Context read, collective overlap, working memory and reserved HBM.
-#[component]
-pub fn AdvancedInputs() -> impl IntoView {
-    view! {
-        <fieldset class="serving-advanced">
-            <legend>"Conventions"</legend>
-            <InferenceChoice
-                path="inference.kv_context"
-                label="Context read per step"
-                hint="Full: every cache at P + G, as the book's 8k tables; mean: P + G/2, what a paged kernel reads on average"
-                options=options(&[("full", "full: P + G"), ("mean", "mean: P + G/2")])
-                get=|s| match s.kv_context {
-                    KvContext::Full => "full".into(),
-                    KvContext::Mean => "mean".into(),
-                }
-                set=|t, s| {
-                    s.kv_context = if t == "mean" { KvContext::Mean } else { KvContext::Full };
-                    Ok(())
-                }
-            />
-            <InferenceChoice
-                path="inference.comms_overlap"
-                label="Collectives"
-                hint="Full overlap: max(memory and FLOPs, collectives), the roofline; none: their sum"
-                options=options(&[("full", "overlapped (lower bound)"), ("none", "not overlapped (upper bound)")])
-                get=|s| match s.comms_overlap {
-                    CommsOverlap::Full => "full".into(),
-                    CommsOverlap::None => "none".into(),
-                }
-                set=|t, s| {
-                    s.comms_overlap = if t == "none" { CommsOverlap::None } else { CommsOverlap::Full };
-                    Ok(())
-                }
-            />
-            <InferenceChoice
-                path="inference.working_memory"
-                label="Working memory"
-                hint="Count the activations of the largest pass in flight, or ignore them as the book's tables do"
-                options=options(&[("activations", "counted"), ("ignored", "ignored (book 8.1.1)")])
-                get=|s| match s.working_memory {
-                    WorkingMemory::Activations => "activations".into(),
-                    WorkingMemory::Ignored => "ignored".into(),
-                }
-                set=|t, s| {
-                    s.working_memory = if t == "ignored" { WorkingMemory::Ignored } else { WorkingMemory::Activations };
-                    Ok(())
-                }
-            />
-            <InferenceField spec=&RESERVED />
-        </fieldset>
-    }
-}
+pub static CONVENTIONS: Group = Group {
+    legend: "Conventions",
+    class: "serving-advanced",
+    fields: &[Field::Choice(&KV_CONTEXT), Field::Choice(&OVERLAP), Field::Choice(&WORKING), Field::Text(&RESERVED)],
+};

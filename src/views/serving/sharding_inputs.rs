@@ -8,9 +8,11 @@ use shardcalc_core::flops::AttentionCounting;
 use shardcalc_core::hardware::query::HardwareSection;
 use shardcalc_core::inference::options::{KvSharding, WeightSharding};
 
+use shardcalc_core::scenario::Scenario;
+
 use super::fields::{
-    axis_list, current_section, optional_positive_count, optional_positive_real, options, real_text, use_refused,
-    InferenceChoice, InferenceField, InferenceSpec,
+    axis_list, current_section, optional_positive_count, optional_positive_real, real_text, use_refused, ChoiceSpec, Field,
+    Group, InferenceSpec,
 };
 use crate::components::{messages_under, parse_shape, shape_of, topology_for, SectionField};
 use crate::state::{use_app_state, AppState};
@@ -58,83 +60,74 @@ static EXPERT_AXES: InferenceSpec = InferenceSpec {
     },
 };
 
-const WEIGHT_SHARDING: [(&str, &str); 2] = [
-    ("weight_stationary_1d", "1D weight-stationary (Megatron)"),
-    ("weight_stationary_2d", "2D weight-stationary"),
-];
+static WEIGHTS: ChoiceSpec = ChoiceSpec {
+    path: "inference.sharding.weights",
+    label: "Weights",
+    hint: "1D: one AllReduce of the activations per block; 2D: gather and reduce over D and F axes (book 7.3.2, Exercise 7.7)",
+    options: &[("weight_stationary_1d", "1D weight-stationary (Megatron)"), ("weight_stationary_2d", "2D weight-stationary")],
+    get: |s| match s.sharding.weights {
+        WeightSharding::WeightStationary1d => "weight_stationary_1d".into(),
+        WeightSharding::WeightStationary2d => "weight_stationary_2d".into(),
+    },
+    set: |t, s| {
+        s.sharding.weights = if t == "weight_stationary_2d" {
+            // 2D needs D axes: start with the first TPU axis (the D axes field appears).
+            if s.sharding.d_axes.is_empty() {
+                s.sharding.d_axes = vec!["x".into()];
+            }
+            WeightSharding::WeightStationary2d
+        } else {
+            s.sharding.d_axes.clear();
+            WeightSharding::WeightStationary1d
+        };
+        Ok(())
+    },
+};
 
-const KV_SHARDING: [(&str, &str); 3] = [
-    ("batch", "by batch (two AllToAlls per layer)"),
-    ("sequence", "by sequence (gather Q, reduce outputs)"),
-    ("replicate", "replicated (no collective, more memory)"),
-];
+static KV: ChoiceSpec = ChoiceSpec {
+    path: "inference.sharding.kv",
+    label: "KV cache past its heads",
+    hint: "The cache splits by KV heads first; when the model-parallel degree exceeds them, the rest is split this way (book 7.3.3)",
+    options: &[
+        ("batch", "by batch (two AllToAlls per layer)"),
+        ("sequence", "by sequence (gather Q, reduce outputs)"),
+        ("replicate", "replicated (no collective, more memory)"),
+    ],
+    get: |s| match s.sharding.kv {
+        KvSharding::Batch => "batch".into(),
+        KvSharding::Sequence => "sequence".into(),
+        KvSharding::Replicate => "replicate".into(),
+    },
+    set: |t, s| {
+        s.sharding.kv = match t {
+            "sequence" => KvSharding::Sequence,
+            "replicate" => KvSharding::Replicate,
+            _ => KvSharding::Batch,
+        };
+        Ok(())
+    },
+};
+
+fn two_d(s: &Scenario) -> bool {
+    s.inference.as_ref().is_some_and(|i| i.sharding.weights == WeightSharding::WeightStationary2d)
+}
+
+fn moe(s: &Scenario) -> bool {
+    s.model.resolve().is_ok_and(|m| m.moe.is_some())
+}
 
 /// Weight sharding, KV sharding past the heads, model and expert axes.
-#[component]
-pub fn ShardingInputs() -> impl IntoView {
-    let state = use_app_state();
-    let two_d = Memo::new(move |_| {
-        state.scenario.with(|s| s.inference.as_ref().is_some_and(|i| i.sharding.weights == WeightSharding::WeightStationary2d))
-    });
-    let moe = Memo::new(move |_| state.scenario.with(|s| s.model.resolve().is_ok_and(|m| m.moe.is_some())));
-    view! {
-        <fieldset class="serving-sharding">
-            <legend>"Sharding"</legend>
-            <InferenceChoice
-                path="inference.sharding.weights"
-                label="Weights"
-                hint="1D: one AllReduce of the activations per block; 2D: gather and reduce over D and F axes (book 7.3.2, Exercise 7.7)"
-                options=options(&WEIGHT_SHARDING)
-                get=|s| match s.sharding.weights {
-                    WeightSharding::WeightStationary1d => "weight_stationary_1d".into(),
-                    WeightSharding::WeightStationary2d => "weight_stationary_2d".into(),
-                }
-                set=|t, s| {
-                    s.sharding.weights = match t {
-                        "weight_stationary_2d" => {
-                            // 2D needs D axes: start with the first TPU axis.
-                            if s.sharding.d_axes.is_empty() {
-                                s.sharding.d_axes = vec!["x".into()];
-                            }
-                            WeightSharding::WeightStationary2d
-                        }
-                        _ => {
-                            s.sharding.d_axes.clear();
-                            WeightSharding::WeightStationary1d
-                        }
-                    };
-                    Ok(())
-                }
-            />
-            <Show when=move || two_d.get()>
-                <InferenceField spec=&D_AXES />
-            </Show>
-            <InferenceChoice
-                path="inference.sharding.kv"
-                label="KV cache past its heads"
-                hint="The cache splits by KV heads first; when the model-parallel degree exceeds them, the rest is split this way (book 7.3.3)"
-                options=options(&KV_SHARDING)
-                get=|s| match s.sharding.kv {
-                    KvSharding::Batch => "batch".into(),
-                    KvSharding::Sequence => "sequence".into(),
-                    KvSharding::Replicate => "replicate".into(),
-                }
-                set=|t, s| {
-                    s.sharding.kv = match t {
-                        "sequence" => KvSharding::Sequence,
-                        "replicate" => KvSharding::Replicate,
-                        _ => KvSharding::Batch,
-                    };
-                    Ok(())
-                }
-            />
-            <InferenceField spec=&MODEL_AXES />
-            <Show when=move || moe.get()>
-                <InferenceField spec=&EXPERT_AXES />
-            </Show>
-        </fieldset>
-    }
-}
+pub static SHARDING: Group = Group {
+    legend: "Sharding",
+    class: "serving-sharding",
+    fields: &[
+        Field::Choice(&WEIGHTS),
+        Field::TextIf(&D_AXES, two_d),
+        Field::Choice(&KV),
+        Field::Text(&MODEL_AXES),
+        Field::TextIf(&EXPERT_AXES, moe),
+    ],
+};
 
 static MFU: InferenceSpec = InferenceSpec {
     path: "inference.prefill.mfu",
@@ -164,54 +157,55 @@ static CHUNK: InferenceSpec = InferenceSpec {
     },
 };
 
-const ATTENTION: [(&str, &str); 3] = [
-    ("causal_half", "causal: half the dense pairs"),
-    ("dense", "dense: every query–key pair (book 4.3)"),
-    ("ignored", "ignored: 2·N·T (book 8.1.2)"),
-];
+static ATTENTION: ChoiceSpec = ChoiceSpec {
+    path: "inference.prefill.attention",
+    label: "Attention FLOPs",
+    hint: "How dot-product attention is counted in the prefill's FLOPs",
+    options: &[
+        ("causal_half", "causal: half the dense pairs"),
+        ("dense", "dense: every query–key pair (book 4.3)"),
+        ("ignored", "ignored: 2·N·T (book 8.1.2)"),
+    ],
+    get: |s| match s.prefill.attention {
+        AttentionCounting::CausalHalf => "causal_half".into(),
+        AttentionCounting::Dense => "dense".into(),
+        AttentionCounting::Ignored => "ignored".into(),
+    },
+    set: |t, s| {
+        s.prefill.attention = match t {
+            "dense" => AttentionCounting::Dense,
+            "ignored" => AttentionCounting::Ignored,
+            _ => AttentionCounting::CausalHalf,
+        };
+        Ok(())
+    },
+};
 
 /// Prefill utilisation, chunk, attention FLOPs and the prefill servers' mesh.
-#[component]
-pub fn PrefillInputs() -> impl IntoView {
+pub static PREFILL: Group = Group {
+    legend: "Prefill",
+    class: "serving-prefill",
+    fields: &[Field::Text(&MFU), Field::Text(&CHUNK), Field::Choice(&ATTENTION), Field::Custom(prefill_topology)],
+};
+
+/// The prefill servers' slice: a shape on the scenario's chip (not a field of the section
+/// alone, so it has its own input).
+fn prefill_topology() -> AnyView {
     let state = use_app_state();
     let initial = current_section(state).prefill.topology.as_ref().map(|t| shape_of(t).0).unwrap_or_default();
     let refused = use_refused();
-    let apply_topology =
-        Callback::new(move |text: String| refused.record("inference.prefill.topology", apply_prefill_topology(state, &text)));
+    let apply = Callback::new(move |text: String| refused.record("inference.prefill.topology", apply_prefill_topology(state, &text)));
     view! {
-        <fieldset class="serving-prefill">
-            <legend>"Prefill"</legend>
-            <InferenceField spec=&MFU />
-            <InferenceField spec=&CHUNK />
-            <InferenceChoice
-                path="inference.prefill.attention"
-                label="Attention FLOPs"
-                hint="How dot-product attention is counted in the prefill's FLOPs"
-                options=options(&ATTENTION)
-                get=|s| match s.prefill.attention {
-                    AttentionCounting::CausalHalf => "causal_half".into(),
-                    AttentionCounting::Dense => "dense".into(),
-                    AttentionCounting::Ignored => "ignored".into(),
-                }
-                set=|t, s| {
-                    s.prefill.attention = match t {
-                        "dense" => AttentionCounting::Dense,
-                        "ignored" => AttentionCounting::Ignored,
-                        _ => AttentionCounting::CausalHalf,
-                    };
-                    Ok(())
-                }
-            />
-            <SectionField
-                id="inference-prefill-topology"
-                label="Prefill server slice"
-                initial=initial
-                hint="Disaggregated serving: the prefill servers' shape, e.g. 4x4; empty = prefill on the decode mesh"
-                apply=apply_topology
-                input_mode="text"
-            />
-        </fieldset>
+        <SectionField
+            id="inference-prefill-topology"
+            label="Prefill server slice"
+            initial=initial
+            hint="Disaggregated serving: the prefill servers' shape, e.g. 4x4; empty = prefill on the decode mesh"
+            apply=apply
+            input_mode="text"
+        />
     }
+    .into_any()
 }
 
 /// Reads a shape for the prefill servers on the scenario's chip.
