@@ -247,3 +247,38 @@ async fn input_to_repaint_is_timed() {
     assert!(p95 < 3000.0, "p95 {p95} ms");
     assert_eq!(page.draws("#chart-serving-pareto"), 21);
 }
+
+/// Every text input of the form takes garbage without killing the page, and the results
+/// follow the inputs again once the text is restored.
+#[wasm_bindgen_test]
+async fn every_field_survives_garbage() {
+    let page = Page::open().await;
+    page.choose("#preset", "mixtral-8x7b").await;
+    page.type_into("#hw-shape", "4x4").await;
+    page.choose("#inference-sharding-weights", "weight_stationary_2d").await;
+    let inputs = page.root.query_selector_all(".serving input[type=text]").unwrap();
+    // Chip shape and slices, 4 workload, D, model and expert axes (2D, MoE), 3 prefill, 3
+    // speculative, price, reserved HBM.
+    assert_eq!(inputs.length(), 17, "text inputs");
+    for i in 0..inputs.length() {
+        let input: HtmlInputElement = inputs.item(i).unwrap().unchecked_into();
+        let original = input.value();
+        for junk in ["", "abc", "-3", "1e400", "NaN", "0", "0.5", "999999999999", "18446744073709551616", "1e15", "x, q", "4x4x4x4x4"] {
+            input.set_value(junk);
+            fire(&input, "input");
+            leptos::task::tick().await;
+        }
+        input.set_value(&original);
+        fire(&input, "input");
+        leptos::task::tick().await;
+    }
+    assert!(!page.exists("#stale-note"), "every field restored: {}", page.text("#serving-headline"));
+    let before = page.text("#serving-step-value");
+    page.type_into("#inference-batch", "7").await;
+    assert_ne!(page.text("#serving-step-value"), before);
+    // The format lists are DType::ALL, in order.
+    let select: HtmlSelectElement = page.find("#inference-dtypes-kv");
+    let values: Vec<String> = (0..select.length()).filter_map(|i| select.item(i)).map(|o| o.get_attribute("value").unwrap_or_default()).collect();
+    let names: Vec<&str> = shardcalc_core::dtype::DType::ALL.iter().map(|d| d.name()).collect();
+    assert_eq!(values, names);
+}
