@@ -27,6 +27,8 @@ fn main() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/calibration.json");
         let text = std::fs::read_to_string(path).expect("reading calibration.json");
         let mut doc: serde_json::Value = serde_json::from_str(&text).expect("calibration.json parses");
+        let r = shardcalc_core::validation::table::held_back_residuals(&rows);
+        doc["residuals"] = serde_json::json!({"runs": r.runs, "step_pct_p10": r.step_pct_p10, "step_pct_p90": r.step_pct_p90});
         if let Some(params) = doc.get_mut("parameters").and_then(|p| p.as_array_mut()) {
             for p in params {
                 let id = p.get("id").and_then(|i| i.as_str()).unwrap_or("").to_string();

@@ -10,7 +10,9 @@
 //! | `dcn` | scale-out bandwidth (DCN, InfiniBand/Ethernet) |
 //! | `overlap` | how much of the communication the roofline overlaps with compute really hides (the rest adds to the step) |
 
-use crate::hardware::chip::{Chip, ChipFamily};
+use crate::collectives::Network;
+use crate::hardware::chip::{Chip, ChipFamily, LinkBandwidth};
+use crate::hardware::query::ResolvedHardware;
 use crate::training::section::TrainingSection;
 use crate::training::setup::Efficiency;
 use serde::{Deserialize, Serialize};
@@ -33,6 +35,20 @@ pub struct Parameter {
     pub meaning: String,
 }
 
+/// How far the calibrated step times of the held-back runs fall from the measured ones:
+/// the signed error (predicted − measured) / measured, in %, at the 10th and 90th
+/// percentiles (nearest rank). What a calibrated band is widened by.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Residuals {
+    /// Held-back runs they come from.
+    pub runs: usize,
+    /// 10th percentile of the signed step-time error, %.
+    pub step_pct_p10: f64,
+    /// 90th percentile, %.
+    pub step_pct_p90: f64,
+}
+
 /// `data/calibration.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +62,8 @@ pub struct CalibrationFile {
     pub objective: String,
     /// The parameters.
     pub parameters: Vec<Parameter>,
+    /// The held-back runs' residuals under these parameters.
+    pub residuals: Residuals,
 }
 
 /// The model's parameters, typed.
@@ -116,6 +134,48 @@ impl Calibration {
             pcie: base.pcie,
             overlap: base.overlap * self.overlap,
         }
+    }
+}
+
+impl Calibration {
+    /// The fraction applied to a network's bandwidth.
+    #[must_use]
+    pub fn network(&self, n: Network) -> f64 {
+        match n {
+            Network::ScaleOut => self.dcn,
+            Network::ScaleUp | Network::DieToDie => self.ici,
+        }
+    }
+
+    /// The hardware as the calibrated model sees it: every matmul peak times the chip
+    /// family's matmul fraction, every scale-up (and die-to-die) link times `ici`, the
+    /// scale-out bandwidth times `dcn`. HBM and PCIe are left alone (nothing calibrates
+    /// them). For models that take no efficiency of their own (serving); overlap is not
+    /// a property of the hardware and is not applied.
+    #[must_use]
+    pub fn derate(&self, hw: &ResolvedHardware) -> ResolvedHardware {
+        let mut chip = hw.chip.clone();
+        let m = self.matmul(&hw.chip);
+        let p = &mut chip.peak_flops;
+        p.bf16 = p.bf16 * m;
+        p.fp8 = p.fp8.map(|x| x * m);
+        p.int8 = p.int8.map(|x| x * m);
+        p.int4 = p.int4.map(|x| x * m);
+        chip.scale_up.link = LinkBandwidth::from_one_way(chip.scale_up.link.one_way * self.ici);
+        if let Some(c) = &mut chip.chiplets {
+            c.die_to_die = LinkBandwidth::from_one_way(c.die_to_die.one_way * self.ici);
+        }
+        chip.scale_out.bandwidth_per_chip = chip.scale_out.bandwidth_per_chip * self.dcn;
+        let axes = hw
+            .axes
+            .iter()
+            .map(|a| {
+                let mut a = a.clone();
+                a.link = a.link * self.network(a.network);
+                a
+            })
+            .collect();
+        ResolvedHardware { chip, axes }
     }
 }
 

@@ -14,7 +14,9 @@
 //! | [`fit`] | the fixed split and the fit of the calibration |
 //! | [`stats`] | median and p90 of absolute errors |
 //! | [`table`] | the rows (runs, guide points) and the statistics per generation |
+//! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
 
+pub mod bands;
 pub mod calibration;
 pub mod convention;
 pub mod fit;

@@ -3,7 +3,7 @@
 //! planner's prediction for its own mesh, ideal and calibrated; the guide's design
 //! points the same way; and the summary statistics per chip generation.
 
-use super::calibration::Calibration;
+use super::calibration::{Calibration, Residuals};
 use super::convention::{flops_per_device_step, maxtext_flops_per_device_step, PublishedConvention};
 use super::fit::Split;
 use super::mode::PredictionMode;
@@ -11,7 +11,7 @@ use super::predict::Prepared;
 use super::runs::{self, PublishedRun};
 use super::scenarios::{guide_scenario, run_model};
 use super::setups::{bundled, GuidePoint};
-use super::stats::{ErrorStats, PredictionError};
+use super::stats::{nearest_rank, ErrorStats, PredictionError};
 use crate::flops::Workload;
 use crate::params::count_params;
 use crate::training::mesh::{Mesh, Parallelism};
@@ -284,4 +284,16 @@ pub fn summary(rows: &[RunRow]) -> Vec<GroupStats> {
         }
     }
     out
+}
+
+/// The signed step-time errors of the held-back runs' calibrated predictions, at the
+/// 10th and 90th percentiles: what `calibration.json` stores as `residuals`.
+#[must_use]
+pub fn held_back_residuals(rows: &[RunRow]) -> Residuals {
+    let e: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.split == Split::HeldBack)
+        .filter_map(|r| r.calibrated.as_ref().ok().map(|c| c.error.step_pct))
+        .collect();
+    Residuals { runs: e.len(), step_pct_p10: nearest_rank(&e, 0.1), step_pct_p90: nearest_rank(&e, 0.9) }
 }

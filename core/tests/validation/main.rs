@@ -2,6 +2,7 @@
 //! figures are reproduced, the calibration is the fit of the fixed split, and the
 //! statistics are written to docs/validation.md and held to the figure the README states.
 
+mod bands;
 mod doc;
 
 use shardcalc_core::flops::Workload;
@@ -58,6 +59,13 @@ fn bundled_calibration_is_the_fit() {
     for ((id, a), b) in PARAMETER_IDS.iter().zip(c.values()).zip(bundled.values()) {
         assert!((a - b).abs() < 1e-9, "{id}: the fit gives {a}, calibration.json has {b}; rerun `cargo run --release -p shardcalc-core --example fit_calibration -- --write`");
     }
+    let r = shardcalc_core::validation::table::held_back_residuals(&run_rows(&c));
+    let file = calibration::bundled_file().unwrap().residuals;
+    assert_eq!(r.runs, file.runs);
+    for (a, b) in [(r.step_pct_p10, file.step_pct_p10), (r.step_pct_p90, file.step_pct_p90)] {
+        assert!((a - b).abs() < 1e-9, "residuals: {a} vs calibration.json's {b}; rerun the fit with --write");
+    }
+    assert!(file.step_pct_p10 < 0.0 && file.step_pct_p90 > 0.0, "the held-back errors straddle zero");
 }
 
 /// Every run and guide point is a valid scenario that survives a permalink and plans in
