@@ -1,7 +1,7 @@
 //! Bundles the data files the crate embeds, compacted:
 //!
-//! - `data/presets.json`, `data/chips.json`, `data/run-setups.json` and
-//!   `data/calibration.json` without their indentation: the pretty files stay the ones
+//! - `data/presets.json`, `data/chips.json`, `data/run-setups.json`,
+//!   `data/calibration.json` and `data/validation-table.json` without their indentation: the pretty files stay the ones
 //!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
 //!   tab and newline outside strings removed (about a third of their bytes; the wasm
 //!   page ships them). The text parses to the same JSON (each loader tests that).
@@ -14,7 +14,8 @@
 use std::{env, fs, path::Path};
 
 /// The bundled JSON data files, relative to the crate.
-const DATA: [&str; 4] = ["data/presets.json", "data/chips.json", "data/run-setups.json", "data/calibration.json"];
+const DATA: [&str; 5] =
+    ["data/presets.json", "data/chips.json", "data/run-setups.json", "data/calibration.json", "data/validation-table.json"];
 
 /// The published runs table and the columns of it that are text (every other column is
 /// a number or empty).

@@ -50,6 +50,18 @@ pub const CHARTS: &[ChartEntry] = &[
         about: "forward FLOPs per token vs sequence length, with where attention overtakes the MLP",
         build: seq_len_chart,
     },
+    ChartEntry {
+        name: "validation-scatter",
+        view: "validation",
+        about: "predicted vs measured MFU of every published run, in the scenario's prediction mode, with y = x",
+        build: validation_scatter_chart,
+    },
+    ChartEntry {
+        name: "validation-residuals",
+        view: "validation",
+        about: "MFU error (predicted − measured) of every published run by chip generation, in the scenario's prediction mode",
+        build: validation_residuals_chart,
+    },
 ];
 
 /// The entry called `name`.
@@ -84,6 +96,20 @@ fn flops_chart(s: &Scenario) -> Result<Chart, Invalid> {
 fn seq_len_chart(s: &Scenario) -> Result<Chart, Invalid> {
     let m = s.validate()?;
     Ok(Chart::SeqLen(lines::flops_vs_seq_len_chart(&m, s.conventions.flops)))
+}
+
+fn validation_scatter_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let rows = validation_rows();
+    Ok(Chart::Scatter(crate::scatter::validation_scatter(&rows, s.conventions.prediction)))
+}
+
+fn validation_residuals_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let rows = validation_rows();
+    Ok(Chart::Residuals(crate::residuals::validation_residuals(&rows, s.conventions.prediction)))
+}
+
+fn validation_rows() -> Vec<shardcalc_core::validation::table::RunRow> {
+    shardcalc_core::validation::table::run_rows(&shardcalc_core::validation::calibration::bundled())
 }
 
 #[cfg(test)]

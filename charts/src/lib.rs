@@ -11,6 +11,8 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
+//! | predicted vs measured MFU of the published runs | [`scatter::validation_scatter`] | [`scatter::draw_scatter`] |
+//! | MFU error by chip generation | [`residuals::validation_residuals`] | [`residuals::draw_residuals`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -21,6 +23,8 @@ pub mod bars;
 pub mod catalog;
 pub mod format;
 pub mod lines;
+pub mod residuals;
+pub mod scatter;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
@@ -40,6 +44,10 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
+    /// Predicted vs measured MFU.
+    Scatter(scatter::ScatterChart),
+    /// MFU error by chip.
+    Residuals(residuals::ResidualChart),
 }
 
 impl Chart {
@@ -49,6 +57,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
+            Chart::Scatter(c) => c.size(),
+            Chart::Residuals(c) => c.size(),
         }
     }
 
@@ -58,6 +68,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
+            Chart::Scatter(c) => &c.title,
+            Chart::Residuals(c) => &c.title,
         }
     }
 
@@ -69,6 +81,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
+            Chart::Scatter(c) => scatter::draw_scatter(area, c),
+            Chart::Residuals(c) => residuals::draw_residuals(area, c),
         }
     }
 }

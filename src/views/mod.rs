@@ -10,6 +10,7 @@
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
+pub mod validation;
 
 use leptos::prelude::*;
 
@@ -20,17 +21,20 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// Predicted vs measured: published runs, the calibration, the errors.
+    Validation,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model];
+    pub const ALL: &'static [View] = &[View::Model, View::Validation];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Validation => "Validation",
         }
     }
 
@@ -39,6 +43,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Validation => "validation",
         }
     }
 
@@ -47,6 +52,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Validation => "validation.html",
         }
     }
 }

@@ -28,6 +28,15 @@ impl Split {
         if index.is_multiple_of(2) { Split::Fit } else { Split::HeldBack }
     }
 
+    /// Identifier (as in JSON).
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            Split::Fit => "fit",
+            Split::HeldBack => "held_back",
+        }
+    }
+
     /// Display name.
     #[must_use]
     pub fn label(self) -> &'static str {

@@ -14,9 +14,11 @@
 //! | [`fit`] | the fixed split and the fit of the calibration |
 //! | [`stats`] | median and p90 of absolute errors |
 //! | [`table`] | the rows (runs, guide points) and the statistics per generation |
+//! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
 //! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
 
 pub mod bands;
+pub mod bundled_table;
 pub mod calibration;
 pub mod convention;
 pub mod fit;

@@ -9,11 +9,12 @@ use super::fit::Split;
 use super::mode::PredictionMode;
 use super::predict::Prepared;
 use super::runs::{self, PublishedRun};
-use super::scenarios::{guide_scenario, run_model};
+use super::scenarios::{guide_scenario, run_model, run_scenario};
 use super::setups::{bundled, GuidePoint};
 use super::stats::{nearest_rank, ErrorStats, PredictionError};
 use crate::flops::Workload;
 use crate::params::count_params;
+use crate::scenario::Scenario;
 use crate::training::mesh::{Mesh, Parallelism};
 use crate::training::step::Bottleneck;
 use crate::training::TrainingReport;
@@ -73,7 +74,7 @@ pub struct RunRow {
     pub chips: u64,
     /// Slices (or GPU VMs) over DCN.
     pub slices: u64,
-    /// The model, e.g. `MaxText 2023 base, 32.6B`.
+    /// The model, e.g. `MaxText 2023 base model (32.5B)`.
     pub model: String,
     /// Its parameters.
     pub params: f64,
@@ -113,6 +114,9 @@ pub struct RunRow {
     pub ideal: Predicted,
     /// The calibrated prediction.
     pub calibrated: Predicted,
+    /// The run as a scenario (ideal mode), for opening it on the training page; `None`
+    /// if it has no setup (a test rules that out).
+    pub scenario: Option<Scenario>,
 }
 
 impl RunRow {
@@ -152,7 +156,7 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
         chip: bundled().catalog_chip(&run.chip).unwrap_or(&run.chip).to_string(),
         chips: run.chips,
         slices: setup.map_or(1, |(_, n)| n),
-        model: format!("{}, {:.1}B", family.unwrap_or_default(), params / 1e9),
+        model: format!("{} ({:.1}B)", family.unwrap_or_default(), params / 1e9),
         params,
         published: run.published().to_string(),
         source: run.source.clone(),
@@ -172,6 +176,7 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
         measured_mfu_pct: run.mfu_maxtext_now_pct,
         ideal: predicted(&prepared, &Calibration::IDEAL, run.mfu_maxtext_now_pct, Some(run.step_time_s)),
         calibrated: predicted(&prepared, calibration, run.mfu_maxtext_now_pct, Some(run.step_time_s)),
+        scenario: run_scenario(run, PredictionMode::Ideal).ok(),
     }
 }
 
@@ -198,16 +203,33 @@ pub struct GuideRow {
     pub mesh: Mesh,
     /// MFU the guide states (%).
     pub published_mfu_pct: f64,
+    /// The guide's sentence.
+    pub statement: String,
+    /// What is assumed.
+    pub assumptions: Vec<String>,
     /// The roofline's prediction.
     pub ideal: Predicted,
     /// The calibrated prediction.
     pub calibrated: Predicted,
+    /// The point as a scenario (ideal mode).
+    pub scenario: Scenario,
+}
+
+impl GuideRow {
+    /// The prediction in `mode`.
+    pub fn prediction(&self, mode: PredictionMode) -> &Predicted {
+        match mode {
+            PredictionMode::Ideal => &self.ideal,
+            PredictionMode::Calibrated => &self.calibrated,
+        }
+    }
 }
 
 /// A guide point's row.
 #[must_use]
 pub fn guide_row(g: &GuidePoint, calibration: &Calibration) -> GuideRow {
-    let prepared = Prepared::new(&guide_scenario(g, PredictionMode::Ideal)).map_err(|e| e.to_string());
+    let scenario = guide_scenario(g, PredictionMode::Ideal);
+    let prepared = Prepared::new(&scenario).map_err(|e| e.to_string());
     GuideRow {
         id: g.id.clone(),
         chip: g.chip.clone(),
@@ -216,8 +238,11 @@ pub fn guide_row(g: &GuidePoint, calibration: &Calibration) -> GuideRow {
         params: count_params(&g.config).total.get(),
         mesh: g.mesh,
         published_mfu_pct: g.published_mfu_pct,
+        statement: g.statement.clone(),
+        assumptions: g.assumptions.clone(),
         ideal: predicted(&prepared, &Calibration::IDEAL, g.published_mfu_pct, None),
         calibrated: predicted(&prepared, calibration, g.published_mfu_pct, None),
+        scenario,
     }
 }
 

@@ -131,3 +131,21 @@ fn overlap_efficiency_serialises_the_overlapped_traffic() {
     assert!(ideal.step_time_s.get() < none.step_time_s.get());
     assert_eq!(ideal.step_time_s, p.plan(&Calibration { overlap: 1.0, ..Calibration::IDEAL }).unwrap().step_time_s);
 }
+
+/// The bundled table (what the page shows) is what core computes now; a stale one is
+/// rewritten and the test fails, so the next build bundles the fresh one.
+#[test]
+fn bundled_table_is_current() {
+    use shardcalc_core::validation::bundled_table::{parse_bundled, BundledTable};
+    let fresh = BundledTable::compute(&calibration::bundled());
+    // A file that no longer parses (the row types changed) is stale too.
+    if parse_bundled().ok().as_ref() != Some(&fresh) {
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b" "));
+        serde::Serialize::serialize(&fresh, &mut ser).unwrap();
+        out.push(b'\n');
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/data/validation-table.json"), out).unwrap();
+        panic!("core/data/validation-table.json was stale and has been rewritten; run the tests again");
+    }
+    assert_eq!(fresh.runs.len(), 51);
+}
