@@ -40,6 +40,11 @@ fn measured_step_times_fall_inside_their_bands() {
     let mut inside = 0;
     for r in runs::all() {
         let (_, b) = bands_of(&run_scenario(r, PredictionMode::Calibrated).unwrap());
+        for band in [&b.step_time_s, &b.mfu, &b.tokens_per_s] {
+            let all = [band.value, band.ideal, band.calibrated, band.low, band.high];
+            assert!(all.iter().all(|x| x.is_finite() && *x > 0.0), "{}: {band:?}", r.id);
+            assert!(band.low <= band.value && band.value <= band.high, "{}: {band:?}", r.id);
+        }
         if (b.step_time_s.low..=b.step_time_s.high).contains(&r.step_time_s) {
             inside += 1;
         }
