@@ -1,13 +1,26 @@
-//! Bundles `data/presets.json` and `data/chips.json` without their indentation: the pretty
-//! files stay the ones people edit and review, and the crate embeds
-//! `$OUT_DIR/<name>` with every space, tab and newline outside strings removed (about a
-//! third of their bytes; the wasm page ships them). Nothing else changes: the text parses
-//! to the same JSON (`core/src/presets.rs` and `core/src/hardware/catalog.rs` test that).
+//! Bundles the data files the crate embeds, compacted:
+//!
+//! - `data/presets.json`, `data/chips.json`, `data/run-setups.json`,
+//!   `data/calibration.json` and `data/validation-table.json` without their indentation: the pretty files stay the ones
+//!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
+//!   tab and newline outside strings removed (about a third of their bytes; the wasm
+//!   page ships them). The text parses to the same JSON (each loader tests that).
+//! - `data/published-runs.csv` (a copy of the shared reference table, kept as CSV so it
+//!   can be compared with its source line by line) as `$OUT_DIR/published-runs.json`: a
+//!   JSON array with one object per row, keys from the header, numbers unquoted, empty
+//!   cells `null`. The page then needs no CSV parser; `validation::runs` tests the
+//!   conversion against values read off the CSV.
 
 use std::{env, fs, path::Path};
 
-/// The bundled data files, relative to the crate.
-const DATA: [&str; 2] = ["data/presets.json", "data/chips.json"];
+/// The bundled JSON data files, relative to the crate.
+const DATA: [&str; 5] =
+    ["data/presets.json", "data/chips.json", "data/run-setups.json", "data/calibration.json", "data/validation-table.json"];
+
+/// The published runs table and the columns of it that are text (every other column is
+/// a number or empty).
+const RUNS_CSV: &str = "data/published-runs.csv";
+const RUNS_TEXT_COLUMNS: [&str; 5] = ["id", "source", "chip", "flops_convention_then", "notes"];
 
 fn main() {
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
@@ -18,6 +31,11 @@ fn main() {
         fs::write(Path::new(&out_dir).join(name), without_whitespace(&text))
             .unwrap_or_else(|e| panic!("writing the compact {path}: {e}"));
     }
+    println!("cargo:rerun-if-changed={RUNS_CSV}");
+    let csv = fs::read_to_string(RUNS_CSV).unwrap_or_else(|e| panic!("reading {RUNS_CSV}: {e}"));
+    let json = csv_to_json(&csv, &RUNS_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{RUNS_CSV}: {e}"));
+    fs::write(Path::new(&out_dir).join("published-runs.json"), json)
+        .unwrap_or_else(|e| panic!("writing the JSON of {RUNS_CSV}: {e}"));
 }
 
 /// `json` without the whitespace between tokens; strings (with their escapes) are kept as written.
@@ -40,4 +58,90 @@ fn without_whitespace(json: &str) -> String {
         }
     }
     out
+}
+
+/// The records of RFC 4180 CSV text: fields separated by commas, records by newlines,
+/// a quoted field may hold commas, newlines and doubled quotes. Blank lines are skipped.
+fn csv_records(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut records = Vec::new();
+    let (mut record, mut field) = (Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                record.push(std::mem::take(&mut field));
+                if record.iter().any(|f| !f.is_empty()) {
+                    records.push(std::mem::take(&mut record));
+                }
+                record.clear();
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quoted field is not closed".into());
+    }
+    record.push(field);
+    if record.iter().any(|f| !f.is_empty()) {
+        records.push(record);
+    }
+    Ok(records)
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// CSV text as a JSON array of objects: text columns as strings, the others as numbers
+/// (empty = `null`).
+fn csv_to_json(csv: &str, text_columns: &[&str]) -> Result<String, String> {
+    let records = csv_records(csv)?;
+    let (header, rows) = records.split_first().ok_or("the table is empty")?;
+    let mut out = String::from("[");
+    for (i, row) in rows.iter().enumerate() {
+        if row.len() != header.len() {
+            return Err(format!("row {} has {} fields; the header has {}", i + 2, row.len(), header.len()));
+        }
+        out.push_str(if i == 0 { "{" } else { ",{" });
+        for (j, (key, value)) in header.iter().zip(row).enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            out.push_str(&json_string(key));
+            out.push(':');
+            if text_columns.contains(&key.as_str()) {
+                out.push_str(&json_string(value));
+            } else if value.trim().is_empty() {
+                out.push_str("null");
+            } else {
+                let v: f64 = value.trim().parse().map_err(|_| format!("row {}, column {key}: {value:?} is not a number", i + 2))?;
+                if !v.is_finite() {
+                    return Err(format!("row {}, column {key}: {value:?} is not finite", i + 2));
+                }
+                out.push_str(value.trim());
+            }
+        }
+        out.push('}');
+    }
+    out.push(']');
+    Ok(out)
 }

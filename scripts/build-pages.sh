@@ -16,14 +16,11 @@ for html in "${pages[@]}"; do
   page=${html%.html}
   echo "--> trunk build --release $html"
   trunk build --release --dist "target/pages/$page" "$html"
+  # trunk always writes index.html; every page but the model page keeps its own name.
+  if [ "$html" != index.html ]; then mv "target/pages/$page/index.html" "target/pages/$page/$html"; fi
 done
 rm -rf dist
 mkdir -p dist
 for html in "${pages[@]}"; do
-  # trunk names every page's HTML index.html: give it back its own name.
-  dir="target/pages/${html%.html}"
-  for f in "$dir"/*; do
-    [ "$(basename "$f")" = index.html ] || cp -R "$f" dist/
-  done
-  cp "$dir/index.html" "dist/$html"
+  cp -R "target/pages/${html%.html}/." dist/
 done

@@ -77,6 +77,18 @@ pub const CHARTS: &[ChartEntry] = &[
         about: "prefill servers per decode server vs prompt length, one line per output length (book 8.1.2)",
         build: |s| serving_chart(s, |name, s, r| serving::prefill_decode_ratio_chart(name, s.prompt_len, s.output_len, r)),
     },
+    ChartEntry {
+        name: "validation-scatter",
+        view: "validation",
+        about: "predicted vs measured MFU of every published run, in the scenario's prediction mode, with y = x",
+        build: validation_scatter_chart,
+    },
+    ChartEntry {
+        name: "validation-residuals",
+        view: "validation",
+        about: "MFU error (predicted − measured) of every published run by chip generation, in the scenario's prediction mode",
+        build: validation_residuals_chart,
+    },
 ];
 
 /// The entry called `name`.
@@ -124,6 +136,20 @@ fn serving_chart(
     let r = scenario_inference(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
     let section = s.inference.as_ref().ok_or_else(|| Invalid::one("inference", "is required"))?;
     Ok(Chart::Xy(chart(&m.name, section, &r)))
+}
+
+fn validation_scatter_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let rows = validation_rows();
+    Ok(Chart::Scatter(crate::scatter::validation_scatter(&rows, s.conventions.prediction)))
+}
+
+fn validation_residuals_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let rows = validation_rows();
+    Ok(Chart::Residuals(crate::residuals::validation_residuals(&rows, s.conventions.prediction)))
+}
+
+fn validation_rows() -> Vec<shardcalc_core::validation::table::RunRow> {
+    shardcalc_core::validation::table::run_rows(&shardcalc_core::validation::calibration::bundled())
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
 //! | serving: latency vs throughput, step breakdown, KV memory, prefill:decode ratio | [`serving`] | [`xy::draw_xy`] |
+//! | predicted vs measured MFU of the published runs | [`scatter::validation_scatter`] | [`scatter::draw_scatter`] |
+//! | MFU error by chip generation | [`residuals::validation_residuals`] | [`residuals::draw_residuals`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -23,6 +25,8 @@ pub mod catalog;
 pub mod format;
 pub mod lines;
 pub mod serving;
+pub mod residuals;
+pub mod scatter;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
@@ -45,6 +49,10 @@ pub enum Chart {
     SeqLen(SeqLenChart),
     /// Lines on x–y axes (the serving charts).
     Xy(xy::XyChart),
+    /// Predicted vs measured MFU.
+    Scatter(scatter::ScatterChart),
+    /// MFU error by chip.
+    Residuals(residuals::ResidualChart),
 }
 
 impl Chart {
@@ -55,6 +63,8 @@ impl Chart {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
             Chart::Xy(c) => c.size(),
+            Chart::Scatter(c) => c.size(),
+            Chart::Residuals(c) => c.size(),
         }
     }
 
@@ -65,6 +75,8 @@ impl Chart {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
             Chart::Xy(c) => &c.title,
+            Chart::Scatter(c) => &c.title,
+            Chart::Residuals(c) => &c.title,
         }
     }
 
@@ -77,6 +89,8 @@ impl Chart {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
             Chart::Xy(c) => xy::draw_xy(area, c),
+            Chart::Scatter(c) => scatter::draw_scatter(area, c),
+            Chart::Residuals(c) => residuals::draw_residuals(area, c),
         }
     }
 }

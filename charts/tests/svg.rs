@@ -75,3 +75,14 @@ fn every_preset_renders_every_chart() {
         }
     }
 }
+
+#[test]
+fn validation_charts_as_svg() {
+    let mut s = Scenario::default();
+    s.conventions.prediction = shardcalc_core::validation::PredictionMode::Calibrated;
+    let svg = to_svg(&shardcalc_charts::catalog::build("validation-scatter", &s).unwrap()).unwrap();
+    assert_svg_contains(&svg, &["Predicted vs measured MFU", "Calibrated", "TPU v5p", "NVIDIA H100 SXM", "measured MFU", "<circle"]);
+    assert_eq!(svg.matches("<circle").count(), 51, "one marker per run");
+    let svg = to_svg(&shardcalc_charts::catalog::build("validation-residuals", &s).unwrap()).unwrap();
+    assert_svg_contains(&svg, &["MFU error by chip", "TPU v4", "median |err|", "MFU error (points)"]);
+}

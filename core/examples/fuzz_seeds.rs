@@ -13,6 +13,7 @@ use serde_json::Value;
 use shardcalc_core::flops::{FlopConvention, RematPolicy, Workload};
 use shardcalc_core::presets;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario};
+use shardcalc_core::validation::PredictionMode;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
@@ -91,6 +92,7 @@ fn scenario_seeds() -> Vec<(String, String)> {
         };
         let conventions = Conventions {
             flops: FlopConvention::ALL[i % FlopConvention::ALL.len()],
+            prediction: PredictionMode::ALL[i % PredictionMode::ALL.len()],
         };
         for (form, model) in [
             ("preset", ModelSource::Preset(p.id.clone())),

@@ -27,3 +27,4 @@ pub mod scenario;
 pub mod sharding;
 pub mod training;
 pub mod units;
+pub mod validation;

@@ -173,6 +173,7 @@ mod tests {
                 },
                 conventions: crate::scenario::Conventions {
                     flops: FlopConvention::Book,
+                    prediction: crate::validation::PredictionMode::Calibrated,
                 },
                 ..Scenario::default()
             };

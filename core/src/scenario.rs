@@ -6,6 +6,7 @@ use crate::flops::{FlopConvention, RematPolicy, Workload};
 use crate::hardware::query::{self, CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
 use crate::model::ModelConfig;
 use crate::presets;
+use crate::validation::PredictionMode;
 use serde::{Deserialize, Serialize};
 
 /// The current scenario format version.
@@ -49,6 +50,10 @@ pub struct Conventions {
     /// The FLOP convention used for headline numbers (all four are always reported).
     #[serde(default)]
     pub flops: FlopConvention,
+    /// Ideal roofline (default) or calibrated predictions (training step time, MFU,
+    /// and what depends on them); see `validation::calibration`.
+    #[serde(default, skip_serializing_if = "PredictionMode::is_ideal")]
+    pub prediction: PredictionMode,
 }
 
 /// Everything a user sets.

@@ -14,6 +14,8 @@ use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
 use shardcalc_charts::bars::{draw_bars, BarChart};
 use shardcalc_charts::lines::{draw_seq_len, SeqLenChart};
+use shardcalc_charts::residuals::{draw_residuals, ResidualChart};
+use shardcalc_charts::scatter::{draw_scatter, ScatterChart};
 use shardcalc_charts::xy::{draw_xy, XyChart};
 use shardcalc_charts::{Chart, ChartError};
 
@@ -163,6 +165,30 @@ impl DrawableChart for SeqLenChart {
     }
     fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
         draw_seq_len(area, self)
+    }
+}
+
+impl DrawableChart for ScatterChart {
+    fn size(&self) -> (u32, u32) {
+        ScatterChart::size(self)
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        draw_scatter(area, self)
+    }
+}
+
+impl DrawableChart for ResidualChart {
+    fn size(&self) -> (u32, u32) {
+        ResidualChart::size(self)
+    }
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+        draw_residuals(area, self)
     }
 }
 

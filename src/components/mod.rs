@@ -1,7 +1,7 @@
 //! Reusable components: form fields driven by specs (`crate::field_spec`), fields of the
 //! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
-//! topology picker, field messages, the error summary, a chart canvas with downloads, and a
-//! CSV download button.
+//! topology picker, field messages, the error summary, a chart canvas with downloads, a
+//! CSV download button, and the ideal/calibrated prediction switch.
 
 mod chart_backend;
 mod chart_canvas;
@@ -12,6 +12,7 @@ mod field_message;
 mod measured_canvas;
 mod hardware_picker;
 mod number_field;
+mod prediction_switch;
 mod preset_picker;
 mod section_field;
 mod text_field;
@@ -24,6 +25,7 @@ pub use error_summary::ErrorSummary;
 pub use field_message::{FieldMessage, FieldMessages};
 pub use hardware_picker::{parse_shape, shape_of, topology_for, HardwarePicker};
 pub use number_field::NumberField;
+pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use section_field::{messages_under, SectionField};
 pub use text_field::TextField;

@@ -11,6 +11,7 @@
 
 pub mod model;
 pub mod serving;
+pub mod validation;
 
 use leptos::prelude::*;
 
@@ -23,11 +24,13 @@ pub enum View {
     Model,
     /// Serving: KV caches, decode and prefill, memory, throughput, cost, disaggregation.
     Serving,
+    /// Predicted vs measured: published runs, the calibration, the errors.
+    Validation,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model, View::Serving];
+    pub const ALL: &'static [View] = &[View::Model, View::Serving, View::Validation];
 
     /// Navigation label.
     #[must_use]
@@ -35,6 +38,7 @@ impl View {
         match self {
             View::Model => "Model",
             View::Serving => "Serving",
+            View::Validation => "Validation",
         }
     }
 
@@ -44,6 +48,7 @@ impl View {
         match self {
             View::Model => "model",
             View::Serving => "serving",
+            View::Validation => "validation",
         }
     }
 
@@ -53,6 +58,7 @@ impl View {
         match self {
             View::Model => "index.html",
             View::Serving => "serving.html",
+            View::Validation => "validation.html",
         }
     }
 }

@@ -305,7 +305,8 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
     })
 }
 
-/// The report's `inference` section for a scenario, `None` without one.
+/// The report's `inference` section for a scenario, `None` without one; in calibrated
+/// mode (`conventions.prediction`) on the derated hardware.
 ///
 /// # Errors
 /// As [`evaluate_inference`]; `hardware` when the scenario has none.
@@ -313,6 +314,11 @@ pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<In
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
+    // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched).
+    let hw = match s.conventions.prediction {
+        crate::validation::PredictionMode::Ideal => hw,
+        crate::validation::PredictionMode::Calibrated => crate::validation::calibration::bundled().derate(&hw),
+    };
     evaluate_inference(model, &hw, topology_given, section).map(Some)
 }
 

@@ -343,14 +343,16 @@ fn report(
     }
 }
 
-/// The scenario's `training` section planned on its hardware (`None` without one).
+/// The scenario's `training` section planned on its hardware (`None` without one), in
+/// the scenario's prediction mode (`conventions.prediction`: ideal or calibrated).
 ///
 /// # Errors
 /// As [`plan`]; `hardware` when the scenario has none.
 pub fn for_scenario(m: &ModelConfig, hw: Option<&ResolvedHardware>, s: &Scenario) -> Result<Option<TrainingReport>, Invalid> {
     let Some(section) = &s.training else { return Ok(None) };
     let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
-    plan(m, hw, section, s.conventions.flops).map(Some)
+    let section = crate::validation::calibration::section_for(section, &hw.chip, s.conventions.prediction);
+    plan(m, hw, &section, s.conventions.flops).map(Some)
 }
 
 #[cfg(test)]

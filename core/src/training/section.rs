@@ -179,6 +179,7 @@ impl TrainingSection {
         ] {
             positive(&mut c, field, v, 1.0);
         }
+        c.range_f64("efficiency.overlap", self.efficiency.overlap, 0.0, 1.0);
         positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);
         if let Some(p) = self.price_per_chip_hour_usd {
             c.range_f64("price_per_chip_hour_usd", p, 0.0, 1e6);

@@ -14,8 +14,9 @@ use crate::flops::FlopConvention;
 use crate::units::BytesPerSec;
 use serde::{Deserialize, Serialize};
 
-/// Achievable fractions of peak, for a later calibration step to fill; the planner is
-/// a roofline, so every default is 1.0 (the ideal).
+/// Achievable fractions of peak; the planner is a roofline, so every default is 1.0
+/// (the ideal). The calibrated prediction mode (`conventions.prediction`) multiplies
+/// them by the fitted fractions of `validation::calibration`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -32,6 +33,11 @@ pub struct Efficiency {
     /// Fraction of the PCIe bandwidth (host offload).
     #[serde(default = "unit")]
     pub pcie: f64,
+    /// Fraction of the communication that overlaps with compute (see [`Overlap`]) that
+    /// actually hides behind it; the rest adds to the step. 1.0 = the roofline's
+    /// perfect overlap, 0.0 = every collective serialised.
+    #[serde(default = "unit")]
+    pub overlap: f64,
 }
 
 fn unit() -> f64 {
@@ -40,7 +46,7 @@ fn unit() -> f64 {
 
 impl Default for Efficiency {
     fn default() -> Self {
-        Self { flops: 1.0, ici: 1.0, dcn: 1.0, pcie: 1.0 }
+        Self { flops: 1.0, ici: 1.0, dcn: 1.0, pcie: 1.0, overlap: 1.0 }
     }
 }
 

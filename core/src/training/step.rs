@@ -12,7 +12,9 @@
 //! - on the critical path by default: TP (book 5.1.3), EP's AllToAlls (a layer's
 //!   experts wait for their tokens); and always the part of CP's K/V
 //!   traffic longer than the attention it overlaps with;
-//! - host offload runs over PCIe beside compute; only its excess is exposed.
+//! - host offload runs over PCIe beside compute; only its excess is exposed;
+//! - `efficiency.overlap` < 1 (the calibrated mode) serialises that fraction of the
+//!   overlappable traffic: `(1 − w)·comms + max(w·comms − compute, 0)` is exposed.
 //!
 //! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches.
 //! Ignored: the optimizer update, load imbalance (embeddings on end stages, MoE
@@ -173,9 +175,13 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
     let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
     let crit_b = critical(c.tp.backward, tp_overlapped) + critical(c.ep.backward, ep_overlapped) + cp_b;
-    let e_f = (o_f - c_f).max(0.0);
-    let e_b = (o_b - c_b).max(0.0);
-    let e_last = (o_b + c.dp.backward - c_b).max(0.0);
+    // Of the overlappable traffic, the fraction `efficiency.overlap` hides behind the
+    // pass's compute (its excess over the compute shows); the rest is serialised.
+    let w = o.efficiency.overlap;
+    let exposed = |comm: f64, compute: f64| (1.0 - w) * comm + (w * comm - compute).max(0.0);
+    let e_f = exposed(o_f, c_f);
+    let e_b = exposed(o_b, c_b);
+    let e_last = exposed(o_b + c.dp.backward, c_b);
 
     let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(

@@ -17,6 +17,7 @@ use shardcalc_core::model::{
 };
 use shardcalc_core::presets;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
+use shardcalc_core::validation::PredictionMode;
 
 /// `Workload::validate`'s upper bounds on the batch and on gradient accumulation.
 const MAX_BATCH: f64 = 1e7;
@@ -216,6 +217,7 @@ impl Gen<'_> {
             workload: self.workload(),
             conventions: Conventions {
                 flops: self.r.pick(&FlopConvention::ALL),
+                prediction: self.r.pick(&PredictionMode::ALL),
             },
             // TODO(issue 7): generate the hardware, collectives, roofline and inference
             // sections too; until then they are covered by their own property tests.

@@ -1,0 +1,288 @@
+//! Bands for headline numbers: how far the measured value of a run like this could be
+//! from the number shown. For training, the band spans the ideal roofline, the
+//! calibrated prediction and the calibrated prediction's residual spread on the
+//! held-back runs (10th to 90th percentile), all on the plan's own mesh; for serving,
+//! the ideal roofline and the calibrated one (no published serving runs calibrate
+//! serving, so no residual spread and no HBM term). Each band names the term that
+//! dominates it: the calibrated parameter that moves the number most, or the residuals.
+
+use super::calibration::{self, Calibration};
+use super::mode::PredictionMode;
+use crate::error::Invalid;
+use crate::hardware::chip::ChipFamily;
+use crate::hardware::query::ResolvedHardware;
+use crate::inference::decode::DecodeBound;
+use crate::inference::evaluate::evaluate_inference;
+use crate::inference::prefill::PrefillBound;
+use crate::inference::InferenceReport;
+use crate::model::ModelConfig;
+use crate::scenario::Scenario;
+use crate::training::tensors::Remat;
+use crate::training::{plan, TrainingReport, TrainingSection};
+use serde::{Deserialize, Serialize};
+
+/// What widens a band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BandTerm {
+    /// Achievable fraction of peak matmul FLOP/s (`matmul_tpu` / `matmul_gpu`).
+    Matmul,
+    /// Achievable fraction of scale-up bandwidth (`ici`).
+    ScaleUp,
+    /// Achievable fraction of scale-out bandwidth (`dcn`).
+    ScaleOut,
+    /// Fraction of overlappable communication that hides (`overlap`).
+    Overlap,
+    /// The calibration's residuals on the held-back runs.
+    Residuals,
+    /// HBM bandwidth: binds, but nothing calibrates it.
+    Hbm,
+}
+
+impl BandTerm {
+    /// Identifier.
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            BandTerm::Matmul => "matmul",
+            BandTerm::ScaleUp => "ici",
+            BandTerm::ScaleOut => "dcn",
+            BandTerm::Overlap => "overlap",
+            BandTerm::Residuals => "residuals",
+            BandTerm::Hbm => "hbm",
+        }
+    }
+
+    /// What to call it next to a number.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            BandTerm::Matmul => "matmul efficiency",
+            BandTerm::ScaleUp => "scale-up (ICI/NVLink) bandwidth",
+            BandTerm::ScaleOut => "scale-out (DCN) bandwidth",
+            BandTerm::Overlap => "compute/communication overlap",
+            BandTerm::Residuals => "calibration residuals (held-back runs)",
+            BandTerm::Hbm => "HBM bandwidth (not calibrated)",
+        }
+    }
+}
+
+/// One headline number with its band.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Band {
+    /// The number as shown (in the scenario's prediction mode).
+    pub value: f64,
+    /// The ideal roofline's value.
+    pub ideal: f64,
+    /// The calibrated value.
+    pub calibrated: f64,
+    /// Lower end: the smallest of the ideal, the calibrated and its residual range.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// The term that moves the number most.
+    pub dominant: BandTerm,
+    /// How much each term moves the number (its own unit; the residuals' is half the
+    /// residual range).
+    pub contributions: Vec<(BandTerm, f64)>,
+}
+
+impl Band {
+    /// The band of `f(x)` for an increasing `f` (days from step time).
+    #[must_use]
+    pub fn map_increasing(&self, f: impl Fn(f64) -> f64) -> Band {
+        Band {
+            value: f(self.value),
+            ideal: f(self.ideal),
+            calibrated: f(self.calibrated),
+            low: f(self.low),
+            high: f(self.high),
+            dominant: self.dominant,
+            contributions: self.contributions.iter().map(|(t, d)| (*t, (f(self.ideal + d) - f(self.ideal)).abs())).collect(),
+        }
+    }
+
+    /// The band of `f(x)` for a decreasing `f` (MFU, tokens per second from step time).
+    #[must_use]
+    pub fn map_decreasing(&self, f: impl Fn(f64) -> f64) -> Band {
+        let mut b = self.map_increasing(f);
+        (b.low, b.high) = (b.high, b.low);
+        b
+    }
+
+    /// The band as a fraction of the value shown: (low / value, high / value).
+    #[must_use]
+    pub fn relative(&self) -> (f64, f64) {
+        if self.value > 0.0 { (self.low / self.value, self.high / self.value) } else { (1.0, 1.0) }
+    }
+}
+
+fn dominant(contributions: &[(BandTerm, f64)], fallback: BandTerm) -> BandTerm {
+    contributions
+        .iter()
+        .filter(|(_, d)| d.is_finite())
+        .fold((fallback, 0.0), |best, (t, d)| if d.abs() > best.1 { (*t, d.abs()) } else { best })
+        .0
+}
+
+fn envelope(values: &[f64]) -> (f64, f64) {
+    let finite = values.iter().copied().filter(|v| v.is_finite());
+    let low = finite.clone().fold(f64::INFINITY, f64::min);
+    let high = finite.fold(f64::NEG_INFINITY, f64::max);
+    if low.is_finite() { (low, high) } else { (0.0, 0.0) }
+}
+
+/// The bands of a training plan's headline numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainingBands {
+    /// Seconds per step.
+    pub step_time_s: Band,
+    /// MFU (fraction).
+    pub mfu: Band,
+    /// Tokens per second.
+    pub tokens_per_s: Band,
+    /// Days for the token budget.
+    pub days: Option<Band>,
+    /// Cost of the token budget.
+    pub cost_usd: Option<Band>,
+}
+
+/// The section that evaluates `shown`'s configuration (mesh, microbatches, remat)
+/// explicitly: no search, so the band is about this plan, not about another mesh.
+fn fixed_section(section: &TrainingSection, shown: &TrainingReport) -> TrainingSection {
+    let mut s = section.clone();
+    s.mesh = Some(shown.mesh.degrees);
+    s.microbatches = Some(shown.microbatches);
+    s.search = None;
+    if let Some(r) = Remat::preset(&shown.remat) {
+        s.remat = r;
+    }
+    s
+}
+
+/// The bands of `shown`, the plan of scenario `s` (model `m`, hardware `hw`) in the
+/// scenario's prediction mode. Plans the shown configuration under the roofline, the
+/// calibration and each calibrated parameter alone: seven explicit evaluations, no
+/// search.
+///
+/// # Errors
+/// As [`plan::plan`]; `training` when the scenario has none.
+pub fn training_bands(m: &ModelConfig, hw: &ResolvedHardware, s: &Scenario, shown: &TrainingReport) -> Result<TrainingBands, Invalid> {
+    let section = s.training.as_ref().ok_or_else(|| Invalid::one("training", "is required for a band"))?;
+    let fixed = fixed_section(section, shown);
+    let step = |c: &Calibration| -> Result<f64, Invalid> {
+        let mut sec = fixed.clone();
+        sec.efficiency = c.efficiency(&hw.chip, section.efficiency);
+        plan::plan(m, hw, &sec, s.conventions.flops).map(|r| r.step_time_s.get())
+    };
+    let cal = calibration::bundled();
+    let ideal = step(&Calibration::IDEAL)?;
+    let calibrated = step(&cal)?;
+    let one = Calibration::IDEAL;
+    let matmul = match hw.chip.family {
+        ChipFamily::Tpu => Calibration { matmul_tpu: cal.matmul_tpu, ..one },
+        ChipFamily::Gpu => Calibration { matmul_gpu: cal.matmul_gpu, ..one },
+    };
+    let mut contributions = vec![
+        (BandTerm::Matmul, step(&matmul)? - ideal),
+        (BandTerm::ScaleUp, step(&Calibration { ici: cal.ici, ..one })? - ideal),
+        (BandTerm::ScaleOut, step(&Calibration { dcn: cal.dcn, ..one })? - ideal),
+        (BandTerm::Overlap, step(&Calibration { overlap: cal.overlap, ..one })? - ideal),
+    ];
+    // A measured step is predicted · (1 + e) off, e the signed error: measured =
+    // calibrated / (1 + e) for e between the held-back runs' 10th and 90th percentiles.
+    let r = calibration::bundled_file().map(|f| f.residuals);
+    let (res_low, res_high) = r.map_or((calibrated, calibrated), |r| {
+        (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0))
+    });
+    contributions.push((BandTerm::Residuals, (res_high - res_low) / 2.0));
+    let value = match s.conventions.prediction {
+        PredictionMode::Ideal => ideal,
+        PredictionMode::Calibrated => calibrated,
+    };
+    let (low, high) = envelope(&[ideal, calibrated, res_low, res_high]);
+    let step_band = Band { value, ideal, calibrated, low, high, dominant: dominant(&contributions, BandTerm::Matmul), contributions };
+    let t = shown.step_time_s.get();
+    let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
+    Ok(TrainingBands {
+        mfu: step_band.map_decreasing(|s_| scale(shown.mfu, s_)),
+        tokens_per_s: step_band.map_decreasing(|s_| scale(shown.tokens_per_s, s_)),
+        days: shown.days.map(|d| step_band.map_increasing(|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
+        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
+        step_time_s: step_band,
+    })
+}
+
+/// The bands of a serving report's headline numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServingBands {
+    /// One decode step, seconds.
+    pub decode_step_s: Band,
+    /// Decode tokens per second, every replica.
+    pub tokens_per_s: Band,
+    /// Per chip.
+    pub tokens_per_s_per_chip: Band,
+    /// Time to first token, seconds.
+    pub ttft_s: Band,
+    /// Time to generate the output, seconds.
+    pub request_decode_time_s: Band,
+}
+
+fn decode_term(b: DecodeBound) -> BandTerm {
+    match b {
+        DecodeBound::Flops => BandTerm::Matmul,
+        DecodeBound::Communication => BandTerm::ScaleUp,
+        DecodeBound::WeightLoading | DecodeBound::KvLoading => BandTerm::Hbm,
+    }
+}
+
+fn prefill_term(b: PrefillBound) -> BandTerm {
+    match b {
+        PrefillBound::Compute => BandTerm::Matmul,
+        PrefillBound::Communication => BandTerm::ScaleUp,
+        PrefillBound::Hbm => BandTerm::Hbm,
+    }
+}
+
+fn two_point(value_ideal: f64, value_cal: f64, mode: PredictionMode, term: BandTerm) -> Band {
+    let (low, high) = envelope(&[value_ideal, value_cal]);
+    Band {
+        value: if mode == PredictionMode::Ideal { value_ideal } else { value_cal },
+        ideal: value_ideal,
+        calibrated: value_cal,
+        low,
+        high,
+        dominant: term,
+        contributions: vec![(term, value_cal - value_ideal)],
+    }
+}
+
+/// The bands of a serving scenario: its `inference` section evaluated on the hardware
+/// as given (ideal) and as the calibration derates it ([`Calibration::derate`]); the
+/// dominant term is what binds the calibrated step (HBM when loading binds: nothing
+/// calibrates it, and the band is then as narrow as the calibration can say).
+///
+/// # Errors
+/// As the serving evaluation; `None` without an `inference` section.
+pub fn serving_bands(m: &ModelConfig, s: &Scenario) -> Result<Option<ServingBands>, Invalid> {
+    let Some(section) = &s.inference else { return Ok(None) };
+    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
+    let given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
+    let ideal = evaluate_inference(m, &hw, given, section)?;
+    let cal = evaluate_inference(m, &calibration::bundled().derate(&hw), given, section)?;
+    Ok(Some(serving_bands_of(&ideal, &cal, s.conventions.prediction)))
+}
+
+/// The bands from an ideal and a calibrated serving report.
+#[must_use]
+pub fn serving_bands_of(ideal: &InferenceReport, cal: &InferenceReport, mode: PredictionMode) -> ServingBands {
+    let d = decode_term(cal.decode.step.binds);
+    let p = prefill_term(cal.prefill.bound);
+    ServingBands {
+        decode_step_s: two_point(ideal.decode.step.step_time_s.get(), cal.decode.step.step_time_s.get(), mode, d),
+        tokens_per_s: two_point(ideal.decode.tokens_per_s, cal.decode.tokens_per_s, mode, d),
+        tokens_per_s_per_chip: two_point(ideal.decode.tokens_per_s_per_chip, cal.decode.tokens_per_s_per_chip, mode, d),
+        ttft_s: two_point(ideal.prefill.ttft_s.get(), cal.prefill.ttft_s.get(), mode, p),
+        request_decode_time_s: two_point(ideal.decode.request_decode_time_s.get(), cal.decode.request_decode_time_s.get(), mode, d),
+    }
+}

@@ -1,0 +1,33 @@
+//! Predicted against measured (issue 8): published training runs as data, each planned
+//! on its own mesh, the error of the prediction, and a small calibrated efficiency model
+//! fitted on part of the runs and evaluated on the rest.
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`runs`] | the published runs (`data/published-runs.csv`) |
+//! | [`convention`] | the FLOP conventions published MFUs used, in terms of the core's |
+//! | [`setups`] | each run's mesh and remat as its scripts set them; the seeds' data points (`data/run-setups.json`) |
+//! | [`scenarios`] | a run (or guide point) as a scenario |
+//! | [`mode`] | ideal roofline or calibrated: `conventions.prediction` |
+//! | [`predict`] | the planner's prediction for a scenario |
+//! | [`calibration`] | the calibrated efficiency model (`data/calibration.json`) |
+//! | [`fit`] | the fixed split and the fit of the calibration |
+//! | [`stats`] | median and p90 of absolute errors |
+//! | [`table`] | the rows (runs, guide points) and the statistics per generation |
+//! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
+//! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
+
+pub mod bands;
+pub mod bundled_table;
+pub mod calibration;
+pub mod convention;
+pub mod fit;
+pub mod mode;
+pub mod predict;
+pub mod runs;
+pub mod scenarios;
+pub mod setups;
+pub mod stats;
+pub mod table;
+
+pub use mode::PredictionMode;

@@ -1,0 +1,150 @@
+//! The validation page's components in headless Chromium (wasm-bindgen-test):
+//! `cargo test -p shardcalc --target wasm32-unknown-unknown --test web_validation`.
+//! The page mounts in its own container, removed at the end.
+#![cfg(target_arch = "wasm32")]
+
+use std::any::Any;
+
+use leptos::prelude::*;
+use shardcalc::views::validation::{csv, ValidationView};
+use shardcalc::App;
+use shardcalc_core::permalink;
+use shardcalc_core::validation::bundled_table;
+use shardcalc_core::validation::fit::Split;
+use shardcalc_core::validation::table::group_stats;
+use shardcalc_core::validation::PredictionMode;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+}
+
+struct Page {
+    root: HtmlElement,
+    _handle: Box<dyn Any>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+impl Page {
+    async fn open() -> Self {
+        let doc = document();
+        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+        doc.body().expect("a <body>").append_child(&root).unwrap();
+        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false><ValidationView /></App> });
+        leptos::task::tick().await;
+        Self { root, _handle: Box::new(handle) }
+    }
+
+    fn find<T: JsCast>(&self, selector: &str) -> T {
+        self.root
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no element matches {selector}"))
+            .unchecked_into()
+    }
+
+    fn count(&self, selector: &str) -> u32 {
+        self.root.query_selector_all(selector).unwrap().length()
+    }
+
+    fn text(&self, selector: &str) -> String {
+        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
+    }
+
+    async fn choose(&self, selector: &str, value: &str) {
+        let select: web_sys::HtmlSelectElement = self.find(selector);
+        select.set_value(value);
+        fire(&select, "change");
+        leptos::task::tick().await;
+    }
+
+    async fn click(&self, selector: &str) {
+        self.find::<HtmlElement>(selector).click();
+        leptos::task::tick().await;
+    }
+
+    fn draws(&self, canvas: &str) -> u32 {
+        self.find::<HtmlCanvasElement>(canvas).get_attribute("data-draws").and_then(|d| d.parse().ok()).unwrap_or(0)
+    }
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+}
+
+fn held_back_median(mode: PredictionMode) -> String {
+    let rows = &bundled_table::bundled().runs;
+    format!("{:.1} points", group_stats(rows, None, Some(Split::HeldBack), mode).stats.median_abs_mfu_pts)
+}
+
+/// Every run is a row; the headline is core's held-back median; the roofline is the default.
+#[wasm_bindgen_test]
+async fn shows_every_run_and_the_held_back_error() {
+    let page = Page::open().await;
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 51);
+    assert_eq!(page.text("#validation-count"), "Showing 51 of 51 runs.");
+    assert!(page.find::<HtmlInputElement>("#prediction-ideal").checked());
+    assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Ideal));
+    assert_eq!(page.count("#validation-calibration tbody tr[data-parameter]"), 5);
+    assert_eq!(page.count("#validation-guide tbody tr"), bundled_table::bundled().guides.len() as u32);
+    assert!(page.count("#validation-unpredicted tbody tr") >= 7);
+    assert!(page.draws("#chart-validation-scatter") >= 1 && page.draws("#chart-validation-residuals") >= 1);
+}
+
+/// The switch writes `conventions.prediction`: the numbers, the charts and the links follow.
+#[wasm_bindgen_test]
+async fn the_switch_changes_numbers_charts_and_links() {
+    let page = Page::open().await;
+    let before = page.draws("#chart-validation-scatter");
+    page.click("#prediction-calibrated").await;
+    assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Calibrated));
+    assert!(page.text("#validation-summary caption").starts_with("Calibrated"));
+    assert!(page.draws("#chart-validation-scatter") > before, "the scatter is redrawn");
+    let link: HtmlElement = page.find("tr[data-run='v5p-readme-32b-1xv5p-128'] a.open-training");
+    let href = link.get_attribute("href").unwrap();
+    let payload = href.strip_prefix("training.html#s=").expect("a training-page link");
+    let s = permalink::decode(payload).unwrap();
+    assert_eq!(s.conventions.prediction, PredictionMode::Calibrated);
+    let mesh = s.training.as_ref().and_then(|t| t.mesh).unwrap();
+    assert_eq!((mesh.fsdp, mesh.tp, mesh.dp), (16, 4, 1), "the run's own mesh");
+    page.click("#prediction-ideal").await;
+    assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Ideal));
+}
+
+/// Filters by chip, model and split; the CSV holds the rows shown with exact numbers.
+#[wasm_bindgen_test]
+async fn filters_and_csv() {
+    let page = Page::open().await;
+    page.choose("#validation-filter-chip", "tpu-v4").await;
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 6);
+    assert_eq!(page.text("#validation-count"), "Showing 6 of 51 runs.");
+    page.choose("#validation-filter-split", "held_back").await;
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 3);
+    page.choose("#validation-filter-chip", "").await;
+    page.choose("#validation-filter-split", "").await;
+    let model = bundled_table::bundled().runs.last().unwrap().model.clone();
+    page.choose("#validation-filter-model", &model).await;
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 5, "the five A3 runs");
+
+    let rows: Vec<_> = bundled_table::bundled().runs.iter().collect();
+    let text = csv::runs(&rows);
+    assert_eq!(text.lines().count(), 52);
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "calibrated_mfu_pct").unwrap();
+    let first: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+    let value: f64 = first[col].parse().unwrap();
+    assert_eq!(value, rows[0].calibrated.as_ref().unwrap().mfu_pct, "exact, not rounded");
+    assert!(page.find::<HtmlElement>("#validation-runs-csv").text_content().unwrap().contains("CSV"));
+}
