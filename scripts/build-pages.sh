@@ -17,8 +17,13 @@ for html in "${pages[@]}"; do
   echo "--> trunk build --release $html"
   trunk build --release --dist "target/pages/$page" "$html"
 done
+# The background worker (src/bin/worker.rs): imports and SVG rendering, which pages load only
+# when asked (src/worker_client.rs). Built once from workers/worker.html; not a page itself.
+echo "--> trunk build --release workers/worker.html (background worker)"
+trunk build --release --dist target/pages/_worker workers/worker.html
 rm -rf dist
 mkdir -p dist
 for html in "${pages[@]}"; do
   cp -R "target/pages/${html%.html}/." dist/
 done
+cp target/pages/_worker/worker.js target/pages/_worker/worker_bg.wasm target/pages/_worker/worker_loader.js dist/

@@ -67,6 +67,17 @@ for page in "${pages[@]}"; do
   if [ "$total_gz" -gt "${CEILING_GZIP:-$BUDGET_GZIP}" ]; then failing+=("${page#dist/}: $total_gz"); fi
 done
 
+# The background worker is not part of any page's download: a page fetches it the first time
+# someone imports a config or downloads an SVG (src/worker_client.rs). Shown, not budgeted.
+worker_total=0
+for asset in worker_loader.js worker.js worker_bg.wasm; do
+  [ -f "dist/$asset" ] || continue
+  [ "$worker_total" -gt 0 ] || echo "background worker, loaded on request (Import, Download SVG), not in a page's budget (bytes):"
+  raw=$(wc -c <"dist/$asset") zipped=$(gz "dist/$asset")
+  worker_total=$((worker_total + zipped))
+  printf '  %-44s %9d raw %9d gzip\n' "$asset" "$raw" "$zipped"
+done
+
 if [ "$top" -gt 0 ]; then
   if ! command -v twiggy >/dev/null || ! command -v python3 >/dev/null; then
     echo "size-report: --top needs twiggy (cargo install twiggy) and python3; skipped" >&2

@@ -77,11 +77,51 @@ fn parse_real(cleaned: &str) -> Result<f64, String> {
     if lower.contains("inf") {
         return Err("must be finite".into());
     }
-    match cleaned.parse::<f64>() {
+    let Some(json) = as_json_number(cleaned) else {
+        return Err(format!("is not a number ({:?})", shorten(cleaned)));
+    };
+    // serde_json reads the number exactly (its `float_roundtrip` feature, which scenarios need
+    // anyway); `str::parse::<f64>` would link a second exact parser into the page, ~10 KB of
+    // gzipped wasm with its table (docs/size.md).
+    match serde_json::from_str::<f64>(&json) {
         Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err(format!("is too large to be a number ({cleaned})")),
-        Err(_) => Err(format!("is not a number ({:?})", shorten(cleaned))),
+        _ => Err(format!("is too large to be a number ({cleaned})")),
     }
+}
+
+/// `text` in JSON's number grammar, or `None` when it is not a decimal number at all: an
+/// optional sign (`+` dropped), digits with an optional point (`.5` and `5.` gain their zero,
+/// leading zeros go), an optional exponent (`e`/`E`, optional sign, digits).
+fn as_json_number(text: &str) -> Option<String> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'-' => ("-", &text[1..]),
+        b'+' => ("", &text[1..]),
+        _ => ("", text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let int = int.trim_start_matches('0');
+    let mut out = format!("{sign}{}", if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if let Some(e) = exponent {
+        let unsigned = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if unsigned.is_empty() || !digits(unsigned) {
+            return None;
+        }
+        out.push('e');
+        out.push_str(e);
+    }
+    Some(out)
 }
 
 fn too_large() -> String {

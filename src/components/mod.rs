@@ -3,7 +3,6 @@
 //! topology picker, field messages, the error summary, a chart canvas with downloads, and a
 //! CSV download button.
 
-mod chart_backend;
 mod chart_canvas;
 mod choice;
 mod csv_button;
@@ -16,7 +15,6 @@ mod preset_picker;
 mod section_field;
 mod text_field;
 
-pub use chart_backend::{chart_svg, ChartBackend};
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;
