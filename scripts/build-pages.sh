@@ -3,7 +3,7 @@
 # own bin and wasm (src/views/mod.rs says why). trunk builds one HTML at a time and empties its
 # dist directory first, so each page is built into target/pages/<page>/ and copied into dist/
 # (the CSS is the same file, same hash, on every page).
-# Expects PATH to have wasm-bindgen and npm's wasm-opt (dev.sh sets it).
+# Expects PATH to have wasm-bindgen, npm's wasm-opt and esbuild (dev.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,8 @@ for html in "${pages[@]}"; do
   page=${html%.html}
   echo "--> trunk build --release $html"
   trunk build --release --dist "target/pages/$page" "$html"
+  # trunk's JS minifier cannot parse wasm-bindgen's glue; esbuild can (integrity rewritten).
+  python3 scripts/minify-js.py "target/pages/$page"
 done
 # The background worker (src/bin/worker.rs): imports and SVG rendering, which pages load only
 # when asked (src/worker_client.rs). Built once from workers/worker.html; not a page itself.

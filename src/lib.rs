@@ -26,6 +26,14 @@ pub mod worker_handler;
 pub mod worker_protocol;
 
 pub use app::App;
+
+/// The allocator of every page: lol_alloc's free list (sorted, coalescing), 1.4 KB of gzipped
+/// wasm less than Rust's default dlmalloc (docs/size.md). Pages allocate little and briefly
+/// (the benchmark in `./dev.sh bench` measures it).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
+    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
 pub use components::chart_canvas_draw as draw_chart;
 pub use svg_export::chart_svg;
 
