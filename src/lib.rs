@@ -17,6 +17,7 @@ mod app;
 pub mod components;
 pub mod dom;
 pub mod field_spec;
+pub mod panic_banner;
 pub mod parse;
 pub mod state;
 pub mod svg_export;
@@ -27,20 +28,14 @@ pub mod worker_protocol;
 
 pub use app::App;
 
-/// The allocator of every page: lol_alloc's free list (sorted, coalescing), 1.4 KB of gzipped
-/// wasm less than Rust's default dlmalloc (docs/size.md). Pages allocate little and briefly
-/// (the benchmark in `./dev.sh bench` measures it).
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
-    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
 pub use components::chart_canvas_draw as draw_chart;
 pub use svg_export::chart_svg;
 
 /// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
 /// [`views`]) calls this with its own view only, so a page's wasm holds one view.
 pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
-    // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console.
-    std::panic::set_hook(Box::new(|info| gloo::console::error!(info.to_string())));
+    // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console:
+    // show what happened, with a link that reloads the page with the user's inputs.
+    panic_banner::install();
     leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
 }

@@ -191,9 +191,65 @@ async fn cross_field_errors_appear_at_the_fields_they_name() {
     page.type_into("#model-moe-experts_per_token", "9").await;
     let message = page.text("#model-moe-experts_per_token-error");
     assert!(message.contains("must not exceed moe.num_experts"), "{message}");
+    assert!(message.contains("lower it or raise moe.num_experts"), "{message}");
+    // The conflict shows at both fields it involves, and both are marked invalid.
+    assert_eq!(page.text("#model-moe-num_experts-error"), message);
+    for id in ["#model-moe-experts_per_token", "#model-moe-num_experts"] {
+        assert_eq!(page.find::<HtmlElement>(id).get_attribute("aria-invalid").as_deref(), Some("true"), "{id}");
+    }
     // Switching MoE off drops the hidden field's problem.
     page.click("#model-moe").await;
     assert!(!page.exists("#stale-note"));
+}
+
+/// Heads and KV heads: the conflict names both fields and a fix, shows at both, and the error
+/// summary's entry moves the focus to the field.
+#[wasm_bindgen_test]
+async fn conflicts_show_at_every_field_they_name_with_a_fix() {
+    let page = Page::open(false).await;
+    page.type_into("#model-attention-num_heads", "30").await;
+    let at_kv = page.text("#model-attention-num_kv_heads-error");
+    assert!(at_kv.starts_with("model.attention.num_kv_heads: must divide attention.num_heads"), "{at_kv}");
+    assert!(at_kv.contains("use a divisor such as 6"), "{at_kv}");
+    assert_eq!(page.text("#model-attention-num_heads-error"), at_kv);
+    // Nothing else claims it (the name field, d_model, ...).
+    assert_eq!(page.text("#model-d_model-error"), "");
+    assert_eq!(page.text("#model-name-error"), "");
+    let link: HtmlElement = page.find(".error-summary a");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("#model-attention-num_kv_heads"));
+    link.click();
+    leptos::task::tick().await;
+    let focused = document().active_element().map(|e| e.id()).unwrap_or_default();
+    assert_eq!(focused, "model-attention-num_kv_heads");
+    page.type_into("#model-attention-num_kv_heads", "6").await;
+    assert_eq!(page.text("#model-attention-num_heads-error"), "");
+    assert!(!page.exists("#stale-note"));
+}
+
+/// A window at least as long as the sequence: a note at both fields, not an error.
+#[wasm_bindgen_test]
+async fn a_window_covering_the_sequence_is_a_note_not_an_error() {
+    let page = Page::open(false).await;
+    page.choose("#preset", "gemma-3-27b").await;
+    assert_eq!(page.text("#workload-seq_len-note"), "");
+    page.type_into("#workload-seq_len", "512").await;
+    let note = page.text("#workload-seq_len-note");
+    assert!(note.contains("sliding window (1,024 tokens) is at least the sequence length (512 tokens)"), "{note}");
+    assert_eq!(page.text("#model-layout-local-window-note"), note);
+    assert!(!page.exists("#stale-note"), "a note must not block the results");
+    page.type_into("#workload-seq_len", "4096").await;
+    assert_eq!(page.text("#workload-seq_len-note"), "");
+}
+
+#[wasm_bindgen_test]
+fn names_field_matches_whole_paths_only() {
+    use shardcalc::components::names_field;
+    assert!(names_field("must divide attention.num_heads (30 is ...)", "model.attention.num_heads"));
+    assert!(names_field("must not exceed num_layers (3 > 2)", "model.num_layers"));
+    assert!(!names_field("must divide attention.num_heads", "model.attention.num_heads_x"));
+    assert!(!names_field("must divide attention.num_heads_x", "model.attention.num_heads"));
+    assert!(!names_field("must name at least one axis", "model.name"));
+    assert!(names_field("see model.name", "model.name"));
 }
 
 #[wasm_bindgen_test]

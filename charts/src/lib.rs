@@ -20,6 +20,7 @@ pub mod axis;
 pub mod bars;
 pub mod catalog;
 pub mod format;
+pub mod frame;
 pub mod lines;
 #[cfg(feature = "svg")]
 pub mod svg;

@@ -19,7 +19,7 @@ pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;
 pub use error_summary::ErrorSummary;
-pub use field_message::{FieldMessage, FieldMessages};
+pub use field_message::{names_field, FieldMessage, FieldMessages};
 pub use hardware_picker::HardwarePicker;
 pub use number_field::NumberField;
 pub use preset_picker::PresetPicker;

@@ -59,6 +59,7 @@ pub fn sync_url(state: AppState) {
     let pending = StoredValue::new_local(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let target = state.scenario.with(fragment);
+        crate::panic_banner::remember_fragment(&target);
         if let Some(handle) = pending.try_update_value(Option::take).flatten() {
             handle.clear();
         }
