@@ -14,6 +14,8 @@ RUST_VERSION=$(sed -n 's/^channel = "\(.*\)"$/\1/p' rust-toolchain.toml)
 # The CLI must match the wasm-bindgen crate exactly, and trunk reads the crate's version from Cargo.lock.
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 WASM_OPT_VERSION=132
+# esbuild from npm (tools/package.json), for scripts/minify-js.py.
+ESBUILD_VERSION=0.28.2
 
 # The wasm-opt the caller's PATH would give trunk, checked below.
 CALLER_WASM_OPT=$(command -v wasm-opt || true)
@@ -69,8 +71,11 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
-if ! has_version tools/node_modules/.bin/wasm-opt "version_$WASM_OPT_VERSION"; then
-  say "installing wasm-opt (npm binaryen $WASM_OPT_VERSION.0.0) into tools/node_modules"
+# tools/package.json: binaryen (wasm-opt for trunk) and esbuild (minifies each page's JS glue,
+# scripts/minify-js.py), both pinned by tools/package-lock.json.
+if ! has_version tools/node_modules/.bin/wasm-opt "version_$WASM_OPT_VERSION" \
+  || ! has_version tools/node_modules/.bin/esbuild "$ESBUILD_VERSION"; then
+  say "installing wasm-opt (npm binaryen $WASM_OPT_VERSION.0.0) and esbuild $ESBUILD_VERSION into tools/node_modules"
   npm ci --prefix tools --no-audit --no-fund --loglevel=error
 fi
 # Debian's binaryen (wasm-opt 108) silently breaks wasm-bindgen 0.2.130 output: blank page,
@@ -95,4 +100,4 @@ cargo fetch --locked --quiet
 # The fuzz targets are a workspace of their own; --locked fails here if fuzz/Cargo.lock is stale.
 cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 
-say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, cargo-fuzz $CARGO_FUZZ_VERSION, $(command -v chromium), $(command -v chromedriver)"
+say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, esbuild $ESBUILD_VERSION, cargo-fuzz $CARGO_FUZZ_VERSION, $(command -v chromium), $(command -v chromedriver)"

@@ -6,6 +6,8 @@
 //! - [`views`]: one module per view, each its own page ([`start_page`]); [`components`]:
 //!   fields, messages, charts.
 //! - [`parse`] and [`field_spec`]: reading typed text; fields described as data.
+//! - [`worker_client`]: the background worker (`src/bin/worker.rs`) that imports configs and
+//!   renders SVG on request, outside the page's first download.
 //!
 //! No code here may panic: no `unwrap`, `expect` or panicking indexing; signals read from
 //! callbacks that may outlive the page use `try_` accessors.
@@ -15,17 +17,25 @@ mod app;
 pub mod components;
 pub mod dom;
 pub mod field_spec;
+pub mod panic_banner;
 pub mod parse;
 pub mod state;
+pub mod svg_export;
 pub mod views;
+pub mod worker_client;
+pub mod worker_handler;
+pub mod worker_protocol;
 
 pub use app::App;
-pub use components::{chart_canvas_draw as draw_chart, chart_svg};
+
+pub use components::chart_canvas_draw as draw_chart;
+pub use svg_export::chart_svg;
 
 /// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
 /// [`views`]) calls this with its own view only, so a page's wasm holds one view.
 pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
-    // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console.
-    std::panic::set_hook(Box::new(|info| gloo::console::error!(info.to_string())));
+    // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console:
+    // show what happened, with a link that reloads the page with the user's inputs.
+    panic_banner::install();
     leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
 }

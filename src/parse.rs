@@ -79,32 +79,51 @@ pub fn parse_real(cleaned: &str) -> Result<f64, String> {
     if lower.contains("inf") {
         return Err("must be finite".into());
     }
-    let not_a_number = || format!("is not a number ({:?})", shorten(cleaned));
-    let json = json_number(cleaned).ok_or_else(not_a_number)?;
+    let Some(json) = as_json_number(cleaned) else {
+        return Err(format!("is not a number ({:?})", shorten(cleaned)));
+    };
+    // serde_json reads the number exactly (its `float_roundtrip` feature, which scenarios need
+    // anyway); `str::parse::<f64>` would link a second exact parser into the page, ~10 KB of
+    // gzipped wasm with its table (docs/size.md).
     match serde_json::from_str::<f64>(&json) {
         Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err(format!("is too large to be a number ({cleaned})")),
-        Err(e) if e.to_string().contains("out of range") => Err(format!("is too large to be a number ({cleaned})")),
-        Err(_) => Err(not_a_number()),
+        _ => Err(format!("is too large to be a number ({cleaned})")),
     }
 }
 
-/// The forms Rust reads as a float but JSON does not, rewritten in JSON's number grammar:
-/// a leading `+`, leading zeros, `.5`, `5.`; `None` when the mantissa has no digit.
-fn json_number(text: &str) -> Option<String> {
-    let (sign, rest) = match text.strip_prefix('-') {
-        Some(r) => ("-", r),
-        None => ("", text.strip_prefix('+').unwrap_or(text)),
+/// `text` in JSON's number grammar, or `None` when it is not a decimal number at all: an
+/// optional sign (`+` dropped), digits with an optional point (`.5` and `5.` gain their zero,
+/// leading zeros go), an optional exponent (`e`/`E`, optional sign, digits).
+fn as_json_number(text: &str) -> Option<String> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'-' => ("-", &text[1..]),
+        b'+' => ("", &text[1..]),
+        _ => ("", text),
     };
-    let (mantissa, exponent) = rest.split_at(rest.find(['e', 'E']).unwrap_or(rest.len()));
-    if !mantissa.bytes().any(|b| b.is_ascii_digit()) {
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() || !digits(int) || !digits(frac) {
         return None;
     }
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let int = int.trim_start_matches('0');
-    let int = if int.is_empty() { "0" } else { int };
-    let frac = if frac.is_empty() { String::new() } else { format!(".{frac}") };
-    Some(format!("{sign}{int}{frac}{exponent}"))
+    let mut out = format!("{sign}{}", if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if let Some(e) = exponent {
+        let unsigned = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if unsigned.is_empty() || !digits(unsigned) {
+            return None;
+        }
+        out.push('e');
+        out.push_str(e);
+    }
+    Some(out)
 }
 
 /// `x` as the shortest text that reads back to it (`0.4`, `1.2e-7`), integers without a

@@ -191,9 +191,65 @@ async fn cross_field_errors_appear_at_the_fields_they_name() {
     page.type_into("#model-moe-experts_per_token", "9").await;
     let message = page.text("#model-moe-experts_per_token-error");
     assert!(message.contains("must not exceed moe.num_experts"), "{message}");
+    assert!(message.contains("lower it or raise moe.num_experts"), "{message}");
+    // The conflict shows at both fields it involves, and both are marked invalid.
+    assert_eq!(page.text("#model-moe-num_experts-error"), message);
+    for id in ["#model-moe-experts_per_token", "#model-moe-num_experts"] {
+        assert_eq!(page.find::<HtmlElement>(id).get_attribute("aria-invalid").as_deref(), Some("true"), "{id}");
+    }
     // Switching MoE off drops the hidden field's problem.
     page.click("#model-moe").await;
     assert!(!page.exists("#stale-note"));
+}
+
+/// Heads and KV heads: the conflict names both fields and a fix, shows at both, and the error
+/// summary's entry moves the focus to the field.
+#[wasm_bindgen_test]
+async fn conflicts_show_at_every_field_they_name_with_a_fix() {
+    let page = Page::open(false).await;
+    page.type_into("#model-attention-num_heads", "30").await;
+    let at_kv = page.text("#model-attention-num_kv_heads-error");
+    assert!(at_kv.starts_with("model.attention.num_kv_heads: must divide attention.num_heads"), "{at_kv}");
+    assert!(at_kv.contains("use a divisor such as 6"), "{at_kv}");
+    assert_eq!(page.text("#model-attention-num_heads-error"), at_kv);
+    // Nothing else claims it (the name field, d_model, ...).
+    assert_eq!(page.text("#model-d_model-error"), "");
+    assert_eq!(page.text("#model-name-error"), "");
+    let link: HtmlElement = page.find(".error-summary a");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("#model-attention-num_kv_heads"));
+    link.click();
+    leptos::task::tick().await;
+    let focused = document().active_element().map(|e| e.id()).unwrap_or_default();
+    assert_eq!(focused, "model-attention-num_kv_heads");
+    page.type_into("#model-attention-num_kv_heads", "6").await;
+    assert_eq!(page.text("#model-attention-num_heads-error"), "");
+    assert!(!page.exists("#stale-note"));
+}
+
+/// A window at least as long as the sequence: a note at both fields, not an error.
+#[wasm_bindgen_test]
+async fn a_window_covering_the_sequence_is_a_note_not_an_error() {
+    let page = Page::open(false).await;
+    page.choose("#preset", "gemma-3-27b").await;
+    assert_eq!(page.text("#workload-seq_len-note"), "");
+    page.type_into("#workload-seq_len", "512").await;
+    let note = page.text("#workload-seq_len-note");
+    assert!(note.contains("sliding window (1,024 tokens) is at least the sequence length (512 tokens)"), "{note}");
+    assert_eq!(page.text("#model-layout-local-window-note"), note);
+    assert!(!page.exists("#stale-note"), "a note must not block the results");
+    page.type_into("#workload-seq_len", "4096").await;
+    assert_eq!(page.text("#workload-seq_len-note"), "");
+}
+
+#[wasm_bindgen_test]
+fn names_field_matches_whole_paths_only() {
+    use shardcalc::components::names_field;
+    assert!(names_field("must divide attention.num_heads (30 is ...)", "model.attention.num_heads"));
+    assert!(names_field("must not exceed num_layers (3 > 2)", "model.num_layers"));
+    assert!(!names_field("must divide attention.num_heads", "model.attention.num_heads_x"));
+    assert!(!names_field("must divide attention.num_heads_x", "model.attention.num_heads"));
+    assert!(!names_field("must name at least one axis", "model.name"));
+    assert!(names_field("see model.name", "model.name"));
 }
 
 #[wasm_bindgen_test]
@@ -243,36 +299,57 @@ async fn charts_draw_on_their_canvases() {
         assert_ne!(canvas.to_data_url().unwrap(), blank.to_data_url().unwrap(), "{id} is blank");
         assert_eq!(canvas.get_attribute("data-draws").as_deref(), Some("1"), "{id}");
     }
-    // The SVG export renders the same chart in the browser.
+    // "Download SVG" (rendered by the background worker with `shardcalc::chart_svg`): the same
+    // elements as plotters' own SVG of the chart, laid out with the canvas's text widths.
     let r = evaluate(&preset_scenario("llama-3-8b")).unwrap();
     let chart = shardcalc_charts::Chart::Bars(shardcalc_charts::param_breakdown(&r.model.name, &r.params));
-    let svg = shardcalc_charts::svg::to_svg(&chart).unwrap();
-    assert!(svg.contains("Parameters per component") && svg.contains("Dense MLP"));
-    // The page's "Download SVG" draws through its own backend enum (one compiled copy of the
-    // drawing code for canvas and SVG); it must write exactly what plotters' SVG backend does.
     let model = shardcalc_core::presets::get("llama-3-8b").unwrap().config;
     let lines = shardcalc_charts::Chart::SeqLen(shardcalc_charts::flops_vs_seq_len_chart(&model, FlopConvention::MaxText));
     for chart in [chart, lines] {
-        assert_eq!(shardcalc::chart_svg(&chart).unwrap(), shardcalc_charts::svg::to_svg(&chart).unwrap());
+        let ours = shardcalc::chart_svg(&chart).unwrap();
+        let plain = shardcalc_charts::svg::to_svg(&chart).unwrap();
+        assert!(ours.starts_with("<svg") && ours.trim_end().ends_with("</svg>"));
+        assert!(ours.contains(chart.title()), "{}", chart.title());
+        for tag in ["<text", "<rect", "<polyline", "<circle", "<line"] {
+            assert_eq!(ours.matches(tag).count(), plain.matches(tag).count(), "{tag}");
+        }
     }
+}
+
+/// The background worker's requests, answered in-process (the wasm tests have no worker
+/// script to load; the e2e tests use the real worker).
+fn local_worker() {
+    shardcalc::worker_client::answer_locally(shardcalc::worker_handler::answer);
+}
+
+/// Waits until the text of `selector` contains `needle` (replies come asynchronously).
+async fn wait_for_text(page: &Page, selector: &str, needle: &str) {
+    for _ in 0..100 {
+        if page.text(selector).contains(needle) {
+            return;
+        }
+        sleep(20).await;
+    }
+    panic!("{selector} never showed {needle:?}: {}", page.text(selector));
 }
 
 #[wasm_bindgen_test]
 async fn importing_a_config_replaces_the_model_and_bad_ones_do_not() {
+    local_worker();
     let page = Page::open(false).await;
     page.choose("#preset", "llama-3-70b").await;
     let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
     area.set_value("{\"model_type\": \"llama\",");
     fire(&area, "input");
     page.click("#import-button").await;
-    assert!(page.text("#import-result").contains("Could not import"));
+    wait_for_text(&page, "#import-result", "Could not import").await;
     assert_eq!(page.total(), "70,553,706,496");
 
     area.set_value(include_str!("../core/tests/fixtures/hf-llama-3-8b.json"));
     fire(&area, "input");
     page.click("#import-button").await;
+    wait_for_text(&page, "#import-result", "Imported").await;
     assert_eq!(page.total(), "8,030,261,248");
-    assert!(page.text("#import-result").contains("Imported"));
     assert_eq!(page.find::<web_sys::HtmlSelectElement>("#preset").value(), "custom");
 }
 
@@ -366,6 +443,7 @@ async fn deepseek_v3_shows_mla_moe_mtp_fields_and_the_notebook_s_bugs() {
 
 #[wasm_bindgen_test]
 async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
+    local_worker();
     let page = Page::open(false).await;
     let crafted = include_str!("../core/tests/fixtures/hf-llama-3-8b.json")
         .replace("\"num_attention_heads\": 32", "\"num_attention_heads\": 9007199254740881")
@@ -374,17 +452,19 @@ async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
     area.set_value(&crafted);
     fire(&area, "input");
     page.click("#import-button").await;
-    assert!(page.text("#import-result").contains("num_attention_heads: must be at most 16384"));
+    wait_for_text(&page, "#import-result", "num_attention_heads: must be at most 16384").await;
     assert_eq!(page.total(), "8,030,261,248");
 }
 
 #[wasm_bindgen_test]
 async fn a_maxtext_yaml_imports_too() {
+    local_worker();
     let page = Page::open(false).await;
     let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
     area.set_value(include_str!("../core/tests/fixtures/maxtext-llama2-7b.yml"));
     fire(&area, "input");
     page.click("#import-button").await;
+    wait_for_text(&page, "#import-result", "Imported").await;
     assert_eq!(page.total(), "6,738,415,616", "{}", page.text("#import-result"));
 }
 
@@ -423,6 +503,21 @@ fn parse_reads_numbers_and_explains_refusals() {
     assert!(parse_count("8.5").unwrap_err().contains("whole number"));
     assert!(parse_count("99999999999999999999").unwrap_err().contains("too large"));
     assert_eq!(parse_positive_real("0.5"), Ok(0.5));
+    // Read as JSON numbers (serde_json, exact): forms people type that JSON spells otherwise.
+    for (text, value) in [(".5", 0.5), ("+2", 2.0), ("5.", 5.0), ("007.25", 7.25), ("1E3", 1000.0), ("2.5e-1", 0.25), ("1e+2", 100.0)] {
+        assert_eq!(parse_positive_real(text), Ok(value), "{text}");
+    }
+    // Exact for what people type: up to 15 significant digits (the pages' serde_json has no
+    // float_roundtrip; see the workspace Cargo.toml).
+    for (text, value) in [("0.1", 0.1), ("0.3", 0.3), ("123456789.012345", 123_456_789.012_345), ("1.5e13", 1.5e13), ("0.000001", 1e-6)] {
+        assert_eq!(parse_positive_real(text), Ok(value), "{text}");
+    }
+    for text in ["1e", "e3", ".", "1.2.3", "0x10", "1e3.5", "--1", "1 2"] {
+        assert!(parse_positive_real(text).unwrap_err().contains("not a number"), "{text}");
+    }
+    assert!(parse_positive_real("1e400").unwrap_err().contains("too large"));
+    assert!(parse_positive_real("-.5").unwrap_err().contains("greater than 0"));
+    assert_eq!(parse_count("1.5e3"), Ok(1500));
     assert!(parse_positive_real("0").unwrap_err().contains("greater than 0"));
     assert!(parse_positive_real("inf").unwrap_err().contains("finite"));
     assert_eq!(parse_pattern("l l g").map(|p| p.len()), Ok(3));

@@ -26,6 +26,12 @@ impl TickedAxis {
         Self { lo, hi, ticks, log: true }
     }
 
+    /// The tick values.
+    #[must_use]
+    pub fn ticks(&self) -> &[f64] {
+        &self.ticks
+    }
+
     /// Where `value` falls between the ends: 0 at `lo`, 1 at `hi` (outside for values
     /// beyond them); 0 for anything that does not map (NaN, non-positive on a log axis).
     #[must_use]

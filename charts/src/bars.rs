@@ -3,6 +3,7 @@
 
 use crate::axis::TickedAxis;
 use crate::format;
+use crate::frame::{Frame, FrameSpec};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
 use crate::ChartError;
@@ -195,41 +196,29 @@ pub fn draw_bars<DB: DrawingBackend>(
     theme::draw_header(&header, &chart.title, &entries)?;
     let n = chart.categories.len().max(1) as f64;
     let centres: Vec<f64> = (0..chart.categories.len()).map(|i| n - i as f64 - 0.5).collect();
-    let ink = theme::INK.plotters();
-    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(&body)
-        .margin(12)
-        .margin_top(4)
-        .margin_right(28)
-        .x_label_area_size(44)
-        .y_label_area_size(chart.label_area_width())
-        .build_cartesian_2d(
-            TickedAxis::linear(0.0, chart.axis.max, chart.axis.values.clone()),
-            TickedAxis::linear(0.0, n, centres),
-        )
-        .map_err(ChartError::draw)?;
-    let x_fmt = |v: &f64| chart.tick_label(*v);
-    let y_fmt = |y: &f64| chart.category_at(*y);
-    ctx.configure_mesh()
-        .disable_y_mesh()
-        .bold_line_style(theme::GRID.plotters())
-        .axis_style(ink)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .x_desc(chart.value_label.as_str())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .draw()
-        .map_err(ChartError::draw)?;
-
+    let x_fmt = |v: f64| chart.tick_label(v);
+    let y_fmt = |y: f64| chart.category_at(y);
+    let frame = Frame::draw(
+        &body,
+        &FrameSpec {
+            margin: (4, 28, 12, 12),
+            x_label_area: 44,
+            y_label_area: i32::try_from(chart.label_area_width()).unwrap_or(280),
+            x: TickedAxis::linear(0.0, chart.axis.max, chart.axis.values.clone()),
+            y: TickedAxis::linear(0.0, n, centres),
+            x_desc: &chart.value_label,
+            y_desc: "",
+            x_label: &x_fmt,
+            y_label: &y_fmt,
+            x_grid: true,
+            y_grid: false,
+        },
+    )?;
     let rects = chart.rectangles();
-    for (s, series) in chart.series.iter().enumerate() {
-        let color = series.color.plotters();
-        let bars = rects
-            .iter()
-            .filter(|bar| bar.series == s)
-            .map(move |bar| Rectangle::new([bar.from, bar.to], color.filled()));
-        ctx.draw_series(bars).map_err(ChartError::draw)?;
+    for bar in &rects {
+        let color = chart.series.get(bar.series).map_or(theme::INK, |s| s.color).plotters();
+        body.draw(&Rectangle::new([frame.point(bar.from), frame.point(bar.to)], color.filled()))
+            .map_err(ChartError::draw)?;
     }
     area.present().map_err(ChartError::draw)
 }

@@ -23,6 +23,7 @@ pub mod axis;
 pub mod bars;
 pub mod catalog;
 pub mod format;
+pub mod frame;
 pub mod lines;
 pub mod serving;
 pub mod residuals;

@@ -3,6 +3,7 @@
 
 use crate::axis::TickedAxis;
 use crate::format;
+use crate::frame::{Frame, FrameSpec};
 use crate::theme::{self, Rgb};
 use crate::ticks::{log_ticks, LogTicks};
 use crate::ChartError;
@@ -147,7 +148,7 @@ impl SeqLenChart {
     /// Pixel size (width × height).
     #[must_use]
     pub fn size(&self) -> (u32, u32) {
-        (theme::WIDTH, 420)
+        (theme::WIDTH, 460)
     }
 
     /// One sentence about the crossover, for the caption under the chart.
@@ -174,61 +175,55 @@ pub fn draw_seq_len<DB: DrawingBackend>(
     chart: &SeqLenChart,
 ) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
-    let ink = theme::INK.plotters();
-    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(area)
-        .caption(&chart.title, (theme::FONT, theme::CAPTION_PX - 2).into_font().color(&ink))
-        .margin(12)
-        .margin_right(24)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
-            TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
-        )
-        .map_err(ChartError::draw)?;
+    // Caption and legend in a strip above the plot, as for the bar charts (never covering a curve).
+    let (header, body) = area.split_vertically(theme::HEADER_PX);
+    let entries: Vec<(&str, Rgb)> = chart.lines.iter().map(|l| (l.name.as_str(), l.color)).collect();
+    theme::draw_header(&header, &chart.title, &entries)?;
     // Both axes sit on exact ticks, so the labels can be computed from the values.
-    let x_fmt = |v: &f64| format::tokens(v.round().max(0.0) as u64);
-    let y_fmt = |v: &f64| format::si(*v);
-    ctx.configure_mesh()
-        .bold_line_style(theme::GRID.plotters())
-        .axis_style(ink)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .x_desc("sequence length (tokens, log scale)")
-        .y_desc("forward FLOP per token (log)")
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .draw()
-        .map_err(ChartError::draw)?;
-
+    let x_fmt = |v: f64| format::tokens(v.round().max(0.0) as u64);
+    let y_fmt = |v: f64| format::si(v);
+    let frame = Frame::draw(
+        &body,
+        &FrameSpec {
+            margin: (4, 24, 12, 12),
+            x_label_area: 44,
+            y_label_area: 64,
+            x: TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
+            y: TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
+            x_desc: "sequence length (tokens, log scale)",
+            y_desc: "forward FLOP per token (log)",
+            x_label: &x_fmt,
+            y_label: &y_fmt,
+            x_grid: true,
+            y_grid: true,
+        },
+    )?;
     for line in &chart.lines {
-        let color = line.color.plotters();
-        ctx.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
-            .map_err(ChartError::draw)?
-            .label(line.name.as_str())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        let points: Vec<(i32, i32)> = line.points.iter().map(|&p| frame.point(p)).collect();
+        body.draw(&PathElement::new(points, line.color.plotters().stroke_width(2)))
+            .map_err(ChartError::draw)?;
     }
     if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
         let x = c.seq_len as f64;
         let mark = theme::VERMILLION.plotters();
-        ctx.draw_series(DashedLineSeries::new(
-            [(x, chart.y.min), (x, chart.y.max)],
-            6,
-            4,
-            mark.stroke_width(1),
-        ))
-        .map_err(ChartError::draw)?;
-        ctx.draw_series([Circle::new((x, c.flops_per_token), 4, mark.filled())])
+        // A dashed vertical line: 6 pixels drawn, 4 left out.
+        let (px, top) = frame.point((x, chart.y.max));
+        let (_, bottom) = frame.point((x, chart.y.min));
+        let mut y = top;
+        while y < bottom {
+            body.draw(&PathElement::new(vec![(px, y), (px, (y + 6).min(bottom))], mark.stroke_width(1)))
+                .map_err(ChartError::draw)?;
+            y += 10;
+        }
+        body.draw(&Circle::new(frame.point((x, c.flops_per_token)), 4, mark.filled()))
             .map_err(ChartError::draw)?;
         // Label on the side with more room.
         let (h, dx) = if c.seq_len > 1 << 15 { (HPos::Right, 0.87) } else { (HPos::Left, 1.15) };
         let text = format!("attention > MLP from {} tokens", format::thousands(c.seq_len));
-        let style = label_style.clone().pos(Pos::new(h, VPos::Bottom));
-        ctx.draw_series([Text::new(text, (x * dx, c.flops_per_token * 1.3), style)])
+        let style = (theme::FONT, theme::LABEL_PX).into_font().color(&theme::INK.plotters()).pos(Pos::new(h, VPos::Bottom));
+        body.draw(&Text::new(text, frame.point((x * dx, c.flops_per_token * 1.3)), style))
             .map_err(ChartError::draw)?;
     }
-    theme::draw_legend(&mut ctx, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(ChartError::draw)
 }
 

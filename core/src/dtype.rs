@@ -1,9 +1,9 @@
 //! Numeric formats and their storage size.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A number format for weights, activations, KV caches or optimizer state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
@@ -20,6 +20,8 @@ pub enum DType {
     /// 4-bit integer, half a byte (two values packed per byte).
     Int4,
 }
+crate::serde_names::deserialize_by_name!(DType { Fp32 => "fp32", Bf16 => "bf16", Fp16 => "fp16", Fp8 => "fp8", Int8 => "int8", Int4 => "int4" });
+
 
 impl DType {
     /// Every format, in the order the UI lists them.

@@ -24,6 +24,7 @@ pub mod report;
 pub mod report_hardware;
 pub mod roofline;
 pub mod scenario;
+mod serde_names;
 pub mod sharding;
 pub mod training;
 pub mod units;

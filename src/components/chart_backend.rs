@@ -1,17 +1,13 @@
-//! The one plotters backend type the page draws charts with: the canvas
-//! ([`MeasuredCanvas`]) or an SVG document (plotters' [`SVGBackend`], for "Download SVG").
+//! The charts a page can draw on its canvas ([`DrawableChart`]).
 //!
-//! The chart drawing code in `shardcalc-charts` is generic over the backend, so every backend
-//! type the page uses gets its own compiled copy of it. Drawing both outputs through this enum
-//! keeps one copy: about 9 KB of gzipped wasm less than drawing SVG with `SVGBackend` directly
-//! (`shardcalc_charts::svg::to_svg`, which the CLI and the tests still use). Each call is
-//! forwarded unchanged, so the canvas and the SVG are exactly what the backends draw alone.
-
-use std::fmt;
+//! The chart drawing code in `shardcalc-charts` is generic over the backend; the page draws
+//! only on [`MeasuredCanvas`] (the SVG download is rendered by the background worker from the
+//! chart catalog, `crate::svg_export`), so each kind of chart is compiled once. A view that
+//! shows only one kind of chart (e.g. [`XyChart`]) passes that kind to `ChartCanvas`, so the
+//! other kinds' drawing code stays out of its page.
 
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use plotters::prelude::DrawingArea;
 use shardcalc_charts::bars::{draw_bars, BarChart};
 use shardcalc_charts::lines::{draw_seq_len, SeqLenChart};
 use shardcalc_charts::residuals::{draw_residuals, ResidualChart};
@@ -21,103 +17,8 @@ use shardcalc_charts::{Chart, ChartError};
 
 use super::measured_canvas::MeasuredCanvas;
 
-/// A chart target: the page's canvas or an SVG string.
-pub enum ChartBackend<'a> {
-    /// A `<canvas>`, text measured with the canvas.
-    Canvas(MeasuredCanvas),
-    /// An SVG document written into a string when the backend is dropped.
-    Svg(SVGBackend<'a>),
-}
-
-/// A backend's error, as its message (the two backends have different error types).
-#[derive(Debug)]
-pub struct BackendError(String);
-
-impl fmt::Display for BackendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BackendError {}
-
-type Outcome<T = ()> = Result<T, DrawingErrorKind<BackendError>>;
-
-/// A backend's result with its error as a [`BackendError`] (same message).
-fn lift<T, E: std::error::Error + Send + Sync>(result: Result<T, DrawingErrorKind<E>>) -> Outcome<T> {
-    result.map_err(|e| match e {
-        DrawingErrorKind::DrawingError(e) => DrawingErrorKind::DrawingError(BackendError(e.to_string())),
-        DrawingErrorKind::FontError(e) => DrawingErrorKind::FontError(e),
-    })
-}
-
-/// Calls the same method on whichever backend this is.
-macro_rules! forward {
-    ($self:ident, $backend:ident => $call:expr) => {
-        match $self {
-            ChartBackend::Canvas($backend) => lift($call),
-            ChartBackend::Svg($backend) => lift($call),
-        }
-    };
-}
-
-impl DrawingBackend for ChartBackend<'_> {
-    type ErrorType = BackendError;
-
-    fn get_size(&self) -> (u32, u32) {
-        match self {
-            ChartBackend::Canvas(b) => b.get_size(),
-            ChartBackend::Svg(b) => b.get_size(),
-        }
-    }
-
-    fn ensure_prepared(&mut self) -> Outcome {
-        forward!(self, b => b.ensure_prepared())
-    }
-
-    fn present(&mut self) -> Outcome {
-        forward!(self, b => b.present())
-    }
-
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Outcome {
-        forward!(self, b => b.draw_pixel(point, color))
-    }
-
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Outcome {
-        forward!(self, b => b.draw_line(from, to, style))
-    }
-
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, style: &S, fill: bool) -> Outcome {
-        forward!(self, backend => backend.draw_rect(a, b, style, fill))
-    }
-
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Outcome {
-        forward!(self, b => b.draw_path(path, style))
-    }
-
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Outcome {
-        forward!(self, b => b.draw_circle(center, radius, style, fill))
-    }
-
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Outcome {
-        forward!(self, b => b.fill_polygon(vert, style))
-    }
-
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Outcome {
-        forward!(self, b => b.draw_text(text, style, pos))
-    }
-
-    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Outcome<(u32, u32)> {
-        forward!(self, b => b.estimate_text_size(text, style))
-    }
-
-    fn blit_bitmap(&mut self, pos: BackendCoord, (w, h): (u32, u32), src: &[u8]) -> Outcome {
-        forward!(self, b => b.blit_bitmap(pos, (w, h), src))
-    }
-}
-
 /// A chart the page can draw: its pixel size, its title, and its drawing on the page's
-/// backend. [`Chart`] is any chart of `shardcalc-charts`; a view that shows only one kind
+/// canvas. [`Chart`] is any chart of `shardcalc-charts`; a view that shows only one kind
 /// (e.g. [`XyChart`]) draws that kind directly, so the other kinds' drawing code stays out
 /// of its page.
 pub trait DrawableChart: Clone + PartialEq + Send + Sync + 'static {
@@ -129,7 +30,7 @@ pub trait DrawableChart: Clone + PartialEq + Send + Sync + 'static {
     ///
     /// # Errors
     /// [`ChartError::Draw`] when the backend fails.
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError>;
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError>;
 }
 
 impl DrawableChart for Chart {
@@ -139,7 +40,7 @@ impl DrawableChart for Chart {
     fn title(&self) -> String {
         Chart::title(self).to_string()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         self.draw(area)
     }
 }
@@ -151,7 +52,7 @@ impl DrawableChart for BarChart {
     fn title(&self) -> String {
         self.title.clone()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         draw_bars(area, self)
     }
 }
@@ -163,7 +64,7 @@ impl DrawableChart for SeqLenChart {
     fn title(&self) -> String {
         self.title.clone()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         draw_seq_len(area, self)
     }
 }
@@ -175,7 +76,7 @@ impl DrawableChart for ScatterChart {
     fn title(&self) -> String {
         self.title.clone()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         draw_scatter(area, self)
     }
 }
@@ -187,7 +88,7 @@ impl DrawableChart for ResidualChart {
     fn title(&self) -> String {
         self.title.clone()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         draw_residuals(area, self)
     }
 }
@@ -199,22 +100,7 @@ impl DrawableChart for XyChart {
     fn title(&self) -> String {
         self.title.clone()
     }
-    fn draw_on(&self, area: &DrawingArea<ChartBackend<'_>, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
         draw_xy(area, self)
     }
-}
-
-/// Renders `chart` at its own size into an SVG string, as `shardcalc_charts::svg::to_svg`
-/// does, through [`ChartBackend`].
-///
-/// # Errors
-/// [`ChartError::Draw`] when plotters fails.
-pub fn chart_svg<T: DrawableChart>(chart: &T) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let root = ChartBackend::Svg(SVGBackend::with_string(&mut out, chart.size())).into_drawing_area();
-        chart.draw_on(&root)?;
-        // Drawing presents; the backend writes the closing tag when dropped here.
-    }
-    Ok(out)
 }

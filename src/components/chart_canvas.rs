@@ -6,9 +6,11 @@ use plotters::prelude::IntoDrawingArea;
 use shardcalc_charts::ChartError;
 use web_sys::HtmlCanvasElement;
 
-use super::chart_backend::{chart_svg, ChartBackend, DrawableChart};
+use super::chart_backend::DrawableChart;
 use super::measured_canvas::MeasuredCanvas;
 use crate::dom::{download_text, download_url, log_error};
+use crate::state::use_app_state;
+use crate::worker_client::{self, Reply, Request};
 
 /// Draws `chart` on `canvas`, sizing the canvas to the chart first.
 ///
@@ -23,13 +25,17 @@ pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Re
         canvas.set_height(h);
     }
     let backend = MeasuredCanvas::new(canvas.clone()).ok_or(ChartError::NoContext)?;
-    chart.draw_on(&ChartBackend::Canvas(backend).into_drawing_area())
+    chart.draw_on(&backend.into_drawing_area())
 }
 
 /// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
 /// buttons. The chart is drawn when the canvas mounts and whenever `chart` changes (it is a
 /// memo, so equal data never redraws); the canvas's `data-draws` attribute counts the draws.
 /// `T` is any [`DrawableChart`]: `shardcalc_charts::Chart`, or one kind of chart alone.
+///
+/// The SVG is rendered by the background worker (`crate::worker_client`) from the page's
+/// scenario and the chart's catalog entry (`shardcalc_charts::catalog`, name = `id` without
+/// `chart-`), so the chart must be in the catalog; the page itself links no SVG code.
 #[component]
 pub fn ChartCanvas<T: DrawableChart>(
     /// Element id of the canvas; also the stem of downloaded file names.
@@ -66,23 +72,28 @@ pub fn ChartCanvas<T: DrawableChart>(
             Err(e) => log_error("PNG export", &e),
         }
     };
+    let state = use_app_state();
     let download_svg = move |_| {
-        let svg = chart.with_untracked(|c| c.as_ref().map(chart_svg));
-        match svg {
-            Some(Ok(svg)) => {
+        let name = id.strip_prefix("chart-").unwrap_or(id).to_string();
+        let Some(link) = state.scenario.try_with_untracked(shardcalc_core::permalink::encode) else { return };
+        failure.set(None);
+        worker_client::call(Request::Svg { name, link }, move |reply| match reply {
+            Reply::Svg(svg) => {
                 if let Err(e) = download_text(&format!("shardcalc-{id}.svg"), "image/svg+xml", &svg) {
                     log_error("SVG download", &e);
                 }
             }
-            Some(Err(e)) => failure.set(Some(e.to_string())),
-            None => {}
-        }
+            Reply::Failed(errors) => {
+                failure.try_set(Some(format!("SVG export failed: {}", errors.join("; "))));
+            }
+            Reply::Imported { .. } => {}
+        });
     };
     view! {
         <figure class="chart">
             <canvas id=id node_ref=canvas role="img" aria-label=title width="720" height="360"></canvas>
             <figcaption>{move || caption.get()}</figcaption>
-            {move || failure.get().map(|f| view! { <p class="field-error">{f}</p> })}
+            {move || failure.get().map(|f| view! { <p class="field-error" role="alert">{f}</p> })}
             <div class="actions">
                 <button type="button" id=format!("{id}-png") on:click=download_png>
                     "Download PNG"

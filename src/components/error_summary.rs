@@ -2,9 +2,12 @@
 
 use leptos::prelude::*;
 
+use crate::dom::element_by_id;
+use crate::field_spec::field_id;
 use crate::state::use_app_state;
 
-/// A polite live region listing each problem as `path: message`; hidden when there are none.
+/// A polite live region listing each problem as `path: message`, each a link that moves the
+/// focus to its field; hidden when there are none.
 #[component]
 pub fn ErrorSummary() -> impl IntoView {
     let state = use_app_state();
@@ -23,7 +26,18 @@ pub fn ErrorSummary() -> impl IntoView {
                 </p>
                 <ul>
                     {move || {
-                        state.errors.get().into_iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()
+                        state.errors.get().into_iter().map(|e| {
+                            let id = field_id(&e.field);
+                            let href = format!("#{id}");
+                            // Moves the focus to the field (the URL's fragment keeps the scenario).
+                            let focus = move |ev: leptos::ev::MouseEvent| {
+                                ev.prevent_default();
+                                if let Some(el) = element_by_id(&id) {
+                                    let _ = el.focus();
+                                }
+                            };
+                            view! { <li><a href=href on:click=focus>{e.to_string()}</a></li> }
+                        }).collect_view()
                     }}
                 </ul>
             </div>

@@ -17,12 +17,12 @@ mod preset_picker;
 mod section_field;
 mod text_field;
 
-pub use chart_backend::{chart_svg, ChartBackend, DrawableChart};
+pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;
 pub use error_summary::ErrorSummary;
-pub use field_message::{FieldMessage, FieldMessages};
+pub use field_message::{names_field, FieldMessage, FieldMessages};
 pub use hardware_picker::{parse_shape, shape_of, topology_for, HardwarePicker};
 pub use number_field::NumberField;
 pub use prediction_switch::PredictionSwitch;

@@ -120,7 +120,12 @@ impl AppState {
         let next = self
             .scenario
             .with_untracked(|base| self.draft.with_untracked(|d| d.scenario_over(base)));
-        if self.scenario.with_untracked(|s| *s != next) {
+        // `next` is the scenario with the draft's parts replaced, so only those can differ
+        // (comparing whole scenarios would link every section's comparison into every page).
+        let changed = self.scenario.with_untracked(|s| {
+            s.model != next.model || s.workload != next.workload || s.conventions != next.conventions
+        });
+        if changed {
             self.scenario.set(next);
         }
     }

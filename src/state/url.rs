@@ -59,6 +59,7 @@ pub fn sync_url(state: AppState) {
     let pending = StoredValue::new_local(None::<TimeoutHandle>);
     Effect::new(move |_| {
         let target = state.scenario.with(fragment);
+        crate::panic_banner::remember_fragment(&target);
         if let Some(handle) = pending.try_update_value(Option::take).flatten() {
             handle.clear();
         }
@@ -67,7 +68,9 @@ pub fn sync_url(state: AppState) {
     });
     let listener = window_event_listener(leptos::ev::hashchange, move |_| {
         match scenario_in_url() {
-            Some(Ok(s)) if state.scenario.try_with_untracked(|cur| *cur != s).unwrap_or(false) => {
+            // Compared by their links: the same test as the URL's, without linking a comparison
+            // of every section into the page.
+            Some(Ok(s)) if state.scenario.try_with_untracked(|cur| fragment(cur) != fragment(&s)).unwrap_or(false) => {
                 // `decode` validated the scenario, so its preset resolves and `load` succeeds.
                 let _ = state.load(s);
             }

@@ -26,7 +26,7 @@ pub use ring::{AxisShape, Pattern};
 use serde::{Deserialize, Serialize};
 
 /// The four primitives of book 3.4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CollectiveKind {
@@ -39,6 +39,8 @@ pub enum CollectiveKind {
     /// `[A, B_X] → [A_X, B]`: a quarter of an AllGather on a bidirectional ring.
     AllToAll,
 }
+crate::serde_names::deserialize_by_name!(CollectiveKind { AllGather => "all_gather", ReduceScatter => "reduce_scatter", AllReduce => "all_reduce", AllToAll => "all_to_all" });
+
 
 impl CollectiveKind {
     /// Every kind, in the book's table order.
@@ -62,7 +64,7 @@ impl CollectiveKind {
 }
 
 /// Which network an axis runs over; collectives nest inner to outer in this order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Network {
@@ -74,6 +76,8 @@ pub enum Network {
     /// DCN, InfiniBand, Ethernet.
     ScaleOut,
 }
+crate::serde_names::deserialize_by_name!(Network { DieToDie => "die_to_die", ScaleUp => "scale_up", ScaleOut => "scale_out" });
+
 
 /// One mesh axis as the cost model sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

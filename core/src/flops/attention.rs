@@ -1,10 +1,10 @@
 //! How many query–key pairs dot-product attention computes in one sequence.
 
 use crate::model::LocalAttention;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// How a convention counts the query–key pairs of dot-product attention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionCounting {
@@ -17,6 +17,8 @@ pub enum AttentionCounting {
     /// Not counted (6·N·D).
     Ignored,
 }
+crate::serde_names::deserialize_by_name!(AttentionCounting { Dense => "dense", CausalHalf => "causal_half", Ignored => "ignored" });
+
 
 /// Query–key pairs in one sequence of `t` tokens for one layer.
 ///

@@ -1,10 +1,10 @@
 //! The FLOP-counting conventions in use, as explicit named options.
 
 use super::AttentionCounting;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A FLOP-counting convention. The default is [`FlopConvention::MaxText`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FlopConvention {
@@ -27,6 +27,8 @@ pub enum FlopConvention {
     /// 6·B·T·D·V for the unembedding, and MTP modules counted like any other layer.
     Book,
 }
+crate::serde_names::deserialize_by_name!(FlopConvention { MaxText => "maxtext", Notebook => "notebook", SixNd => "six_nd", Book => "book" });
+
 
 impl FlopConvention {
     /// Every convention, in display order.

@@ -61,7 +61,7 @@ impl Workload {
 }
 
 /// Which activations the backward pass recomputes (book 4.4.2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RematPolicy {
@@ -75,3 +75,5 @@ pub enum RematPolicy {
     /// the whole forward pass of every layer runs again, 6·N·D becomes about 8·N·D.
     Full,
 }
+crate::serde_names::deserialize_by_name!(RematPolicy { None => "none", SaveMatmuls => "save_matmuls", Full => "full" });
+

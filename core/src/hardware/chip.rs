@@ -11,7 +11,7 @@ use crate::units::{BidiBytesPerSec, Bytes, BytesPerSec, FlopsPerSec, Seconds};
 use serde::{Deserialize, Serialize};
 
 /// TPU or GPU: decides the default topology words (slice vs node) and nothing else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChipFamily {
@@ -20,6 +20,8 @@ pub enum ChipFamily {
     /// GPU: a switched (or fully connected) scale-up domain, a scale-out network.
     Gpu,
 }
+crate::serde_names::deserialize_by_name!(ChipFamily { Tpu => "tpu", Gpu => "gpu" });
+
 
 /// One link's rate in both conventions; validation checks `bidirectional = 2 × one_way`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

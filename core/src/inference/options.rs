@@ -41,7 +41,7 @@ impl Default for ServingDtypes {
 }
 
 /// How the weights are split over the model-parallel axes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WeightSharding {
@@ -56,10 +56,12 @@ pub enum WeightSharding {
     #[serde(rename = "weight_stationary_2d")]
     WeightStationary2d,
 }
+crate::serde_names::deserialize_by_name!(WeightSharding { WeightStationary1d => "weight_stationary_1d", WeightStationary2d => "weight_stationary_2d" });
+
 
 /// What happens to the KV cache when the model-parallel degree exceeds the KV heads
 /// (book 7.3.3: shard heads first, then something else).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvSharding {
@@ -74,9 +76,11 @@ pub enum KvSharding {
     /// copy costs memory and each chip still reads its whole copy.
     Replicate,
 }
+crate::serde_names::deserialize_by_name!(KvSharding { Batch => "batch", Sequence => "sequence", Replicate => "replicate" });
+
 
 /// Which context length the decode step reads from the KV cache.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum KvContext {
@@ -89,9 +93,11 @@ pub enum KvContext {
     /// or paged attention kernel reads (book 7.2, Paged Attention).
     Mean,
 }
+crate::serde_names::deserialize_by_name!(KvContext { Full => "full", Mean => "mean" });
+
 
 /// Whether collectives overlap the step's HBM traffic and FLOPs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CommsOverlap {
@@ -102,9 +108,11 @@ pub enum CommsOverlap {
     /// No overlap, the upper bound: step = memory and FLOPs + communication.
     None,
 }
+crate::serde_names::deserialize_by_name!(CommsOverlap { Full => "full", None => "none" });
+
 
 /// Whether per-chip memory counts the forward pass's activations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WorkingMemory {
@@ -115,6 +123,8 @@ pub enum WorkingMemory {
     /// Ignore them, as the book's tables do (8.1.1: "this is rather optimistic").
     Ignored,
 }
+crate::serde_names::deserialize_by_name!(WorkingMemory { Activations => "activations", Ignored => "ignored" });
+
 
 /// `inference.sharding`: how one serving replica splits the model over its chips.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

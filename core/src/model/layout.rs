@@ -22,7 +22,7 @@ pub enum LocalAttention {
 }
 
 /// Whether a layer attends over the whole context or locally.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LayerKind {
@@ -31,6 +31,8 @@ pub enum LayerKind {
     /// Sliding-window or chunked attention, as given by [`AttentionLayout::local`].
     Local,
 }
+crate::serde_names::deserialize_by_name!(LayerKind { Global => "global", Local => "local" });
+
 
 /// The attention pattern over layers: layer `i` has kind `pattern[i % pattern.len()]`.
 ///

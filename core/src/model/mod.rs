@@ -107,7 +107,7 @@ pub struct MlaAttention {
 }
 
 /// Biases on the attention projections.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionBias {
@@ -119,9 +119,11 @@ pub enum AttentionBias {
     /// Biases on Q, K, V and the output projection (GPT-3, gpt-oss).
     QkvO,
 }
+crate::serde_names::deserialize_by_name!(AttentionBias { None => "none", Qkv => "qkv", QkvO => "qkv_o" });
+
 
 /// The shape of an MLP (dense or one expert).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MlpKind {
@@ -131,6 +133,8 @@ pub enum MlpKind {
     /// Plain: W_in and W_out, 2·D·F parameters (GPT-3, the 2023 MaxText base model).
     Plain,
 }
+crate::serde_names::deserialize_by_name!(MlpKind { Gated => "gated", Plain => "plain" });
+
 
 impl MlpKind {
     /// Number of D×F matrices.
@@ -227,7 +231,7 @@ impl Default for Norm {
 }
 
 /// RMSNorm or LayerNorm.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NormKind {
@@ -237,6 +241,8 @@ pub enum NormKind {
     /// LayerNorm: a weight and a bias per channel.
     Layer,
 }
+crate::serde_names::deserialize_by_name!(NormKind { Rms => "rms", Layer => "layer" });
+
 
 impl NormKind {
     /// Parameters per normalised channel.

@@ -46,7 +46,7 @@ impl ModelConfig {
                     c.push(
                         "attention.num_kv_heads",
                         format!(
-                            "must not exceed attention.num_heads ({} > {})",
+                            "must not exceed attention.num_heads ({} > {}); lower it or raise attention.num_heads",
                             a.num_kv_heads, a.num_heads
                         ),
                     );
@@ -117,7 +117,7 @@ impl ModelConfig {
                 c.push(
                     "moe.experts_per_token",
                     format!(
-                        "must not exceed moe.num_experts ({} > {})",
+                        "must not exceed moe.num_experts ({} > {}); lower it or raise moe.num_experts",
                         m.experts_per_token, m.num_experts
                     ),
                 );
@@ -132,7 +132,7 @@ impl ModelConfig {
                 c.push(
                     "moe.first_dense_layers",
                     format!(
-                        "must not exceed num_layers ({} > {})",
+                        "must not exceed num_layers ({} > {}); lower it or raise num_layers",
                         m.first_dense_layers, self.num_layers
                     ),
                 );

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How microbatches flow through the pipeline stages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Schedule {
@@ -24,6 +24,8 @@ pub enum Schedule {
     /// Interleaved 1F1B / circular: each device holds `virtual_stages` chunks.
     Interleaved,
 }
+crate::serde_names::deserialize_by_name!(Schedule { Gpipe => "gpipe", OneFOneB => "one_f_one_b", Interleaved => "interleaved" });
+
 
 /// A pipeline schedule with its virtual stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

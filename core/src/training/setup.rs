@@ -83,7 +83,7 @@ impl Default for Overlap {
 }
 
 /// How attention is computed, for its memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AttentionKernel {
@@ -93,6 +93,8 @@ pub enum AttentionKernel {
     /// The `[tokens, heads, keys]` fp32 score matrix of one layer is materialised.
     Materialized,
 }
+crate::serde_names::deserialize_by_name!(AttentionKernel { Flash => "flash", Materialized => "materialized" });
+
 
 /// The planner's options (validated; see [`super::section::TrainingSection`]).
 #[derive(Clone, Debug, PartialEq)]

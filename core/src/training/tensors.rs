@@ -79,7 +79,7 @@ impl LayerTensor {
 }
 
 /// Where a tensor lives between the forward and the backward pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
@@ -90,6 +90,8 @@ pub enum Placement {
     /// Copied to host memory over PCIe in the forward pass and back in the backward.
     Offload,
 }
+crate::serde_names::deserialize_by_name!(Placement { Device => "device", Remat => "remat", Offload => "offload" });
+
 
 fn device() -> Placement {
     Placement::Device

@@ -25,10 +25,23 @@ impl Derived {
     #[must_use]
     pub fn new(state: AppState) -> Self {
         Self {
-            report: Memo::new(move |_| state.scenario.with(evaluate_model)),
+            report: Memo::new_with_compare(move |_| state.scenario.with(evaluate_model), model_report_changed),
             model: Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok())),
             convention: Memo::new(move |_| state.scenario.with(|s| s.conventions.flops)),
         }
+    }
+}
+
+/// Whether the model sections of the report changed. `evaluate_model` leaves the serving,
+/// hardware and training sections empty, so comparing them (the derived `PartialEq` of
+/// [`Report`]) would only link their comparison code into the page (~1 KB of gzipped wasm).
+fn model_report_changed(old: Option<&Result<Report, Invalid>>, new: Option<&Result<Report, Invalid>>) -> bool {
+    match (old, new) {
+        (Some(Ok(a)), Some(Ok(b))) => {
+            a.model != b.model || a.params != b.params || a.workload != b.workload || a.flops != b.flops || a.notebook != b.notebook
+        }
+        (Some(Err(a)), Some(Err(b))) => a != b,
+        _ => true,
     }
 }
 

@@ -1,14 +1,18 @@
 //! Importing a Hugging Face `config.json` or a MaxText model YAML, pasted or uploaded, with
 //! every warning shown and errors naming the key; a failed import leaves the model alone.
+//!
+//! The importers run in the background worker (`crate::worker_client`): they are ~34 KB of
+//! gzipped wasm that a page showing its first result does not need (docs/size.md).
 
 use leptos::html::Textarea;
 use leptos::prelude::*;
-use shardcalc_core::import::{detect_and_import, ImportError};
+use shardcalc_core::model::ModelConfig;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::dom::event_value;
 use crate::state::use_app_state;
+use crate::worker_client::{self, Reply, Request};
 
 /// Largest config accepted (real ones are a few KB).
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
@@ -16,16 +20,9 @@ pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 /// The result of the last import.
 #[derive(Clone, Debug, PartialEq)]
 enum Outcome {
+    Importing,
     Imported { name: String, warnings: Vec<String> },
     Failed(Vec<String>),
-}
-
-/// Every message of an import error, one per problem.
-fn messages(e: &ImportError) -> Vec<String> {
-    match e {
-        ImportError::Field(invalid) => invalid.0.iter().map(ToString::to_string).collect(),
-        other => vec![other.to_string()],
-    }
 }
 
 /// The paste box, the upload button and the import result.
@@ -45,15 +42,28 @@ pub fn ImportConfig() -> impl IntoView {
                 source.len()
             )])
         } else {
-            match detect_and_import(&source) {
-                Ok(imported) => {
-                    let name = imported.config.name.clone();
-                    let warnings = imported.warnings.iter().map(ToString::to_string).collect();
-                    state.load_model(imported.config, None);
-                    Outcome::Imported { name, warnings }
+            // Before the call: a worker that cannot start answers at once.
+            outcome.set(Some(Outcome::Importing));
+            worker_client::call(Request::Import { text: source }, move |reply| {
+                // The reply comes later: the form may be gone by then (tests unmount pages).
+                if outcome.is_disposed() {
+                    return;
                 }
-                Err(e) => Outcome::Failed(messages(&e)),
-            }
+                let result = match reply {
+                    Reply::Imported { model, warnings } => match serde_json::from_str::<ModelConfig>(&model) {
+                        Ok(model) => {
+                            let name = model.name.clone();
+                            state.load_model(model, None);
+                            Outcome::Imported { name, warnings }
+                        }
+                        Err(e) => Outcome::Failed(vec![format!("The imported model could not be read: {e}")]),
+                    },
+                    Reply::Failed(errors) => Outcome::Failed(errors),
+                    Reply::Svg(_) => Outcome::Failed(vec!["The importer answered something else; try again.".into()]),
+                };
+                outcome.try_set(Some(result));
+            });
+            return;
         };
         outcome.set(Some(result));
     };
@@ -107,6 +117,7 @@ pub fn ImportConfig() -> impl IntoView {
             </div>
             <div id="import-result" aria-live="polite">
                 {move || outcome.get().map(|o| match o {
+                    Outcome::Importing => view! { <p class="import-busy">"Importing…"</p> }.into_any(),
                     Outcome::Imported { name, warnings } => view! {
                         <div class="import-ok">
                             <p>"Imported “" {name} "” with " {warnings.len()} " warning(s)."</p>

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use shardcalc_core::model::{LayerKind, LocalAttention, MAX_PATTERN};
 
 use super::access::{count, text};
+use super::span_note::SpanNote;
 use crate::components::{NumberField, SelectField, TextField};
 use crate::dom::input_by_id;
 use crate::field_spec::{field_id, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
@@ -142,8 +143,14 @@ pub fn LayoutInputs() -> impl IntoView {
             <legend>"Layer layout: " {counts}</legend>
             <SelectField spec=&LOCAL_KIND />
             {move || match kind.get() {
-                "sliding_window" => view! { <NumberField spec=&WINDOW /> }.into_any(),
-                "chunked" => view! { <NumberField spec=&CHUNK /> }.into_any(),
+                "sliding_window" => view! {
+                    <NumberField spec=&WINDOW />
+                    <SpanNote field="model-layout-local-window" />
+                }.into_any(),
+                "chunked" => view! {
+                    <NumberField spec=&CHUNK />
+                    <SpanNote field="model-layout-local-chunk" />
+                }.into_any(),
                 _ => ().into_any(),
             }}
             <NumberField spec=&LOCALS_PER_GLOBAL then=sync_pattern_text />

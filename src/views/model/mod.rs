@@ -15,6 +15,7 @@ mod notebook_table;
 mod param_table;
 mod results;
 mod seq_len;
+pub mod span_note;
 mod workload_inputs;
 
 pub use derived::{summary, Derived};

@@ -120,7 +120,7 @@ fn HeadlineCards(
         <div class="cards">
             <Card
                 id="total-params"
-                title=Signal::derive(|| "Total parameters".to_string())
+                title=Signal::stored("Total parameters".to_string())
                 value=with_report(|r| exact_params(r.params.total))
                 detail=with_report(|r| {
                     let mtp = r.params.total.get() - r.params.total_without_mtp.get();
@@ -133,7 +133,7 @@ fn HeadlineCards(
             />
             <Card
                 id="active-params"
-                title=Signal::derive(|| "Active parameters".to_string())
+                title=Signal::stored("Active parameters".to_string())
                 value=with_report(|r| exact_params(r.params.active))
                 detail=with_report(|r| format!(
                     "{} per token, {} of total",
@@ -143,7 +143,7 @@ fn HeadlineCards(
             />
             <Card
                 id="weights-bf16"
-                title=Signal::derive(|| "Weights in bf16".to_string())
+                title=Signal::stored("Weights in bf16".to_string())
                 value=with_report(|r| format!("{} GB", significant(r.params.weight_bytes.bf16.gb(), 4)))
                 detail=with_report(|r| format!(
                     "= {} GiB (GB = 10⁹ bytes, GiB = 2³⁰ bytes); fp8 {} GB",
@@ -159,13 +159,13 @@ fn HeadlineCards(
             />
             <Card
                 id="flops-per-token"
-                title=Signal::derive(|| "Training FLOPs per token".to_string())
+                title=Signal::stored("Training FLOPs per token".to_string())
                 value=per_token
                 detail=with_report(|r| format!("6·N with N active = {}FLOP", si(6.0 * r.params.active.get())))
             />
             <Card
                 id="crossover"
-                title=Signal::derive(|| "Attention overtakes the MLP at".to_string())
+                title=Signal::stored("Attention overtakes the MLP at".to_string())
                 value=cross_value
                 detail=cross_detail
             />

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
 
+use super::span_note::SpanNote;
 use crate::components::{NumberField, SelectField};
 use crate::dom::event_value;
 use crate::field_spec::{count_spec, Number, NumberKind, NumberSpec, SelectSpec, ANY_COUNT};
@@ -73,6 +74,7 @@ pub fn WorkloadInputs() -> impl IntoView {
             <legend>"Training step, per device"</legend>
             <NumberField spec=&BATCH />
             <NumberField spec=&SEQ_LEN />
+            <SpanNote field="workload-seq_len" />
             <NumberField spec=&GRAD_ACCUM />
             <SelectField spec=&REMAT />
         </fieldset>

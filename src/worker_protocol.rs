@@ -1,0 +1,124 @@
+//! The messages between a page and the background worker (`src/bin/worker.rs`). The worker
+//! holds what a page needs only on request, so that its code is not in the page's first
+//! download (docs/size.md): the config importers and SVG rendering.
+//!
+//! Messages are plain text, `<id>\n<kind>\n<payload>`, rather than serde types: a serde
+//! envelope around a scenario or a model costs the page ~15 KB of wasm (its own serializer
+//! and deserializer instances), where the scenario already travels as its permalink and a
+//! model as the JSON the page reads anyway.
+//!
+//! This file is compiled into both sides: the page's lib (`crate::worker_protocol`) and the
+//! worker bin (by `#[path]`, so the worker does not link the Leptos app).
+
+/// The first message the worker sends, once its wasm is running and it listens.
+pub const READY: &str = "ready";
+
+/// What the page asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Import a Hugging Face `config.json` or a MaxText model YAML.
+    Import {
+        /// The file's text.
+        text: String,
+    },
+    /// Render the chart called `name` in `shardcalc_charts::catalog` as SVG.
+    Svg {
+        /// Catalog name: the chart's canvas id without `chart-`.
+        name: String,
+        /// The scenario the page shows, as its permalink (`shardcalc_core::permalink`).
+        link: String,
+    },
+}
+
+/// What the worker answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// The imported model, with the importer's warnings.
+    Imported {
+        /// The model as JSON (`shardcalc_core::model::ModelConfig`).
+        model: String,
+        /// What the importer assumed or could not map, one line each.
+        warnings: Vec<String>,
+    },
+    /// The chart as an SVG document.
+    Svg(String),
+    /// Why the request failed, one message per problem.
+    Failed(Vec<String>),
+}
+
+/// `lines` as one line each (line breaks inside a line become spaces).
+fn join_lines(lines: &[String]) -> String {
+    lines.iter().map(|l| l.replace('\n', " ")).collect::<Vec<_>>().join("\n")
+}
+
+/// The lines of `text`, none for empty text.
+fn split_lines(text: &str) -> Vec<String> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        text.split('\n').map(str::to_string).collect()
+    }
+}
+
+/// Splits `<id>\n<kind>\n<payload>`.
+fn frame(text: &str) -> Option<(u32, &str, &str)> {
+    let (id, rest) = text.split_once('\n')?;
+    let (kind, payload) = rest.split_once('\n').unwrap_or((rest, ""));
+    Some((id.parse().ok()?, kind, payload))
+}
+
+impl Request {
+    /// The message carrying this request as number `id`.
+    #[must_use]
+    pub fn encode(&self, id: u32) -> String {
+        match self {
+            Request::Import { text } => format!("{id}\nimport\n{text}"),
+            // A catalog name has no line break; the permalink is base64url.
+            Request::Svg { name, link } => format!("{id}\nsvg\n{name}\n{link}"),
+        }
+    }
+
+    /// The request in a message, with its number.
+    #[must_use]
+    pub fn decode(text: &str) -> Option<(u32, Request)> {
+        let (id, kind, payload) = frame(text)?;
+        let request = match kind {
+            "import" => Request::Import { text: payload.to_string() },
+            "svg" => {
+                let (name, link) = payload.split_once('\n')?;
+                Request::Svg { name: name.to_string(), link: link.to_string() }
+            }
+            _ => return None,
+        };
+        Some((id, request))
+    }
+}
+
+impl Reply {
+    /// The message carrying this reply to request `id`.
+    #[must_use]
+    pub fn encode(&self, id: u32) -> String {
+        match self {
+            // The model's JSON is one line (serde_json escapes line breaks inside strings).
+            Reply::Imported { model, warnings } => format!("{id}\nimported\n{model}\n{}", join_lines(warnings)),
+            Reply::Svg(svg) => format!("{id}\nsvg\n{svg}"),
+            Reply::Failed(errors) => format!("{id}\nfailed\n{}", join_lines(errors)),
+        }
+    }
+
+    /// The reply in a message, with the number of its request.
+    #[must_use]
+    pub fn decode(text: &str) -> Option<(u32, Reply)> {
+        let (id, kind, payload) = frame(text)?;
+        let reply = match kind {
+            "imported" => {
+                let (model, warnings) = payload.split_once('\n').unwrap_or((payload, ""));
+                Reply::Imported { model: model.to_string(), warnings: split_lines(warnings) }
+            }
+            "svg" => Reply::Svg(payload.to_string()),
+            "failed" => Reply::Failed(split_lines(payload)),
+            _ => return None,
+        };
+        Some((id, reply))
+    }
+}
