@@ -24,6 +24,7 @@ pub mod lines;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
+pub mod table;
 pub mod ticks;
 
 use plotters::coord::Shift;

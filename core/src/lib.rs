@@ -22,6 +22,7 @@ pub mod permalink;
 pub mod presets;
 pub mod report;
 pub mod report_hardware;
+pub mod saved;
 pub mod roofline;
 pub mod scenario;
 pub mod sharding;

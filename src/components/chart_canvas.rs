@@ -29,6 +29,7 @@ pub fn draw_chart(canvas: &HtmlCanvasElement, chart: &Chart) -> Result<(), Chart
 /// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
 /// buttons. The chart is drawn when the canvas mounts and whenever `chart` changes (it is a
 /// memo, so equal data never redraws); the canvas's `data-draws` attribute counts the draws.
+/// Its embed name is `id` without `chart-` (`?embed=seq-len` shows `#chart-seq-len` alone).
 #[component]
 pub fn ChartCanvas(
     /// Element id of the canvas; also the stem of downloaded file names.
@@ -40,6 +41,7 @@ pub fn ChartCanvas(
     caption: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
+    let embedded = crate::embed::use_embed().register(id.strip_prefix("chart-").unwrap_or(id));
     let failure = RwSignal::new(None::<String>);
     Effect::new(move |draws: Option<u32>| {
         let draws = draws.unwrap_or(0);
@@ -78,7 +80,7 @@ pub fn ChartCanvas(
         }
     };
     view! {
-        <figure class="chart">
+        <figure class="chart" class:embed-target=embedded>
             <canvas id=id node_ref=canvas role="img" aria-label=title width="720" height="360"></canvas>
             <figcaption>{move || caption.get()}</figcaption>
             {move || failure.get().map(|f| view! { <p class="field-error">{f}</p> })}
