@@ -3,10 +3,12 @@
 //!
 //! With `embed`, the page renders its view as usual but shows only the chart or table called
 //! `<name>`: a chart's name is its canvas id without `chart-` (the names of
-//! `shardcalc_charts::catalog`, e.g. `seq-len` for `#chart-seq-len`), a table's is the `name`
-//! of its [`crate::components::CsvButton`] (e.g. `params`). [`crate::components::ChartCanvas`]
-//! and `CsvButton` [`Embed::register`] their names when they mount; the one whose name is the
-//! target gets the class `embed-target`, and the style sheet hides everything else
+//! `shardcalc_charts::catalog`, e.g. `seq-len` for `#chart-seq-len`; `chart-seq-len` works
+//! too), a table's is `table-` and the `name` of its [`crate::components::CsvButton`] (e.g.
+//! `table-params`, the id of its export buttons' wrapper), so a chart and a table may share a
+//! name. [`crate::components::ChartCanvas`] and `CsvButton` [`Embed::register`] their names
+//! when they mount; the one whose name is the target gets the class `embed-target`, and the
+//! style sheet hides everything else
 //! (`.embed-page` in `public/style.css`). Names that are not on the page get a message listing
 //! the ones that are. `theme=dark` sets `data-theme="dark"` on `<html>` for any page.
 //!
@@ -36,7 +38,7 @@ pub struct Embed {
     /// The colour theme.
     pub theme: Theme,
     /// Names of the charts and tables on the page (registered as they mount).
-    pub present: RwSignal<Vec<&'static str>>,
+    pub present: RwSignal<Vec<String>>,
 }
 
 impl Embed {
@@ -48,7 +50,10 @@ impl Embed {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = decode_component(value);
             match key {
-                "embed" => target = Some(value.chars().take(MAX_NAME_LEN).collect::<String>()),
+                "embed" => {
+                    let name: String = value.chars().take(MAX_NAME_LEN).collect();
+                    target = Some(name.strip_prefix("chart-").map_or_else(|| name.clone(), str::to_string));
+                }
                 "theme" if value == "dark" => theme = Theme::Dark,
                 _ => {}
             }
@@ -77,9 +82,10 @@ impl Embed {
 
     /// Records that the chart or table `name` is on the page (until the calling component
     /// is cleaned up) and says whether it is the one to show alone.
-    pub fn register(&self, name: &'static str) -> bool {
+    pub fn register(&self, name: String) -> bool {
         let present = self.present;
-        present.update(|p| p.push(name));
+        let is_target = self.target.with_value(|t| t.as_deref() == Some(name.as_str()));
+        present.update(|p| p.push(name.clone()));
         on_cleanup(move || {
             present.try_update(|p| {
                 if let Some(i) = p.iter().position(|n| *n == name) {
@@ -87,7 +93,7 @@ impl Embed {
                 }
             });
         });
-        self.target.with_value(|t| t.as_deref() == Some(name))
+        is_target
     }
 
     /// Sets `data-theme` on `<html>` so the style sheet's theme variables apply.
@@ -122,12 +128,15 @@ pub fn EmbedMissing() -> impl IntoView {
     let message = move || {
         let target = embed.target.get_value()?;
         embed.present.with(|present| {
-            if present.contains(&target.as_str()) {
+            if present.contains(&target) {
                 return None;
             }
-            let mut names: Vec<&str> = present.to_vec();
-            names.sort_unstable();
-            names.dedup();
+            let mut names: Vec<&str> = Vec::new();
+            for name in present {
+                if !names.contains(&name.as_str()) {
+                    names.push(name);
+                }
+            }
             let known = if names.is_empty() { "none".to_string() } else { names.join(", ") };
             Some(format!("Nothing called “{target}” to embed on this page. Charts and tables here: {known}."))
         })

@@ -6,6 +6,8 @@
 //! - [`views`]: one module per view, each its own page ([`start_page`]); [`components`]:
 //!   fields, messages, charts.
 //! - [`parse`] and [`field_spec`]: reading typed text; fields described as data.
+//! - [`share`]: the scenario as a JSON file and saved in browser storage; [`embed`]: one chart
+//!   or table alone (`?embed=`), themes (`?theme=dark`).
 //!
 //! No code here may panic: no `unwrap`, `expect` or panicking indexing; signals read from
 //! callbacks that may outlive the page use `try_` accessors.
@@ -14,8 +16,11 @@
 mod app;
 pub mod components;
 pub mod dom;
+pub mod embed;
 pub mod field_spec;
 pub mod parse;
+pub mod share;
+pub mod single_file;
 pub mod state;
 pub mod views;
 
@@ -25,7 +30,12 @@ pub use components::{chart_canvas_draw as draw_chart, chart_svg};
 /// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
 /// [`views`]) calls this with its own view only, so a page's wasm holds one view.
 pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
+    prepare_page();
+    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
+}
+
+/// What every page does before mounting (also [`single_file::start_all`]).
+fn prepare_page() {
     // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console.
     std::panic::set_hook(Box::new(|info| gloo::console::error!(info.to_string())));
-    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
 }

@@ -20,6 +20,7 @@ pub mod notebook;
 pub mod params;
 pub mod permalink;
 pub mod presets;
+pub mod pretty_json;
 pub mod report;
 pub mod report_hardware;
 pub mod saved;

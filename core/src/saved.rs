@@ -82,6 +82,9 @@ pub struct Unreadable {
 
 /// Reads the entry stored under `key`.
 ///
+/// Every attempt parses the text directly (never through `serde_json::Value`, which would
+/// compile a second deserializer of the whole scenario into the page).
+///
 /// # Errors
 /// [`Unreadable`] with the reason when the text is too long, written by a newer build, or
 /// neither a saved scenario, a scenario document nor a link.
@@ -90,44 +93,45 @@ pub fn read(key: &str, raw: &str) -> Result<(SavedScenario, Recovered), Unreadab
     if raw.len() > MAX_ENTRY_BYTES {
         return Err(unreadable(format!("is {} bytes; the limit is {MAX_ENTRY_BYTES} bytes", raw.len())));
     }
-    let fallback_name = || format!("recovered {}", key.strip_prefix(KEY_PREFIX).unwrap_or(key));
-    let value: serde_json::Value = match serde_json::from_str(raw) {
-        Ok(v) => v,
-        Err(json_error) => {
-            // Not JSON: perhaps a link saved by hand or by an older build.
-            let link = permalink::find_in(raw);
-            return match permalink::parse(link) {
-                Ok(s) => Ok((SavedScenario::new(fallback_name(), 0.0, s), Recovered::Link)),
-                Err(link_error) if link.starts_with(permalink::TAG) => {
-                    Err(unreadable(format!("holds a link that cannot be read: {link_error}")))
-                }
-                Err(_) => Err(unreadable(format!("is not JSON: {json_error}"))),
-            };
+    let entry_error = match serde_json::from_str::<SavedScenario>(raw) {
+        Ok(saved) if saved.format > ENTRY_FORMAT => {
+            return Err(unreadable(newer(u64::from(saved.format))));
         }
+        Ok(saved) => return Ok((saved, Recovered::Current)),
+        Err(e) => e,
     };
-    let Some(object) = value.as_object() else {
-        return match value.as_str().map(|text| permalink::parse(permalink::find_in(text))) {
-            Some(Ok(s)) => Ok((SavedScenario::new(fallback_name(), 0.0, s), Recovered::Link)),
-            Some(Err(e)) => Err(unreadable(format!("holds a link that cannot be read: {e}"))),
-            None => Err(unreadable("is JSON but not an object".into())),
-        };
-    };
-    match object.get("format") {
-        Some(format) => {
-            let n = format.as_u64().unwrap_or(0);
-            if n > u64::from(ENTRY_FORMAT) {
-                return Err(unreadable(format!(
-                    "was written by a newer shardcalc (entry format {n}; this build reads {ENTRY_FORMAT})"
-                )));
-            }
-            serde_json::from_value::<SavedScenario>(value)
-                .map(|s| (s, Recovered::Current))
-                .map_err(|e| unreadable(format!("saved entry: {e}")))
-        }
-        None => serde_json::from_value::<Scenario>(value)
-            .map(|s| (SavedScenario::new(fallback_name(), 0.0, s), Recovered::BareScenario))
+    let recovered = |scenario| SavedScenario::new(format!("recovered {}", key.strip_prefix(KEY_PREFIX).unwrap_or(key)), 0.0, scenario);
+    match serde_json::from_str::<Probe>(raw) {
+        // An object with a format: a saved entry, newer or damaged.
+        Ok(Probe { format: Some(n) }) if n > u64::from(ENTRY_FORMAT) => Err(unreadable(newer(n))),
+        Ok(Probe { format: Some(_) }) => Err(unreadable(format!("saved entry: {entry_error}"))),
+        // An object without one: a bare scenario document (older builds, or by hand).
+        Ok(Probe { format: None }) => Scenario::from_json(raw)
+            .map(|s| (recovered(s), Recovered::BareScenario))
             .map_err(|e| unreadable(format!("is neither a saved entry nor a scenario document: {e}"))),
+        // Not an object: a link, bare or as a JSON string.
+        Err(json_error) => {
+            let text = serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.to_string());
+            let link = permalink::find_in(&text);
+            match permalink::parse(link) {
+                Ok(s) => Ok((recovered(s), Recovered::Link)),
+                Err(e) if link.starts_with(permalink::TAG) => Err(unreadable(format!("holds a link that cannot be read: {e}"))),
+                Err(_) if json_error.is_data() => Err(unreadable("is JSON but not an object".into())),
+                Err(_) => Err(unreadable(format!("is not JSON: {json_error}"))),
+            }
+        }
     }
+}
+
+/// The one thing [`read`] needs to know about an object it cannot read as an entry.
+#[derive(Deserialize)]
+struct Probe {
+    #[serde(default)]
+    format: Option<u64>,
+}
+
+fn newer(format: u64) -> String {
+    format!("was written by a newer shardcalc (entry format {format}; this build reads {ENTRY_FORMAT})")
 }
 
 /// A name as typed, cleaned: control characters become spaces, runs of spaces collapse,

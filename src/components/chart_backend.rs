@@ -5,7 +5,8 @@
 //! type the page uses gets its own compiled copy of it. Drawing both outputs through this enum
 //! keeps one copy: about 9 KB of gzipped wasm less than drawing SVG with `SVGBackend` directly
 //! (`shardcalc_charts::svg::to_svg`, which the CLI and the tests still use). Each call is
-//! forwarded unchanged, so the canvas and the SVG are exactly what the backends draw alone.
+//! forwarded unchanged, except that SVG text is sized as `shardcalc_charts::svg` sizes it, so
+//! the page's SVG is byte for byte the CLI's.
 
 use std::fmt;
 
@@ -102,7 +103,12 @@ impl DrawingBackend for ChartBackend<'_> {
     }
 
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Outcome<(u32, u32)> {
-        forward!(self, b => b.estimate_text_size(text, style))
+        match self {
+            ChartBackend::Canvas(b) => lift(b.estimate_text_size(text, style)),
+            // What `shardcalc_charts::svg::to_svg` (and so the CLI) uses, instead of plotters'
+            // in-browser measurement with a styled <span>, which the page's policy refuses.
+            ChartBackend::Svg(_) => Ok(shardcalc_charts::svg::estimate_text_size(style.size(), text)),
+        }
     }
 
     fn blit_bitmap(&mut self, pos: BackendCoord, (w, h): (u32, u32), src: &[u8]) -> Outcome {

@@ -41,7 +41,7 @@ pub fn ChartCanvas(
     caption: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
-    let embedded = crate::embed::use_embed().register(id.strip_prefix("chart-").unwrap_or(id));
+    let embedded = crate::embed::use_embed().register(id.strip_prefix("chart-").unwrap_or(id).to_string());
     let failure = RwSignal::new(None::<String>);
     Effect::new(move |draws: Option<u32>| {
         let draws = draws.unwrap_or(0);

@@ -10,12 +10,12 @@ use crate::embed::use_embed;
 /// The export buttons of one table, in `<span class="table-export" id="table-<name>">`:
 /// `#<name>-csv` downloads `shardcalc-<name>.csv`, `#<name>-md` downloads
 /// `shardcalc-<name>.md`. The table's data come from `table` or, for callers that produce
-/// CSV text, from `csv` (read back into a [`Table`]). In an embed of `<name>`
-/// (`?embed=<name>`) it also renders that table (`#embed-<name>`), exact values as exported,
-/// and the page shows nothing else.
+/// CSV text, from `csv` (read back into a [`Table`]). In an embed of `table-<name>`
+/// (`?embed=table-<name>`) it also renders that table (`#embed-<name>`), exact values as
+/// exported, and the page shows nothing else.
 #[component]
 pub fn CsvButton(
-    /// File stem, element id stem and embed name, e.g. `params`.
+    /// File stem and element id stem, e.g. `params` (embed name `table-params`).
     name: &'static str,
     /// The table as CSV text (RFC 4180, header first); read at click time.
     #[prop(optional, into)]
@@ -42,7 +42,7 @@ pub fn CsvButton(
             Err(e) => failure.set(Some(e)),
         }
     };
-    let embedded = use_embed().register(name);
+    let embedded = use_embed().register(format!("table-{name}"));
     let embed_table = embedded.then(|| {
         view! {
             <div class="embed-target embed-table table-wrap">

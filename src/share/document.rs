@@ -2,6 +2,7 @@
 //! pasted into one), and loaded into the page, keeping and showing whatever does not validate
 //! instead of dropping it.
 
+use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::permalink;
 use shardcalc_core::scenario::{Scenario, MAX_SCENARIO_BYTES};
@@ -16,7 +17,9 @@ pub const FILE_NAME: &str = "shardcalc-scenario.json";
 #[must_use]
 pub fn to_json(s: &Scenario) -> String {
     // Plain structs with string keys: serialising cannot fail; "" would read back as an error.
-    let mut text = serde_json::to_string_pretty(s).unwrap_or_default();
+    // Indented by `pretty_json`, not `to_string_pretty`, which costs the page a second copy of
+    // every serializer.
+    let mut text = shardcalc_core::pretty_json::pretty(&serde_json::to_string(s).unwrap_or_default());
     text.push('\n');
     text
 }

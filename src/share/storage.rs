@@ -45,13 +45,8 @@ fn js_message(e: &wasm_bindgen::JsValue) -> String {
 /// When the browser refuses storage altogether.
 pub fn list() -> Result<Vec<StoredEntry>, String> {
     let storage = storage()?;
-    let n = storage.length().map_err(|e| js_message(&e))?;
     let mut out = Vec::new();
-    for i in 0..n {
-        let Ok(Some(key)) = storage.key(i) else { continue };
-        if !key.starts_with(KEY_PREFIX) {
-            continue;
-        }
+    for key in keys(&storage) {
         let raw = storage.get_item(&key).ok().flatten().unwrap_or_default();
         let read = saved::read(&key, &raw);
         out.push(StoredEntry { key, raw, read });
@@ -63,6 +58,12 @@ pub fn list() -> Result<Vec<StoredEntry>, String> {
         (Err(_), Err(_)) => a.key.cmp(&b.key),
     });
     Ok(out)
+}
+
+/// Every key under [`KEY_PREFIX`].
+fn keys(storage: &Storage) -> Vec<String> {
+    let n = storage.length().unwrap_or(0);
+    (0..n).filter_map(|i| storage.key(i).ok().flatten()).filter(|k| k.starts_with(KEY_PREFIX)).collect()
 }
 
 /// Milliseconds since 1970 by the browser's clock.
@@ -78,7 +79,8 @@ pub fn now_ms() -> f64 {
 pub fn save_new(name: &str, scenario: &Scenario) -> Result<String, String> {
     let name = saved::clean_name(name)?;
     let storage = storage()?;
-    let count = list()?.len();
+    // Counted, not read: the page that saves never needs to parse the other entries.
+    let count = keys(&storage).len();
     if count >= MAX_ENTRIES {
         return Err(format!("{count} scenarios are saved, the most this page keeps; delete some first"));
     }

@@ -10,6 +10,7 @@
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
+pub mod saved;
 
 use leptos::prelude::*;
 
@@ -20,17 +21,20 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// Scenarios saved in this browser: list, rename, delete, compare (always last).
+    Saved,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model];
+    pub const ALL: &'static [View] = &[View::Model, View::Saved];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Saved => "Saved",
         }
     }
 
@@ -39,6 +43,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Saved => "saved",
         }
     }
 
@@ -47,6 +52,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Saved => "saved.html",
         }
     }
 }
@@ -61,17 +67,31 @@ pub fn ViewNav(
     let state = use_app_state();
     // The link is rebuilt from the scenario (the URL's own fragment is written 200 ms late).
     let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    // In the single-file build every view is in this page: links switch in place.
+    let in_page = use_context::<crate::single_file::InPageNav>();
     let links = View::ALL
         .iter()
         .map(|&view| {
-            let href = move || format!("{}{}", view.file(), fragment.get());
-            let is_current = view == current;
+            let href = Signal::derive(move || match in_page {
+                Some(_) => crate::single_file::InPageNav::href(view, &fragment.get()),
+                None => format!("{}{}", view.file(), fragment.get()),
+            });
+            let is_current = move || in_page.map_or(view == current, |n| n.current.get() == view);
+            let on_click = move |ev: leptos::ev::MouseEvent| {
+                let Some(nav) = in_page else { return };
+                ev.prevent_default();
+                nav.current.set(view);
+                if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href.get_untracked()));
+                }
+            };
             view! {
                 <a
                     id=format!("nav-{}", view.id())
                     href=href
                     class:selected=is_current
-                    aria-current=if is_current { Some("page") } else { None }
+                    aria-current=move || is_current().then_some("page")
+                    on:click=on_click
                 >
                     {view.label()}
                 </a>
