@@ -205,7 +205,9 @@ pub fn draw_seq_len<DB: DrawingBackend>(
     for line in &chart.lines {
         let color = line.color.plotters();
         ctx.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
-            .map_err(ChartError::draw)?;
+            .map_err(ChartError::draw)?
+            .label(line.name.as_str())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
     }
     if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
         let x = c.seq_len as f64;
@@ -226,8 +228,7 @@ pub fn draw_seq_len<DB: DrawingBackend>(
         ctx.draw_series([Text::new(text, (x * dx, c.flops_per_token * 1.3), style)])
             .map_err(ChartError::draw)?;
     }
-    let entries: Vec<(&str, Rgb)> = chart.lines.iter().map(|l| (l.name.as_str(), l.color)).collect();
-    theme::draw_line_legend(&ctx.plotting_area().strip_coord_spec(), &entries)?;
+    theme::draw_legend(&mut ctx, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(ChartError::draw)
 }
 

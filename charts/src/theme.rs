@@ -1,8 +1,10 @@
 //! Colours and type of every chart, in one place. The palette is Okabe–Ito, which stays
 //! distinguishable with the common colour-vision deficiencies.
 
-use plotters::coord::Shift;
-use plotters::prelude::{Color, DrawingArea, DrawingBackend, IntoFont, PathElement, Rectangle, Text, WHITE};
+use plotters::coord::{CoordTranslate, Shift};
+use plotters::prelude::{
+    ChartContext, Color, DrawingArea, DrawingBackend, IntoFont, Rectangle, SeriesLabelPosition, Text, WHITE,
+};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::RGBColor;
 
@@ -54,48 +56,21 @@ pub const LABEL_CHAR_PX: u32 = 7;
 /// Width of every chart in pixels.
 pub const WIDTH: u32 = 720;
 
-/// Draws a legend box in the upper-left corner of `area` (a plotting area, in pixels): one row
-/// per entry, a line swatch in its colour and its name, on a translucent white box.
-///
-/// Text is measured through `area`'s backend. (plotters' own series legend measures its text
-/// with a `<span>` styled inline in the browser, which a Content-Security-Policy without
-/// `'unsafe-inline'` styles refuses, and which differs from the SVG the CLI writes.)
+/// Draws the legend of every labelled series at `position`, in the house style.
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
-pub fn draw_line_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    entries: &[(&str, Rgb)],
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    ctx: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
 ) -> Result<(), ChartError> {
-    const PAD: i32 = 6;
-    const ROW: i32 = 18;
-    const SWATCH: i32 = 16;
-    const CORNER: (i32, i32) = (10, 10);
-    if entries.is_empty() {
-        return Ok(());
-    }
-    let label = (FONT, LABEL_PX).into_font().color(&INK.plotters()).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut widest = 0;
-    for (name, _) in entries {
-        let (w, _) = area.estimate_text_size(name, &label).map_err(ChartError::draw)?;
-        widest = widest.max(i32::try_from(w).unwrap_or(0));
-    }
-    let rows = i32::try_from(entries.len()).unwrap_or(0);
-    let (x0, y0) = CORNER;
-    let corner = (x0 + PAD * 3 + SWATCH + widest, y0 + PAD * 2 + ROW * rows);
-    area.draw(&Rectangle::new([(x0, y0), corner], WHITE.mix(0.9).filled()))
-        .map_err(ChartError::draw)?;
-    area.draw(&Rectangle::new([(x0, y0), corner], GRID.plotters()))
-        .map_err(ChartError::draw)?;
-    for (i, (name, color)) in (0..).zip(entries) {
-        let y = y0 + PAD + ROW * i + ROW / 2;
-        let x = x0 + PAD;
-        area.draw(&PathElement::new([(x, y), (x + SWATCH, y)], color.plotters().stroke_width(2)))
-            .map_err(ChartError::draw)?;
-        area.draw(&Text::new((*name).to_string(), (x + SWATCH + PAD, y), label.clone()))
-            .map_err(ChartError::draw)?;
-    }
-    Ok(())
+    ctx.configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(GRID.plotters())
+        .label_font((FONT, LABEL_PX).into_font().color(&INK.plotters()))
+        .draw()
+        .map_err(ChartError::draw)
 }
 
 /// Height of the strip [`draw_header`] fills: the caption and one row of legend entries.
