@@ -147,7 +147,7 @@ impl SeqLenChart {
     /// Pixel size (width × height).
     #[must_use]
     pub fn size(&self) -> (u32, u32) {
-        (theme::WIDTH, 420)
+        (theme::WIDTH, 460)
     }
 
     /// One sentence about the crossover, for the caption under the chart.
@@ -174,11 +174,15 @@ pub fn draw_seq_len<DB: DrawingBackend>(
     chart: &SeqLenChart,
 ) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
+    // Caption and legend in a strip above the plot, as for the bar charts (never covering a curve).
+    let (header, body) = area.split_vertically(theme::HEADER_PX);
+    let entries: Vec<(&str, Rgb)> = chart.lines.iter().map(|l| (l.name.as_str(), l.color)).collect();
+    theme::draw_header(&header, &chart.title, &entries)?;
     let ink = theme::INK.plotters();
     let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(area)
-        .caption(&chart.title, (theme::FONT, theme::CAPTION_PX - 2).into_font().color(&ink))
+    let mut ctx = ChartBuilder::on(&body)
         .margin(12)
+        .margin_top(4)
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(64)
@@ -205,9 +209,7 @@ pub fn draw_seq_len<DB: DrawingBackend>(
     for line in &chart.lines {
         let color = line.color.plotters();
         ctx.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))
-            .map_err(ChartError::draw)?
-            .label(line.name.as_str())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+            .map_err(ChartError::draw)?;
     }
     if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
         let x = c.seq_len as f64;
@@ -228,7 +230,6 @@ pub fn draw_seq_len<DB: DrawingBackend>(
         ctx.draw_series([Text::new(text, (x * dx, c.flops_per_token * 1.3), style)])
             .map_err(ChartError::draw)?;
     }
-    theme::draw_legend(&mut ctx, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(ChartError::draw)
 }
 

@@ -6,7 +6,7 @@ use plotters::prelude::{
     ChartContext, Color, DrawingArea, DrawingBackend, IntoFont, Rectangle, SeriesLabelPosition, Text, WHITE,
 };
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters::style::RGBColor;
+use plotters::style::{FontFamily, RGBColor};
 
 use crate::ChartError;
 
@@ -45,8 +45,11 @@ pub const INK: Rgb = Rgb(0x1d, 0x23, 0x30);
 /// Grid lines.
 pub const GRID: Rgb = Rgb(0xe3, 0xe6, 0xeb);
 
-/// Font family: the browser's or the SVG viewer's sans-serif (no web fonts).
-pub const FONT: &str = "sans-serif";
+/// Font family: the browser's or the SVG viewer's sans-serif (no web fonts). A
+/// [`FontFamily`] rather than the string `"sans-serif"`: plotters reads a font name with
+/// `str::to_lowercase`, which links Rust's Unicode case tables into the page (about 5 KB of
+/// gzipped wasm; docs/size.md). The SVG text is the same (`font-family="sans-serif"`).
+pub const FONT: FontFamily<'static> = FontFamily::SansSerif;
 /// Caption size in pixels.
 pub const CAPTION_PX: u32 = 16;
 /// Axis labels and legend size in pixels.
@@ -57,6 +60,10 @@ pub const LABEL_CHAR_PX: u32 = 7;
 pub const WIDTH: u32 = 720;
 
 /// Draws the legend of every labelled series at `position`, in the house style.
+///
+/// Costs the page about 5 KB of gzipped wasm the first time a chart uses it: plotters' series
+/// labels name their default font by string, which links Rust's Unicode case tables. Prefer
+/// [`draw_header`]'s legend strip (the model view's charts all use it).
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
