@@ -18,7 +18,9 @@ BUDGET_GZIP=300000
 # is, --check fails only above this ceiling, today's size plus ~2%, so the bundle cannot grow
 # unnoticed: lower it when the bundle shrinks, raise it only on purpose, and delete it once every
 # page is under BUDGET_GZIP (--check then fails above the budget itself).
-CEILING_GZIP=377000
+# Raised from 377,000 by issue 6 (share, embed, offline: "Save & share", embeds, CSV+Markdown,
+# links loading with their problems, start.js), which adds about 21 KB to every page's shell.
+CEILING_GZIP=385000
 
 build=false check=false top=0
 while [ $# -gt 0 ]; do

@@ -78,7 +78,8 @@ pub fn load(state: AppState, scenario: Scenario) -> Result<Option<String>, Strin
         }
         Err(e) => e,
     };
-    if problems.0.iter().any(|p| !in_the_form(&p.field)) {
+    // The form can show problems only of a model it can hold: an unknown preset is refused.
+    if problems.0.iter().any(|p| !in_the_form(&p.field)) || scenario.model.resolve().is_err() {
         return Err(problems.to_string());
     }
     // The file's other sections over the current valid model, so that they are kept.

@@ -69,7 +69,13 @@ pub fn sync_url(state: AppState) {
     });
     let listener = window_event_listener(leptos::ev::hashchange, move |_| match scenario_in_url() {
         Some(Ok(s)) if state.scenario.try_with_untracked(|cur| *cur == s).unwrap_or(true) => {}
-        Some(linked) => apply(state, linked),
+        Some(linked) => {
+            apply(state, linked);
+            // A refused link leaves the page as it was: so does the address bar.
+            if let Some(current) = state.scenario.try_with_untracked(fragment) {
+                replace_fragment(&current);
+            }
+        }
         None => {}
     });
     on_cleanup(move || listener.remove());

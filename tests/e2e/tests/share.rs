@@ -207,8 +207,16 @@ async fn payloads_in_links_and_files_stay_text() {
         "1.{}",
         base64url(format!(r#"{{"model":{{"preset":"{}"}},"workload":{{"per_device_batch":1,"seq_len":8}}}}"#, PAYLOADS[1].replace('"', "\\\"")).as_bytes())
     );
+    // Pasted into the address bar of the open page (hashchange): refused, the page unchanged.
     browser.goto(&format!("index.html#s={bad}")).await;
-    browser.reload().await;
+    wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| t.contains("<script>window.__xss=2</script>")).await;
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert_eq!(browser.text("#total-params-value").await, "684,489,845,504");
+    assert_eq!(scenario_in_page(&browser).await, s, "the address bar is back to the page's link");
+    assert_no_markup_from_payloads(&browser).await;
+    // Opened fresh.
+    browser.goto("saved.html").await;
+    browser.goto(&format!("index.html#s={bad}")).await;
     wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| t.contains("<script>window.__xss=2</script>")).await;
     assert_no_markup_from_payloads(&browser).await;
 
