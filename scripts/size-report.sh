@@ -19,7 +19,7 @@ BUDGET_GZIP=300000
 # unnoticed: lower it when the bundle shrinks, raise it only on purpose, and delete it once every
 # page is under BUDGET_GZIP (--check then fails above the budget itself).
 # Raised from 377,000 by issue 6 (share, embed, offline: "Save & share", embeds, CSV+Markdown,
-# links loading with their problems, start.js), which adds about 21 KB to every page's shell.
+# links loading with their problems, start.js), which adds about 19 KB to every page's shell.
 CEILING_GZIP=385000
 
 build=false check=false top=0
