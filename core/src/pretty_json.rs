@@ -80,6 +80,13 @@ mod tests {
     }
 
     #[test]
+    fn any_text_is_handled() {
+        for text in ["", "}", "]]]", "\"unterminated", "{\"a\":[1,2", "\\\"", "é:,{"] {
+            let _ = pretty(text);
+        }
+    }
+
+    #[test]
     fn strings_with_structure_characters_are_left_alone() {
         let v = serde_json::json!({"a": "x,{y}:[z] \"q\" \\", "b": [], "c": {}, "d": [1, {"e": null}]});
         let compact = serde_json::to_string(&v).unwrap();

@@ -214,6 +214,25 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_text_never_panics() {
+        let entry = SavedScenario::new("x".into(), 1.0, seventy()).to_json();
+        let mut state: u64 = 0x853c_49e6_748f_ea9b;
+        for round in 0..5000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut bytes = entry.clone().into_bytes();
+            let at = (state as usize) % bytes.len();
+            let cut = (state >> 32) as usize % bytes.len();
+            bytes[at] = b"{}[]\":,0x-"[(state % 10) as usize];
+            if round % 3 == 0 {
+                bytes.truncate(cut);
+            }
+            let _ = read("k", &String::from_utf8_lossy(&bytes));
+        }
+    }
+
+    #[test]
     fn names_are_cleaned() {
         assert_eq!(clean_name("  a\tb\n\u{7}c  ").unwrap(), "a b c");
         assert!(clean_name(" \n ").is_err());
