@@ -4,8 +4,9 @@
 //!
 //! Adding a view: a module here rendering its panel from [`crate::state::AppState`], a
 //! variant of [`View`] (label, id, HTML file), a bin `src/bin/<id>.rs` calling
-//! [`crate::start_page`], and `<id>.html` at the root (a copy of `index.html` naming the bin);
-//! `dev.sh` builds every page listed in [`View::ALL`]'s files (`PAGES` there).
+//! [`crate::start_page`], `<id>.html` at the root (a copy of `index.html` naming the bin), and
+//! a line in `src/bin/all.rs` (the single-file offline build, which holds every view);
+//! `scripts/build-pages.sh` builds every root `*.html`.
 //!
 //! No code may `match` a `View` to render it: that would link every view into every page.
 

@@ -5,12 +5,12 @@
 //!   identity, and writing it again gives the same text;
 //! - scenario → permalink (`1.<base64url>`) → scenario is the identity (`permalink::parse`
 //!   for any document; `permalink::decode`, which also validates, for valid ones);
-//! - links written by earlier builds still decode to the same scenario (`fixtures/links-v1.txt`).
+//! - links written by earlier builds still decode to the same scenario (`roundtrip/links-v1.txt`).
 //!
 //! Documents come from the published JSON Schema (`docs/schema/scenario.schema.json`, kept
 //! current by the CLI's `published_schemas_are_current` test), so every section, enum variant
 //! and optional field is reached, including ones added later. Valid scenarios come from a
-//! full hand-made scenario (`fixtures/full-scenario.json`, every section set) with its
+//! full hand-made scenario (`roundtrip/full-scenario.json`, every section set) with its
 //! numbers and switches perturbed, keeping the perturbations that still validate.
 //! `SHARDCALC_ROUNDTRIP_CASES` sets the number of generated documents (default 1000).
 
@@ -101,9 +101,9 @@ fn generated_documents_survive_json_links_and_storage() {
 /// validate go through `decode`, which validates (what the page reads from its URL).
 #[test]
 fn valid_scenarios_with_every_section_survive_the_url() {
-    let base: Value = serde_json::from_str(&repo_file("core/tests/fixtures/full-scenario.json")).unwrap();
+    let base: Value = serde_json::from_str(&repo_file("core/tests/roundtrip/full-scenario.json")).unwrap();
     let full = Scenario::from_json(&base.to_string()).unwrap();
-    full.validate().unwrap_or_else(|e| panic!("fixtures/full-scenario.json must validate: {e}"));
+    full.validate().unwrap_or_else(|e| panic!("roundtrip/full-scenario.json must validate: {e}"));
     assert!(full.hardware.is_some() && !full.collectives.is_empty() && full.roofline.is_some());
     assert!(full.inference.is_some() && full.training.is_some(), "the fixture has every section");
     let mut rng = Rng::new(7);
@@ -148,7 +148,7 @@ fn perturb(v: &mut Value, rng: &mut Rng) {
 /// tab, then the scenario JSON it must decode to. Add a line when the link format changes.
 #[test]
 fn old_links_still_decode() {
-    let fixture = repo_file("core/tests/fixtures/links-v1.txt");
+    let fixture = repo_file("core/tests/roundtrip/links-v1.txt");
     let mut n = 0;
     for line in fixture.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (link, json) = line.split_once('\t').unwrap_or_else(|| panic!("no tab in {line}"));

@@ -8,11 +8,11 @@ use shardcalc_core::permalink;
 use shardcalc_core::scenario::Scenario;
 use shardcalc_e2e::{workspace_root, Browser, TIMEOUT};
 
-/// The full scenario of `core/tests/fixtures/full-scenario.json`: every section set, a custom
+/// The full scenario of `core/tests/roundtrip/full-scenario.json`: every section set, a custom
 /// model (DeepSeek-V3 with MTP), nothing at its default.
 pub fn full_scenario() -> Scenario {
-    let text = std::fs::read_to_string(workspace_root().join("core/tests/fixtures/full-scenario.json"))
-        .expect("read core/tests/fixtures/full-scenario.json");
+    let text = std::fs::read_to_string(workspace_root().join("core/tests/roundtrip/full-scenario.json"))
+        .expect("read core/tests/roundtrip/full-scenario.json");
     let s = Scenario::from_json(&text).expect("the fixture reads");
     s.validate().expect("the fixture validates");
     s
