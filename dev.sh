@@ -5,6 +5,7 @@
 #                    cli, browser e2e), the million-scenario no-panic test, wasm, and a bounded fuzzing run
 #   ./dev.sh bench   benchmarks, with a median per benchmark ([FILTER] picks some)
 #   ./dev.sh build   release build into dist/, and its sizes
+#   ./dev.sh offline the single-file offline page, dist-offline/shardcalc.html (every view in one file)
 #   ./dev.sh size    release build, its sizes, and where the wasm's bytes go (scripts/size-report.sh)
 #   ./dev.sh setup   only the installs
 set -euo pipefail
@@ -36,6 +37,15 @@ build() {
   sizes "$@"
 }
 
+# The single-file offline page: every view in one wasm (src/bin/all.rs), its CSS, JS glue and
+# wasm inlined into dist-offline/shardcalc.html, which works opened from disk (bundle/).
+offline() {
+  step "trunk build --release single-file/index.html (every view)" \
+    trunk build --release --dist target/single-file single-file/index.html
+  step "inline it into dist-offline/shardcalc.html" \
+    cargo run --quiet --locked -p shardcalc-bundle --bin single-file -- target/single-file dist-offline/shardcalc.html
+}
+
 # cargo test, with its output also appended to the file $1 (for the summary line).
 cargo_test_logged() {
   local log=$1
@@ -50,7 +60,7 @@ run_tests() {
   # Keep cargo's colours on a terminal even though its output goes through tee.
   if [ -t 1 ]; then export CARGO_TERM_COLOR=always; fi
   step "native tests (core, cli, browser e2e on dist/)" \
-    cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-charts -p shardcalc-e2e
+    cargo_test_logged "$log" -p shardcalc-core -p shardcalc-cli -p shardcalc-charts -p shardcalc-bundle -p shardcalc-e2e
   # Optimised, with overflow checks ([profile.quality]): a million generated scenarios.
   step "no-panic property test: 1,000,000 scenarios through core" \
     cargo_test_logged "$log" --profile quality -p shardcalc-core --test no_panic -- --nocapture
@@ -98,6 +108,8 @@ case "${1:-}" in
     step "setup" bash scripts/setup.sh
     # --check: fails when a page's wasm+js+css grew past the size limit (scripts/size-report.sh).
     build --check
+    # The browser tests open the single-file page from file:// too.
+    offline
     run_tests
     ;;
   bench)
@@ -105,6 +117,10 @@ case "${1:-}" in
     shift
     bench_core "$@"
     bench_browser
+    ;;
+  offline)
+    step "setup" bash scripts/setup.sh
+    offline
     ;;
   size)
     step "setup" bash scripts/setup.sh
@@ -119,7 +135,7 @@ case "${1:-}" in
     exec cargo run --quiet --locked -p shardcalc-e2e --bin serve-dist -- dist 127.0.0.1:8080
     ;;
   *)
-    echo "usage: $0 serve | test | bench [FILTER] | build | size | setup" >&2
+    echo "usage: $0 serve | test | bench [FILTER] | build | offline | size | setup" >&2
     exit 2
     ;;
 esac

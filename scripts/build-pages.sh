@@ -30,4 +30,26 @@ mkdir -p dist
 for html in "${pages[@]}"; do
   cp -R "target/pages/${html%.html}/." dist/
 done
+# Every page starts from start.js (Trunk.toml's pattern_script) and carries the
+# Content-Security-Policy of index.html as a meta tag; a page whose HTML lacks the tag gets it
+# here. No page may keep an inline script or a data: icon, which that policy blocks.
+cp public/start.js dist/start.js
+policy=$(grep -o '<meta http-equiv="Content-Security-Policy"[^>]*>' index.html || true)
+[ -n "$policy" ] || { echo "build-pages: index.html has no Content-Security-Policy meta tag" >&2; exit 1; }
+for page in dist/*.html; do
+  if ! grep -q 'Content-Security-Policy' "$page"; then
+    echo "build-pages: $page has no Content-Security-Policy meta tag; adding index.html's"
+    sed -i "s|<head>|<head>$policy|" "$page"
+  fi
+  if grep -o '<script[^>]*>' "$page" | grep -qv 'src='; then
+    echo "build-pages: $page has an inline <script>, which the page's policy blocks" >&2
+    exit 1
+  fi
+  if grep -o '<link[^>]*>' "$page" | grep -q 'data:'; then
+    icon=$(cd dist && ls favicon-*.svg 2>/dev/null | head -1)
+    [ -n "$icon" ] || { echo "build-pages: $page has a data: icon, which its policy blocks" >&2; exit 1; }
+    echo "build-pages: $page has a data: icon, which its policy blocks; using $icon"
+    perl -pi -e "s{<link[^>]*data:[^>]*>}{<link rel=\"icon\" href=\"./$icon\">}g" "$page"
+  fi
+done
 cp target/pages/_worker/worker.js target/pages/_worker/worker_bg.wasm target/pages/_worker/worker_loader.js dist/

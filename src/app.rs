@@ -1,8 +1,12 @@
-//! The page: header with the navigation between views, the page's view, and a notice line.
+//! The page: header with the navigation between views and "Save & share", the page's view,
+//! and a notice line; or, in embed mode (`?embed=<name>`, see [`crate::embed`]), only the
+//! named chart or table.
 
 use leptos::prelude::*;
 use shardcalc_core::scenario::Scenario;
 
+use crate::embed::{Embed, EmbedMissing};
+use crate::share::ShareBar;
 use crate::state::{url, AppState};
 use crate::views::{View, ViewNav};
 
@@ -13,7 +17,8 @@ use crate::views::{View, ViewNav};
 /// mounted one after another do not share the URL.
 #[component]
 pub fn App(
-    /// Read the scenario from the URL on start and keep the URL in step.
+    /// Read the scenario (and the embed and theme settings) from the URL on start and keep
+    /// the URL in step.
     #[prop(default = true)]
     url_sync: bool,
     /// Which view this page is (for the navigation and the panel's id).
@@ -22,40 +27,62 @@ pub fn App(
     /// The view's panel.
     children: Children,
 ) -> impl IntoView {
-    let (initial, notice) = if url_sync {
-        url::initial_scenario()
-    } else {
-        (Scenario::default(), None)
+    let linked = if url_sync { url::scenario_in_url() } else { None };
+    let state = match linked {
+        Some(Ok(s)) if s.validate().is_ok() => AppState::new(s),
+        Some(linked) => {
+            let state = AppState::new(Scenario::default());
+            url::apply(state, linked);
+            state
+        }
+        None => AppState::new(Scenario::default()),
     };
-    let state = AppState::new(initial);
-    if notice.is_some() {
-        state.notice.set(notice);
-    }
     provide_context(state);
+    let embed = if url_sync { Embed::from_location() } else { Embed::none() };
+    embed.apply_theme();
+    provide_context(embed);
     if url_sync {
         url::sync_url(state);
     }
-    view! {
-        <header class="site-header">
-            <div class="brand">
-                <h1>"shardcalc"</h1>
-                <p class="tagline">"Parameters, FLOPs, memory, step times and serving costs of transformers, after " <cite>"How to Scale Your Model"</cite></p>
+    let notice = move || {
+        state.notice.get().map(|n| view! {
+            <div class="notice" id="notice" role="alert">
+                <p>{n}</p>
+                <button type="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
             </div>
-            <ViewNav current=view />
-        </header>
-        <main class="page">
-            {move || state.notice.get().map(|n| view! {
-                <div class="notice" id="notice" role="alert">
-                    <p>{n}</p>
-                    <button type="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+        })
+    };
+    // In the single-file build the panel follows the view shown (crate::single_file).
+    let in_page = use_context::<crate::single_file::InPageNav>();
+    let current = move || in_page.map_or(view, |n| n.current.get());
+    let panel_id = move || format!("panel-{}", current().id());
+    let panel_label = move || current().label();
+    // The view renders first, so that its charts and tables have registered their embed
+    // names before the page decides whether the embedded one exists.
+    let panel = children();
+    let embedded = embed.is_embed();
+    view! {
+        {(!embedded).then(|| view! {
+            <header class="site-header">
+                <div class="brand">
+                    <h1>"shardcalc"</h1>
+                    <p class="tagline">"Parameters, FLOPs, memory, step times and serving costs of transformers, after " <cite>"How to Scale Your Model"</cite></p>
                 </div>
-            })}
-            <section class="view" id=format!("panel-{}", view.id()) aria-label=view.label()>
-                {children()}
+                <ViewNav current=view />
+                <ShareBar />
+            </header>
+        })}
+        <main class=if embedded { "embed-page" } else { "page" } id=embedded.then_some("embed")>
+            {notice}
+            {embedded.then(|| view! { <EmbedMissing /> })}
+            <section class="view" id=panel_id aria-label=panel_label>
+                {panel}
             </section>
         </main>
-        <footer class="site-footer">
-            <p>"Everything is computed in your browser; the scenario lives in the link's fragment, which is never sent to a server."</p>
-        </footer>
+        {(!embedded).then(|| view! {
+            <footer class="site-footer">
+                <p>"Everything is computed in your browser; the scenario lives in the link's fragment, which is never sent to a server."</p>
+            </footer>
+        })}
     }
 }

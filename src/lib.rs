@@ -8,6 +8,8 @@
 //! - [`parse`] and [`field_spec`]: reading typed text; fields described as data.
 //! - [`worker_client`]: the background worker (`src/bin/worker.rs`) that imports configs and
 //!   renders SVG on request, outside the page's first download.
+//! - [`share`]: the scenario as a JSON file and saved in browser storage; [`embed`]: one chart
+//!   or table alone (`?embed=`), themes (`?theme=dark`).
 //!
 //! No code here may panic: no `unwrap`, `expect` or panicking indexing; signals read from
 //! callbacks that may outlive the page use `try_` accessors.
@@ -16,9 +18,12 @@
 mod app;
 pub mod components;
 pub mod dom;
+pub mod embed;
 pub mod field_spec;
 pub mod panic_banner;
 pub mod parse;
+pub mod share;
+pub mod single_file;
 pub mod state;
 pub mod svg_export;
 pub mod views;
@@ -34,8 +39,13 @@ pub use svg_export::chart_svg;
 /// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
 /// [`views`]) calls this with its own view only, so a page's wasm holds one view.
 pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
+    prepare_page();
+    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
+}
+
+/// What every page does before mounting (also [`single_file::start_all`]).
+fn prepare_page() {
     // With panic = "abort" a panic would otherwise surface only as "unreachable" in the console:
     // show what happened, with a link that reloads the page with the user's inputs.
     panic_banner::install();
-    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
 }

@@ -299,20 +299,16 @@ async fn charts_draw_on_their_canvases() {
         assert_ne!(canvas.to_data_url().unwrap(), blank.to_data_url().unwrap(), "{id} is blank");
         assert_eq!(canvas.get_attribute("data-draws").as_deref(), Some("1"), "{id}");
     }
-    // "Download SVG" (rendered by the background worker with `shardcalc::chart_svg`): the same
-    // elements as plotters' own SVG of the chart, laid out with the canvas's text widths.
+    // "Download SVG" (rendered by the background worker with `shardcalc::chart_svg`, the CLI's
+    // code; tests/e2e/tests/share.rs compares the downloaded file with the CLI's byte for byte).
     let r = evaluate(&preset_scenario("llama-3-8b")).unwrap();
     let chart = shardcalc_charts::Chart::Bars(shardcalc_charts::param_breakdown(&r.model.name, &r.params));
     let model = shardcalc_core::presets::get("llama-3-8b").unwrap().config;
     let lines = shardcalc_charts::Chart::SeqLen(shardcalc_charts::flops_vs_seq_len_chart(&model, FlopConvention::MaxText));
     for chart in [chart, lines] {
         let ours = shardcalc::chart_svg(&chart).unwrap();
-        let plain = shardcalc_charts::svg::to_svg(&chart).unwrap();
         assert!(ours.starts_with("<svg") && ours.trim_end().ends_with("</svg>"));
         assert!(ours.contains(chart.title()), "{}", chart.title());
-        for tag in ["<text", "<rect", "<polyline", "<circle", "<line"] {
-            assert_eq!(ours.matches(tag).count(), plain.matches(tag).count(), "{tag}");
-        }
     }
 }
 

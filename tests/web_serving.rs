@@ -110,8 +110,8 @@ async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
         assert!(page.draws(c) >= 1, "{c} was not drawn");
     }
     assert!(page.text("#serving-table").contains("decode.step_time_s"));
-    // "Download SVG" (rendered by the background worker with `shardcalc::chart_svg`): the same
-    // elements as the CLI's plotters SVG of the chart, laid out with the canvas's text widths.
+    // "Download SVG" is rendered by the background worker with the CLI's code (the e2e tests
+    // compare the downloaded file with the CLI's byte for byte); here: the charts draw as SVG.
     let name = shardcalc_core::presets::get("llama-3-8b").unwrap().config.name;
     for chart in [
         shardcalc_charts::serving::pareto_chart(&name, &r),
@@ -120,12 +120,7 @@ async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
     ] {
         let chart = shardcalc_charts::Chart::Xy(chart);
         let cli = shardcalc_charts::svg::to_svg(&chart).unwrap();
-        let ours = shardcalc::chart_svg(&chart).unwrap();
-        assert!(ours.starts_with("<svg") && ours.trim_end().ends_with("</svg>"));
-        assert!(ours.contains(chart.title()), "{}", chart.title());
-        for tag in ["<text", "<rect", "<polyline", "<circle", "<line"] {
-            assert_eq!(ours.matches(tag).count(), cli.matches(tag).count(), "{tag}");
-        }
+        assert!(cli.starts_with("<svg") && cli.contains(chart.title()), "{}", chart.title());
     }
 }
 

@@ -31,6 +31,7 @@ pub mod scatter;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
+pub mod table;
 pub mod ticks;
 pub mod xy;
 

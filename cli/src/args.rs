@@ -15,6 +15,10 @@ pub enum Command {
     Chips,
     /// Print a JSON Schema (`scenario` or `report`).
     Schema(String),
+    /// Draw one chart of the catalog as SVG.
+    Chart(ChartArgs),
+    /// List the charts of the catalog.
+    ChartList,
     /// Print usage.
     Help,
 }
@@ -47,6 +51,17 @@ pub struct EvalArgs {
     pub serving: Box<ServingArgs>,
     /// `--mesh dp=..,fsdp=..,tp=..,ep=..,cp=..,pp=..`: set `training.mesh`.
     pub mesh: Option<String>,
+}
+
+/// Options of `shardcalc chart`.
+#[derive(Debug, Default, PartialEq)]
+pub struct ChartArgs {
+    /// A scenario JSON file (the default scenario without one).
+    pub scenario: Option<String>,
+    /// `--chart NAME`: a name from `shardcalc chart --list`.
+    pub chart: String,
+    /// `-o FILE`: where the SVG goes (standard output without it).
+    pub out: Option<String>,
 }
 
 /// Options that set the scenario's `inference` section.
@@ -94,6 +109,11 @@ USAGE:
       fits), --weights-dtype and --kv-dtype (bf16, fp8, int8, int4) set its fields.
       --mesh evaluates that mesh in the scenario's `training` section instead of the
       search's best (axes not named are 1).
+  shardcalc chart [SCENARIO.json] --chart NAME [-o OUT.svg]
+      Draw one chart as SVG, with the page's plotting code (the same chart the page's
+      `#chart-NAME` canvas shows for that scenario); without -o the SVG goes to standard
+      output. For documentation builds: no browser needed.
+  shardcalc chart --list     List the chart names (and the page each is on).
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
   shardcalc schema scenario|report
@@ -181,9 +201,40 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             }
             Ok(Command::Eval(a))
         }
+        "chart" => parse_chart(&mut it),
         other => Err(UsageError(format!(
             "unknown command {other:?}; try `shardcalc help`"
         ))),
+    }
+}
+
+/// `chart [SCENARIO.json] --chart NAME [-o FILE]` or `chart --list`.
+fn parse_chart<'a>(it: &mut impl Iterator<Item = &'a String>) -> Result<Command, UsageError> {
+    let (mut a, mut chart, mut list) = (ChartArgs::default(), None, false);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--list" => list = true,
+            "--chart" => chart = Some(value(arg, it)?.clone()),
+            "-o" | "--output" => a.out = Some(value(arg, it)?.clone()),
+            flag if flag.starts_with('-') && flag != "-" => {
+                return Err(UsageError(format!("chart: unknown option {flag}")));
+            }
+            path => {
+                if a.scenario.is_some() {
+                    return Err(UsageError(format!("chart: only one scenario file may be given (extra: {path})")));
+                }
+                a.scenario = Some(path.to_string());
+            }
+        }
+    }
+    match (list, chart) {
+        (true, None) if a.scenario.is_none() && a.out.is_none() => Ok(Command::ChartList),
+        (true, _) => Err(UsageError("chart: --list takes no other argument".into())),
+        (false, Some(name)) => {
+            a.chart = name;
+            Ok(Command::Chart(a))
+        }
+        (false, None) => Err(UsageError("chart: --chart NAME is needed (see `shardcalc chart --list`)".into())),
     }
 }
 
@@ -220,6 +271,20 @@ mod tests {
         assert!(parse(&args("eval --bogus 1")).unwrap_err().0.contains("--bogus"));
         assert!(parse(&args("eval --preset a --hf-config b")).is_err());
         assert!(parse(&args("frobnicate")).is_err());
+    }
+
+    #[test]
+    fn parses_chart_options() {
+        assert_eq!(
+            parse(&args("chart s.json --chart seq-len -o out.svg")).unwrap(),
+            Command::Chart(ChartArgs { scenario: Some("s.json".into()), chart: "seq-len".into(), out: Some("out.svg".into()) })
+        );
+        assert_eq!(parse(&args("chart --list")).unwrap(), Command::ChartList);
+        assert!(parse(&args("chart s.json")).unwrap_err().0.contains("--chart"));
+        assert!(parse(&args("chart --list --chart x")).unwrap_err().0.contains("--list"));
+        assert!(parse(&args("chart --chart")).unwrap_err().0.contains("--chart needs a value"));
+        assert!(parse(&args("chart --chart x -q")).unwrap_err().0.contains("-q"));
+        assert!(parse(&args("chart a.json b.json --chart x")).unwrap_err().0.contains("b.json"));
     }
 
     #[test]

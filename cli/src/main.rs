@@ -6,7 +6,7 @@
 
 mod args;
 
-use args::{Command, EvalArgs, ServingArgs, USAGE};
+use args::{ChartArgs, Command, EvalArgs, ServingArgs, USAGE};
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
 use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
@@ -155,6 +155,24 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, Failure> {
     serde_json::to_string_pretty(v).map_err(|e| Failure::io(format!("serialising output: {e}")))
 }
 
+/// `shardcalc chart`: the catalog's chart drawn by `shardcalc_charts::svg::to_svg`, to the
+/// `-o` file (then a line saying where it went) or to standard output.
+fn chart(a: &ChartArgs) -> Result<String, Failure> {
+    let scenario = match &a.scenario {
+        Some(path) => Scenario::from_json(&read_file(path, "scenario")?)?,
+        None => Scenario::default(),
+    };
+    let chart = shardcalc_charts::catalog::build(&a.chart, &scenario)?;
+    let svg = shardcalc_charts::svg::to_svg(&chart).map_err(|e| Failure::io(format!("drawing {}: {e}", a.chart)))?;
+    match &a.out {
+        Some(path) => {
+            std::fs::write(path, &svg).map_err(|e| Failure::io(format!("-o {path}: {e}")))?;
+            Ok(String::new())
+        }
+        None => Ok(svg),
+    }
+}
+
 fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
     let cmd = args::parse(argv).map_err(|e| Failure::invalid(format!("{e}\n\n{USAGE}")))?;
     let mut warnings = Vec::new();
@@ -199,6 +217,14 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             };
             to_json(&schema)?
         }
+        Command::ChartList => {
+            let mut out = String::new();
+            for c in shardcalc_charts::catalog::CHARTS {
+                out.push_str(&format!("{:<24} {:<11} {}\n", c.name, c.view, c.about));
+            }
+            out
+        }
+        Command::Chart(a) => chart(&a)?,
         Command::Eval(a) => {
             let s = scenario_from_args(&a, &mut warnings)?;
             to_json(&evaluate(&s)?)?
@@ -214,7 +240,9 @@ fn main() -> ExitCode {
             for w in warnings {
                 eprintln!("warning: {w}");
             }
-            println!("{}", out.trim_end());
+            if !out.is_empty() {
+                println!("{}", out.trim_end());
+            }
             ExitCode::SUCCESS
         }
         Err(f) => {

@@ -36,6 +36,18 @@ pub fn encode(scenario: &Scenario) -> String {
 /// - `scenario`: not a scenario document (serde's message names the key);
 /// - a field path such as `workload.seq_len`: the scenario does not validate.
 pub fn decode(text: &str) -> Result<Scenario, Invalid> {
+    let scenario = parse(text)?;
+    scenario.validate()?;
+    Ok(scenario)
+}
+
+/// Reads a permalink without validating the scenario: what a saved entry or a file holding
+/// a link recovers even when its scenario no longer validates (its problems are then shown
+/// next to their fields instead of losing the scenario).
+///
+/// # Errors
+/// As [`decode`], except that field problems of a well-formed scenario are not reported.
+pub fn parse(text: &str) -> Result<Scenario, Invalid> {
     let text = text.trim();
     if text.len() > MAX_LEN {
         return Err(Invalid::one(
@@ -49,9 +61,20 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
     let bytes = base64url_decode(payload).map_err(|m| Invalid::one("permalink", m))?;
     let json = String::from_utf8(bytes)
         .map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
-    let scenario = Scenario::from_json(&json)?;
-    scenario.validate()?;
-    Ok(scenario)
+    Scenario::from_json(&json)
+}
+
+/// The permalink inside `text`: after `#s=` or `s=` when the text is a whole link such as
+/// `https://host/training.html#s=1.eyJ...`, else the trimmed text itself.
+#[must_use]
+pub fn find_in(text: &str) -> &str {
+    let text = text.trim();
+    let after = text.rsplit_once("#s=").or_else(|| text.strip_prefix("s=").map(|rest| ("", rest)));
+    match after {
+        // A fragment ends the URL; anything after another `&` or `#` is not ours.
+        Some((_, rest)) => rest.split(['&', '#']).next().unwrap_or(rest),
+        None => text,
+    }
 }
 
 /// Why `text` has no usable version tag.

@@ -36,6 +36,7 @@ pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Re
 /// The SVG is rendered by the background worker (`crate::worker_client`) from the page's
 /// scenario and the chart's catalog entry (`shardcalc_charts::catalog`, name = `id` without
 /// `chart-`), so the chart must be in the catalog; the page itself links no SVG code.
+/// Its embed name is `id` without `chart-` (`?embed=seq-len` shows `#chart-seq-len` alone).
 #[component]
 pub fn ChartCanvas<T: DrawableChart>(
     /// Element id of the canvas; also the stem of downloaded file names.
@@ -47,6 +48,7 @@ pub fn ChartCanvas<T: DrawableChart>(
     caption: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
+    let embedded = crate::embed::use_embed().register(id.strip_prefix("chart-").unwrap_or(id).to_string());
     let failure = RwSignal::new(None::<String>);
     Effect::new(move |draws: Option<u32>| {
         let draws = draws.unwrap_or(0);
@@ -90,7 +92,7 @@ pub fn ChartCanvas<T: DrawableChart>(
         });
     };
     view! {
-        <figure class="chart">
+        <figure class="chart" class:embed-target=embedded>
             <canvas id=id node_ref=canvas role="img" aria-label=title width="720" height="360"></canvas>
             <figcaption>{move || caption.get()}</figcaption>
             {move || failure.get().map(|f| view! { <p class="field-error" role="alert">{f}</p> })}

@@ -18,19 +18,20 @@ pub const KEY: &str = "s=";
 /// writes once, not four times).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
-/// The scenario in the current URL: `None` without an `#s=` fragment, `Some(Err)` when it
-/// cannot be read.
+/// The scenario document in the current URL, read but not validated: `None` without an
+/// `#s=` fragment, `Some(Err)` when it cannot be read at all.
 #[must_use]
 pub fn scenario_in_url() -> Option<Result<Scenario, Invalid>> {
     let hash = web_sys::window()?.location().hash().ok()?;
     scenario_in_fragment(&hash)
 }
 
-/// The scenario in a fragment such as `#s=1.eyJ...`.
+/// The scenario document in a fragment such as `#s=1.eyJ...` (not validated: a link whose
+/// scenario no longer validates still loads, with its problems shown; see [`apply`]).
 #[must_use]
 pub fn scenario_in_fragment(hash: &str) -> Option<Result<Scenario, Invalid>> {
     let payload = hash.strip_prefix('#').unwrap_or(hash).strip_prefix(KEY)?;
-    Some(permalink::decode(payload))
+    Some(permalink::parse(payload))
 }
 
 /// The fragment for a scenario.
@@ -39,17 +40,18 @@ pub fn fragment(scenario: &Scenario) -> String {
     format!("#{KEY}{}", permalink::encode(scenario))
 }
 
-/// The starting scenario: the URL's, or the default with a notice saying why the link
-/// could not be used.
-#[must_use]
-pub fn initial_scenario() -> (Scenario, Option<String>) {
-    match scenario_in_url() {
-        Some(Ok(s)) => (s, None),
-        Some(Err(e)) => (
-            Scenario::default(),
-            Some(format!("The link's scenario could not be read ({e}); showing the default scenario.")),
-        ),
-        None => (Scenario::default(), None),
+/// Loads what the URL holds into `state` (on start and on `hashchange`): a valid scenario
+/// replaces everything; one with problems in the form's fields loads with the problems shown
+/// next to them; anything else leaves `state` as it is, with a notice saying why.
+pub fn apply(state: AppState, linked: Result<Scenario, Invalid>) {
+    let outcome = match linked {
+        Ok(s) => crate::share::document::load(state, s),
+        Err(e) => Err(e.to_string()),
+    };
+    match outcome {
+        Ok(None) => {}
+        Ok(Some(note)) => state.notice.set(Some(format!("The link's scenario is loaded, but {note}"))),
+        Err(e) => state.notice.set(Some(format!("The link's scenario could not be read ({e}); the page keeps the scenario it had."))),
     }
 }
 
@@ -66,20 +68,18 @@ pub fn sync_url(state: AppState) {
         let handle = set_timeout_with_handle(move || replace_fragment(&target), DEBOUNCE).ok();
         pending.try_set_value(handle);
     });
-    let listener = window_event_listener(leptos::ev::hashchange, move |_| {
-        match scenario_in_url() {
-            // Compared by their links: the same test as the URL's, without linking a comparison
-            // of every section into the page.
-            Some(Ok(s)) if state.scenario.try_with_untracked(|cur| fragment(cur) != fragment(&s)).unwrap_or(false) => {
-                // `decode` validated the scenario, so its preset resolves and `load` succeeds.
-                let _ = state.load(s);
+    let listener = window_event_listener(leptos::ev::hashchange, move |_| match scenario_in_url() {
+        // Compared by their links: the same test as the URL's, without linking a comparison of
+        // every section into the page.
+        Some(Ok(s)) if state.scenario.try_with_untracked(|cur| fragment(cur) == fragment(&s)).unwrap_or(true) => {}
+        Some(linked) => {
+            apply(state, linked);
+            // A refused link leaves the page as it was: so does the address bar.
+            if let Some(current) = state.scenario.try_with_untracked(fragment) {
+                replace_fragment(&current);
             }
-            Some(Ok(_)) => {}
-            Some(Err(e)) => state.notice.set(Some(format!(
-                "The link's scenario could not be read ({e}); the page keeps the current one."
-            ))),
-            None => {}
         }
+        None => {}
     });
     on_cleanup(move || listener.remove());
 }

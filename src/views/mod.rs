@@ -4,14 +4,16 @@
 //!
 //! Adding a view: a module here rendering its panel from [`crate::state::AppState`], a
 //! variant of [`View`] (label, id, HTML file), a bin `src/bin/<id>.rs` calling
-//! [`crate::start_page`], and `<id>.html` at the root (a copy of `index.html` naming the bin);
-//! `dev.sh` builds every page listed in [`View::ALL`]'s files (`PAGES` there).
+//! [`crate::start_page`], `<id>.html` at the root (a copy of `index.html` naming the bin), and
+//! a line in `src/bin/all.rs` (the single-file offline build, which holds every view);
+//! `scripts/build-pages.sh` builds every root `*.html`.
 //!
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
 pub mod serving;
 pub mod validation;
+pub mod saved;
 
 use leptos::prelude::*;
 
@@ -26,11 +28,13 @@ pub enum View {
     Serving,
     /// Predicted vs measured: published runs, the calibration, the errors.
     Validation,
+    /// Scenarios saved in this browser: list, rename, delete, compare (always last).
+    Saved,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model, View::Serving, View::Validation];
+    pub const ALL: &'static [View] = &[View::Model, View::Serving, View::Validation, View::Saved];
 
     /// Navigation label.
     #[must_use]
@@ -39,6 +43,7 @@ impl View {
             View::Model => "Model",
             View::Serving => "Serving",
             View::Validation => "Validation",
+            View::Saved => "Saved",
         }
     }
 
@@ -49,6 +54,7 @@ impl View {
             View::Model => "model",
             View::Serving => "serving",
             View::Validation => "validation",
+            View::Saved => "saved",
         }
     }
 
@@ -59,6 +65,7 @@ impl View {
             View::Model => "index.html",
             View::Serving => "serving.html",
             View::Validation => "validation.html",
+            View::Saved => "saved.html",
         }
     }
 }
@@ -73,17 +80,31 @@ pub fn ViewNav(
     let state = use_app_state();
     // The link is rebuilt from the scenario (the URL's own fragment is written 200 ms late).
     let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    // In the single-file build every view is in this page: links switch in place.
+    let in_page = use_context::<crate::single_file::InPageNav>();
     let links = View::ALL
         .iter()
         .map(|&view| {
-            let href = move || format!("{}{}", view.file(), fragment.get());
-            let is_current = view == current;
+            let href = Signal::derive(move || match in_page {
+                Some(_) => crate::single_file::InPageNav::href(view, &fragment.get()),
+                None => format!("{}{}", view.file(), fragment.get()),
+            });
+            let is_current = move || in_page.map_or(view == current, |n| n.current.get() == view);
+            let on_click = move |ev: leptos::ev::MouseEvent| {
+                let Some(nav) = in_page else { return };
+                ev.prevent_default();
+                nav.current.set(view);
+                if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href.get_untracked()));
+                }
+            };
             view! {
                 <a
                     id=format!("nav-{}", view.id())
                     href=href
                     class:selected=is_current
-                    aria-current=if is_current { Some("page") } else { None }
+                    aria-current=move || is_current().then_some("page")
+                    on:click=on_click
                 >
                     {view.label()}
                 </a>

@@ -1,53 +1,33 @@
-//! The result tables as CSV text (RFC 4180 quoting), for "Download CSV".
+//! The result tables as [`Table`]s (exact values), for "Download CSV", "Download Markdown"
+//! and embeds.
 
+use shardcalc_charts::table::Table;
 use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::notebook::NotebookTables;
 use shardcalc_core::report::{FlopsByConvention, ParamsReport};
 
-
-/// One CSV field, quoted when it contains a comma, quote or line break.
-#[must_use]
-pub fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn line(fields: &[String]) -> String {
-    let mut out = fields.iter().map(|f| field(f)).collect::<Vec<_>>().join(",");
-    out.push_str("\r\n");
-    out
-}
-
 /// Parameters per component: exact integers where exact.
 #[must_use]
-pub fn params(p: &ParamsReport) -> String {
+pub fn params(p: &ParamsReport) -> Table {
     let number = |x: f64| format!("{x}");
-    let mut out = line(&["component".into(), "label".into(), "total_params".into(), "active_params".into()]);
+    let mut out = Table::new(["component", "label", "total_params", "active_params"]);
     for r in &p.breakdown {
-        out += &line(&[
-            serde_id(&r.component),
-            r.label.clone(),
-            number(r.total.get()),
-            number(r.active.get()),
-        ]);
+        out.push([serde_id(&r.component), r.label.clone(), number(r.total.get()), number(r.active.get())]);
     }
-    out += &line(&["total".into(), "Total".into(), number(p.total.get()), number(p.active.get())]);
+    out.push(["total".into(), "Total".into(), number(p.total.get()), number(p.active.get())]);
     out
 }
 
 /// TFLOPs per component under every convention (forward, backward, total).
 #[must_use]
-pub fn flops(f: &FlopsByConvention) -> String {
+pub fn flops(f: &FlopsByConvention) -> Table {
     let mut header = vec!["component".to_string(), "label".to_string()];
     for c in FlopConvention::ALL {
         for part in ["forward", "backward", "total"] {
             header.push(format!("{}_{part}_tflops", c.id()));
         }
     }
-    let mut out = line(&header);
+    let mut out = Table::new(header);
     for component in FlopComponent::ALL {
         let mut row = vec![serde_id(&component), component.label().to_string()];
         for c in FlopConvention::ALL {
@@ -57,19 +37,19 @@ pub fn flops(f: &FlopsByConvention) -> String {
                 row.push(format!("{}", v.unwrap_or(0.0)));
             }
         }
-        out += &line(&row);
+        out.push(row);
     }
     out
 }
 
 /// The notebook's rows as printed, with the correct value and why they differ.
 #[must_use]
-pub fn notebook(n: &NotebookTables) -> String {
-    let mut out = line(&["table".into(), "label".into(), "unit".into(), "printed".into(), "correct".into(), "discrepancy".into()]);
+pub fn notebook(n: &NotebookTables) -> Table {
+    let mut out = Table::new(["table", "label", "unit", "printed", "correct", "discrepancy"]);
     for (table, rows) in [("params", &n.params), ("flops", &n.flops)] {
         for r in rows {
-            out += &line(&[
-                table.into(),
+            out.push([
+                table.to_string(),
                 r.label.clone(),
                 r.unit.clone(),
                 format!("{}", r.printed),

@@ -118,7 +118,7 @@ pub fn FlopSection(
             Some(view! { <dl class="differences">{items}</dl> })
         })
     };
-    let csv_text = Signal::derive(move || flops.with(|f| f.as_ref().map(csv::flops).unwrap_or_default()));
+    let table = Signal::derive(move || flops.with(|f| f.as_ref().map(csv::flops).unwrap_or_default()));
     let caption = Signal::derive(move || {
         format!("Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.", conv.get().label())
     });
@@ -135,7 +135,7 @@ pub fn FlopSection(
                 </table>
             </div>
             <div class="actions">
-                <CsvButton name="flops" csv=csv_text />
+                <CsvButton name="flops" table=table />
             </div>
             <h4>"How the conventions differ"</h4>
             {differences}

@@ -64,7 +64,7 @@ pub fn NotebookSection(
 ) -> impl IntoView {
     let report = derived.report;
     let tables = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| r.notebook.clone())));
-    let csv_text = Signal::derive(move || tables.with(|t| t.as_ref().map(csv::notebook).unwrap_or_default()));
+    let data = Signal::derive(move || tables.with(|t| t.as_ref().map(csv::notebook).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="notebook-heading">
             <h3 id="notebook-heading">"MaxText notebook check"</h3>
@@ -85,7 +85,7 @@ pub fn NotebookSection(
                 }
             }))}
             <div class="actions">
-                <CsvButton name="notebook" csv=csv_text />
+                <CsvButton name="notebook" table=data />
             </div>
         </section>
     }

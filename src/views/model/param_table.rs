@@ -50,7 +50,7 @@ pub fn ParamSection(
             })
         })
     };
-    let csv_text = Signal::derive(move || params.with(|p| p.as_ref().map(csv::params).unwrap_or_default()));
+    let table = Signal::derive(move || params.with(|p| p.as_ref().map(csv::params).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="params-heading">
             <h3 id="params-heading">"Parameters"</h3>
@@ -69,7 +69,7 @@ pub fn ParamSection(
                 </table>
             </div>
             <div class="actions">
-                <CsvButton name="params" csv=csv_text />
+                <CsvButton name="params" table=table />
             </div>
             <ChartCanvas
                 id="chart-params"

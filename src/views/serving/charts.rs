@@ -13,7 +13,7 @@ use crate::components::{ChartCanvas, CsvButton};
 /// A chart's lines as CSV: `series,<x label>,<y label>` with one row per point.
 #[must_use]
 pub fn xy_csv(c: &XyChart) -> String {
-    let q = crate::views::model::csv::field;
+    let q = shardcalc_charts::table::csv_field;
     let mut out = format!("series,{},{}\r\n", q(&c.x.label), q(&c.y.label));
     for s in &c.series {
         for (x, y) in &s.points {

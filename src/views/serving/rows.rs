@@ -334,7 +334,7 @@ pub fn csv(rows: &[Row]) -> String {
     let mut out = String::from("group,key,quantity,value,unit\r\n");
     for r in rows {
         let fields = [r.group.to_string(), format!("inference.{}", r.key), r.label.to_string(), r.exact(), r.unit.symbol().to_string()];
-        out += &fields.iter().map(|f| crate::views::model::csv::field(f)).collect::<Vec<_>>().join(",");
+        out += &fields.iter().map(|f| shardcalc_charts::table::csv_field(f)).collect::<Vec<_>>().join(",");
         out += "\r\n";
     }
     out

@@ -10,7 +10,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
-use crate::{dist_dir, target_dir, ChromeDriver, StaticServer, CHROMIUM_ARGS};
+use crate::{dist_dir, target_dir, ChromeDriver, ServeOptions, StaticServer, CHROMIUM_ARGS};
 
 /// How long helpers wait for the page before failing the test.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -34,7 +34,24 @@ impl Browser {
 
     /// Like [`Browser::open`], but loads `path` (e.g. `/#s=1.eyJ...`, a permalink).
     pub async fn open_path(path: &str) -> Self {
+        Self::open_with(ServeOptions::default(), path).await
+    }
+
+    /// Serves `dist/` as `options` say (under a sub-path, with extra headers) and loads `path`
+    /// under it (`path` relative to the served directory, e.g. `saved.html#s=...`).
+    pub async fn open_with(options: ServeOptions, path: &str) -> Self {
+        let server = StaticServer::start_with(dist_dir(), options).expect("start the static server for dist/");
+        let url = format!("{}{}{}", server.origin(), server.prefix(), path.trim_start_matches('/'));
+        Self::launch(server, &url).await
+    }
+
+    /// Loads an arbitrary URL, e.g. a `file://` page (`dist/` is served too, unused).
+    pub async fn open_url(url: &str) -> Self {
         let server = StaticServer::start(dist_dir()).expect("start the static server for dist/");
+        Self::launch(server, url).await
+    }
+
+    async fn launch(server: StaticServer, url: &str) -> Self {
         let driver = ChromeDriver::start().expect("start chromedriver");
         let profile = ProfileDir::new();
 
@@ -44,7 +61,7 @@ impl Browser {
         let capabilities = json!({
             "browserName": "chrome",
             "goog:chromeOptions": { "binary": chromium, "args": args },
-            "goog:loggingPrefs": { "browser": "ALL" },
+            "goog:loggingPrefs": { "browser": "ALL", "performance": "ALL" },
         });
         let Value::Object(capabilities) = capabilities else {
             unreachable!("json! object")
@@ -61,13 +78,26 @@ impl Browser {
             profile,
             server,
         };
-        let url = format!("{}{path}", browser.origin());
+        // The log so far is the browser's own start page (chrome:// URLs), not this test's.
+        let _ = browser.network_requests().await;
+        browser.goto_url(url).await;
         browser
-            .client
-            .goto(&url)
-            .await
-            .unwrap_or_else(|err| panic!("load {url}: {err}"));
-        browser
+    }
+
+    /// Navigates to `url`.
+    pub async fn goto_url(&self, url: &str) {
+        self.client.goto(url).await.unwrap_or_else(|err| panic!("load {url}: {err}"));
+    }
+
+    /// Navigates to `path` under the served directory (e.g. `saved.html`).
+    pub async fn goto(&self, path: &str) {
+        let url = format!("{}{}{}", self.origin(), self.server.prefix(), path.trim_start_matches('/'));
+        self.goto_url(&url).await;
+    }
+
+    /// Reloads the page.
+    pub async fn reload(&self) {
+        self.client.refresh().await.unwrap_or_else(|err| panic!("reload: {err}"));
     }
 
     /// Ends the WebDriver session, then stops chromedriver and Chromium.
@@ -202,12 +232,78 @@ impl Browser {
         );
     }
 
+    /// Every URL the browser requested since the previous read, from its network log
+    /// (chromedriver's `performance` log: `Network.requestWillBeSent`), `data:` and `blob:`
+    /// URLs included.
+    pub async fn network_requests(&self) -> Vec<String> {
+        let entries = self
+            .client
+            .issue_cmd(BrowserLog("performance"))
+            .await
+            .unwrap_or_else(|err| panic!("read the performance log: {err}"));
+        let entries = entries.as_array().cloned().unwrap_or_default();
+        entries
+            .iter()
+            .filter_map(|entry| serde_json::from_str::<Value>(entry["message"].as_str()?).ok())
+            .filter(|m| m["message"]["method"] == "Network.requestWillBeSent")
+            .filter_map(|m| m["message"]["params"]["request"]["url"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// Fails if the network log since the previous read holds a request that leaves
+    /// `allowed` (an origin such as `http://127.0.0.1:4000`, or `file://`); `data:` and
+    /// `blob:` URLs never leave the page, and `chrome://` ones are the browser's own pages
+    /// (e.g. its start page), never the network. Returns the requests seen.
+    pub async fn assert_network_stays_within(&self, allowed: &str) -> Vec<String> {
+        let urls = self.network_requests().await;
+        let foreign: Vec<&String> = urls
+            .iter()
+            .filter(|u| !(u.starts_with("data:") || u.starts_with("blob:") || u.starts_with(allowed) || u.starts_with("chrome://")))
+            .collect();
+        assert!(foreign.is_empty(), "requests outside {allowed}: {foreign:#?}");
+        urls
+    }
+
+    /// Replaces downloads with a record in the page: afterwards, [`Browser::downloads`] lists
+    /// every file the page offered (name, type, content) instead of the browser saving it.
+    pub async fn capture_downloads(&self) {
+        let script = "window.__downloads = []; window.__blobs = new Map();\
+            const create = URL.createObjectURL.bind(URL);\
+            URL.createObjectURL = (b) => { const u = create(b); window.__blobs.set(u, b); return u; };\
+            HTMLAnchorElement.prototype.click = function () {\
+              window.__downloads.push({ name: this.download, href: this.href }); };";
+        self.eval(script, vec![]).await;
+    }
+
+    /// Files the page offered since [`Browser::capture_downloads`]: `(name, type, text)`,
+    /// where `text` is the content for `blob:` downloads and the URL itself for `data:` ones.
+    pub async fn downloads(&self) -> Vec<(String, String, String)> {
+        let script = "const done = arguments[arguments.length - 1];\
+            Promise.all((window.__downloads || []).map(async (d) => {\
+              const blob = window.__blobs.get(d.href);\
+              if (blob) return [d.name, blob.type, await blob.text()];\
+              return [d.name, d.href.split(';')[0].replace('data:', ''), d.href];\
+            })).then(done, (e) => done(String(e)));";
+        let value = self
+            .client
+            .execute_async(script, vec![])
+            .await
+            .unwrap_or_else(|err| panic!("read the captured downloads: {err}"));
+        let list = value.as_array().unwrap_or_else(|| panic!("captured downloads: {value}"));
+        list.iter()
+            .map(|d| {
+                let part = |i: usize| d[i].as_str().unwrap_or_default().to_string();
+                (part(0), part(1), part(2))
+            })
+            .collect()
+    }
+
     /// Browser log entries of level SEVERE (console.error, uncaught exceptions, failed loads)
     /// since the previous call; chromedriver empties its log buffer on each read.
     pub async fn console_errors(&self) -> Vec<String> {
         let entries = self
             .client
-            .issue_cmd(BrowserLog)
+            .issue_cmd(BrowserLog("browser"))
             .await
             .unwrap_or_else(|err| panic!("read the browser log: {err}"));
         let entries = entries.as_array().cloned().unwrap_or_default();
@@ -240,10 +336,10 @@ impl Browser {
     }
 }
 
-/// chromedriver's `POST /session/{id}/se/log` for the `browser` log (needs the capability
-/// `goog:loggingPrefs: {browser: ALL}`, which [`Browser::open`] sets).
+/// chromedriver's `POST /session/{id}/se/log` for one log (`browser` or `performance`; needs
+/// the capability `goog:loggingPrefs`, which [`Browser::open`] sets).
 #[derive(Debug)]
-struct BrowserLog;
+struct BrowserLog(&'static str);
 
 impl WebDriverCompatibleCommand for BrowserLog {
     fn endpoint(
@@ -257,7 +353,7 @@ impl WebDriverCompatibleCommand for BrowserLog {
     fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
         (
             http::Method::POST,
-            Some(json!({ "type": "browser" }).to_string()),
+            Some(json!({ "type": self.0 }).to_string()),
         )
     }
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 pub use browser::{Browser, TIMEOUT};
 pub use chromedriver::ChromeDriver;
-pub use server::{ServedRequest, StaticServer};
+pub use server::{ServeOptions, ServedRequest, StaticServer};
 
 /// Flags for every headless Chromium this project starts. The last two keep the browser's own
 /// background traffic (update checks, accounts, time sync) off the network: no DNS lookups leave

@@ -1,0 +1,109 @@
+//! "Save & share" in every page's header: save the scenario in this browser under a name,
+//! download it as JSON, open a JSON file (or a file holding a link).
+
+use leptos::html::Input;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use shardcalc_core::scenario::MAX_SCENARIO_BYTES;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::HtmlInputElement;
+
+use super::{document, storage};
+use crate::state::{use_app_state, AppState};
+
+/// A message under the bar: what happened, or what went wrong.
+#[derive(Clone, Debug, PartialEq)]
+enum Message {
+    Done(String),
+    Failed(String),
+}
+
+/// The "Save & share" panel: `#save-name` + `#save-button` save the current scenario in
+/// browser storage; `#download-json` downloads it (`shardcalc-scenario.json`); `#open-json`
+/// (a file input) loads a scenario file; `#share-message` says what happened.
+#[component]
+pub fn ShareBar() -> impl IntoView {
+    let state = use_app_state();
+    let message = RwSignal::new(None::<Message>);
+    let name_input = NodeRef::<Input>::new();
+    let model_name = Memo::new(move |_| state.scenario.with(|s| s.model.resolve().map(|m| m.name).unwrap_or_default()));
+
+    let save = move |_| {
+        let typed = name_input.get_untracked().map(|i| i.value()).unwrap_or_default();
+        let name = if typed.trim().is_empty() { model_name.get_untracked() } else { typed };
+        let scenario = state.scenario.get_untracked();
+        message.set(Some(match storage::save_new(&name, &scenario) {
+            Ok(_) if state.is_stale() => Message::Done(format!(
+                "Saved “{}” with the last valid inputs (the form has problems). The Saved page lists it.",
+                name.trim()
+            )),
+            Ok(_) => Message::Done(format!("Saved “{}” in this browser. The Saved page lists it.", name.trim())),
+            Err(e) => Message::Failed(format!("Not saved: {e}.")),
+        }));
+    };
+    let download = move |_| {
+        if let Err(e) = state.scenario.with_untracked(document::download) {
+            message.set(Some(Message::Failed(format!("The download failed: {e}"))));
+        }
+    };
+    let open = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        // Cleared so that choosing the same file again loads it again.
+        input.set_value("");
+        spawn_local(async move {
+            let outcome = open_file(state, &file).await;
+            message.try_set(Some(outcome));
+        });
+    };
+
+    view! {
+        <details class="share" id="share">
+            <summary>"Save & share"</summary>
+            <div class="share-body">
+                <div class="share-row">
+                    <label for="save-name">"Name"</label>
+                    <input type="text" id="save-name" node_ref=name_input maxlength="120" placeholder=move || model_name.get() />
+                    <button type="button" id="save-button" on:click=save>"Save in this browser"</button>
+                </div>
+                <div class="share-row">
+                    <button type="button" id="download-json" on:click=download>"Download JSON"</button>
+                    <label for="open-json">"Open a JSON file"</label>
+                    <input type="file" id="open-json" accept=".json,application/json,text/plain" on:change=open />
+                </div>
+                {move || message.get().map(|m| {
+                    let (class, text) = match m {
+                        Message::Done(text) => ("share-message ok", text),
+                        Message::Failed(text) => ("share-message field-error", text),
+                    };
+                    view! { <p id="share-message" class=class role="status">{text}</p> }
+                })}
+            </div>
+        </details>
+    }
+}
+
+/// Reads a chosen file and loads its scenario; the message says how it went.
+async fn open_file(state: AppState, file: &web_sys::File) -> Message {
+    let name = file.name();
+    let size = file.size();
+    if size > MAX_SCENARIO_BYTES as f64 {
+        return Message::Failed(format!(
+            "{name} was not opened: it is {size} bytes; a scenario file is at most {MAX_SCENARIO_BYTES} bytes."
+        ));
+    }
+    let text = match JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string()) {
+        Some(t) => t,
+        None => return Message::Failed(format!("{name} could not be read as text.")),
+    };
+    let scenario = match document::read_text(&text) {
+        Ok(s) => s,
+        Err(e) => return Message::Failed(format!("{name} is not a shardcalc scenario: {e}")),
+    };
+    match document::load(state, scenario) {
+        Ok(None) => Message::Done(format!("Opened {name}.")),
+        Ok(Some(note)) => Message::Done(format!("Opened {name}; {note}")),
+        Err(problems) => Message::Failed(format!("{name} was not opened (nothing changed): {problems}")),
+    }
+}
