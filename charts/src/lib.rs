@@ -11,6 +11,8 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
+//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::draw_roofline`] |
+//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::draw_collective_times`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -19,8 +21,10 @@
 pub mod axis;
 pub mod bars;
 pub mod catalog;
+pub mod collective_times;
 pub mod format;
 pub mod lines;
+pub mod roofline;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
@@ -31,7 +35,9 @@ use plotters::prelude::{DrawingArea, DrawingBackend};
 use std::fmt;
 
 pub use bars::{flop_breakdown, param_breakdown, BarChart};
+pub use collective_times::{collective_times_chart, CollectiveTimesChart};
 pub use lines::{flops_vs_seq_len_chart, SeqLenChart};
+pub use roofline::{roofline_chart, RooflineChart};
 
 /// Any of the charts, so a shell can hold and draw them uniformly.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +46,10 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
+    /// A chip's roofline with an op.
+    Roofline(RooflineChart),
+    /// Collective time vs array size.
+    CollectiveTimes(CollectiveTimesChart),
 }
 
 impl Chart {
@@ -49,6 +59,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
+            Chart::Roofline(c) => c.size(),
+            Chart::CollectiveTimes(c) => c.size(),
         }
     }
 
@@ -58,6 +70,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
+            Chart::Roofline(c) => &c.title,
+            Chart::CollectiveTimes(c) => &c.title,
         }
     }
 
@@ -69,6 +83,8 @@ impl Chart {
         match self {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
+            Chart::Roofline(c) => roofline::draw_roofline(area, c),
+            Chart::CollectiveTimes(c) => collective_times::draw_collective_times(area, c),
         }
     }
 }
