@@ -25,5 +25,5 @@ pub use field_message::{FieldMessage, FieldMessages};
 pub use hardware_picker::HardwarePicker;
 pub use number_field::NumberField;
 pub use preset_picker::PresetPicker;
-pub use section_field::SectionField;
+pub use section_field::{messages_under, SectionField};
 pub use text_field::TextField;

@@ -9,6 +9,7 @@
 //!
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
+pub mod hardware;
 pub mod model;
 
 use leptos::prelude::*;
@@ -20,17 +21,20 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// Chips, topologies, rooflines and collectives (book chapters 1-3).
+    Hardware,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model];
+    pub const ALL: &'static [View] = &[View::Model, View::Hardware];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Hardware => "Hardware & collectives",
         }
     }
 
@@ -39,6 +43,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Hardware => "hardware",
         }
     }
 
@@ -47,6 +52,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Hardware => "hardware.html",
         }
     }
 }
