@@ -176,14 +176,14 @@ fn roofline_of(s: &Scenario) -> Result<Chart, Invalid> {
         Some(RooflineQuery::Op(op)) => (Some(op.clone()), op.dtype),
         None => (None, shardcalc_core::dtype::DType::Bf16),
     };
-    Ok(Chart::Roofline(roofline::roofline_chart(&hw.chip, op.as_ref(), dtype)))
+    Ok(Chart::Scene(roofline::roofline_chart(&hw.chip, op.as_ref(), dtype).scene()))
 }
 
 fn collective_times_of(s: &Scenario) -> Result<Chart, Invalid> {
     let s = with_hardware_defaults(s);
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required"))?;
     let reports = collective_reports(&s.collectives, &hw.axes)?;
-    Ok(Chart::CollectiveTimes(collective_times_chart(&hw.chip.name, &hw.axes, &query_points(&reports))))
+    Ok(Chart::Scene(collective_times_chart(&hw.chip.name, &hw.axes, &query_points(&reports)).scene()))
 }
 
 #[cfg(test)]

@@ -5,12 +5,12 @@
 
 use crate::axis::TickedAxis;
 use crate::format;
+use crate::scene::{header, Anchor, Baseline, Frame, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
 use crate::ticks::{log_ticks, LogTicks};
 use crate::ChartError;
 use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use shardcalc_core::collectives::{collective_cost, AxisLink, CollectiveKind, Network};
 use shardcalc_core::units::Bytes;
 
@@ -160,17 +160,81 @@ impl CollectiveTimesChart {
     /// Pixel size (width × height).
     #[must_use]
     pub fn size(&self) -> (u32, u32) {
-        (theme::WIDTH, 480)
+        (theme::WIDTH, 500)
+    }
+
+    fn legend(&self) -> Vec<Vec<LegendEntry>> {
+        let kinds = KINDS.iter().map(|k| LegendEntry { name: k.1.to_string(), color: k.2, swatch: Swatch::Fill }).collect();
+        let sets = self
+            .axis_sets
+            .iter()
+            .enumerate()
+            .map(|(i, name)| LegendEntry { name: format!("over {name}"), color: theme::INK, swatch: Swatch::Line(dash(i)) })
+            .collect();
+        vec![kinds, sets]
+    }
+
+    /// The plot area as laid out in [`CollectiveTimesChart::scene`].
+    #[must_use]
+    pub fn laid_out_frame(&self) -> Frame {
+        let (w, h) = self.size();
+        let mut probe = Scene::new(w, h, "");
+        let top = header(&mut probe, &self.title, &self.legend()) + 6.0;
+        Frame {
+            left: 72.0,
+            top,
+            right: f64::from(w) - 24.0,
+            bottom: f64::from(h) - 52.0,
+            x: TickedAxis::log(self.x.min, self.x.max, self.x.values.clone()),
+            y: TickedAxis::log(self.y.min, self.y.max, self.y.values.clone()),
+        }
+    }
+
+    /// The chart laid out in pixels.
+    #[must_use]
+    pub fn scene(&self) -> Scene {
+        let (w, h) = self.size();
+        let mut s = Scene::new(w, h, &self.title);
+        header(&mut s, &self.title, &self.legend());
+        let f = self.laid_out_frame();
+        f.draw_axes(
+            &mut s,
+            (&self.x.values, &|v| format!("{}B", format::si(v))),
+            (&self.y.values, &seconds_label),
+            "array size V (bytes, log scale)",
+            "time (log scale)",
+        );
+        for line in &self.lines {
+            let pts = line.points.iter().map(|&(x, y)| f.px(x, y)).collect();
+            s.line(pts, line.color, 2.0, dash(line.set));
+        }
+        for line in &self.lines {
+            if let Some(knee) = line.knee.filter(|(v, _)| *v >= self.x.min && *v <= self.x.max) {
+                s.circle(f.px(knee.0, knee.1), 4.0, Some(line.color), None);
+            }
+        }
+        for q in &self.queries {
+            let color = KINDS.iter().find(|k| k.0 == q.kind).map_or(theme::INK, |k| k.2);
+            let at = f.px(q.bytes, q.seconds);
+            s.circle(at, 7.0, None, Some((color, 2.0)));
+            s.circle(at, 2.0, Some(theme::INK), None);
+        }
+        if self.lines.is_empty() {
+            let mid = ((f.left + f.right) / 2.0, (f.top + f.bottom) / 2.0);
+            s.text(mid, "No axis with more than one device: nothing moves.", Anchor::Middle, Baseline::Middle);
+        }
+        s
     }
 }
 
 /// Dash pattern of axis set `i`: solid, dashed, dotted, long dashes.
-fn dash(i: usize) -> Option<(u32, u32)> {
+#[must_use]
+pub fn dash(i: usize) -> Option<(f64, f64)> {
     match i {
         0 => None,
-        1 => Some((10, 5)),
-        2 => Some((3, 4)),
-        _ => Some((18, 4)),
+        1 => Some((10.0, 5.0)),
+        2 => Some((3.0, 4.0)),
+        _ => Some((18.0, 4.0)),
     }
 }
 
@@ -200,79 +264,7 @@ pub fn draw_collective_times<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     chart: &CollectiveTimesChart,
 ) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(ChartError::draw)?;
-    let (header, body) = area.split_vertically(theme::HEADER_PX + 20);
-    let entries: Vec<(&str, Rgb)> = KINDS.iter().map(|k| (k.1, k.2)).collect();
-    theme::draw_header(&header, &chart.title, &entries)?;
-    let ink = theme::INK.plotters();
-    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    // Second legend row: one line sample per axis set, in its dash style.
-    let mut x = 16;
-    for (i, name) in chart.axis_sets.iter().enumerate() {
-        let y = 60;
-        match dash(i) {
-            None => header.draw(&PathElement::new([(x, y), (x + 28, y)], ink.stroke_width(2))),
-            Some((on, off)) => {
-                let mut at = x;
-                while at < x + 28 {
-                    let end = (at + on as i32).min(x + 28);
-                    header.draw(&PathElement::new([(at, y), (end, y)], ink.stroke_width(2))).map_err(ChartError::draw)?;
-                    at = end + off as i32;
-                }
-                Ok(())
-            }
-        }
-        .map_err(ChartError::draw)?;
-        let text = format!("over {name}");
-        let style = label_style.clone().pos(Pos::new(HPos::Left, VPos::Center));
-        header.draw(&Text::new(text.clone(), (x + 34, y), style.clone())).map_err(ChartError::draw)?;
-        let (w, _) = header.estimate_text_size(&text, &style).map_err(ChartError::draw)?;
-        x += 34 + i32::try_from(w).unwrap_or(0) + 24;
-    }
-    let mut ctx = ChartBuilder::on(&body)
-        .margin(12)
-        .margin_top(4)
-        .margin_right(24)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
-            TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
-        )
-        .map_err(ChartError::draw)?;
-    let x_fmt = |v: &f64| format!("{}B", format::si(*v));
-    let y_fmt = |v: &f64| seconds_label(*v);
-    ctx.configure_mesh()
-        .bold_line_style(theme::GRID.plotters())
-        .axis_style(ink)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .x_desc("array size V (bytes, log scale)")
-        .y_desc("time (log)")
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .draw()
-        .map_err(ChartError::draw)?;
-    for line in &chart.lines {
-        let style = line.color.plotters().stroke_width(2);
-        let pts = line.points.iter().copied();
-        match dash(line.set) {
-            None => ctx.draw_series(LineSeries::new(pts, style)).map(|_| ()),
-            Some((on, off)) => ctx.draw_series(DashedLineSeries::new(pts, on, off, style)).map(|_| ()),
-        }
-        .map_err(ChartError::draw)?;
-        if let Some(knee) = line.knee.filter(|(v, _)| *v >= chart.x.min && *v <= chart.x.max) {
-            let color = line.color.plotters();
-            ctx.draw_series([Circle::new(knee, 4, color.filled())]).map_err(ChartError::draw)?;
-        }
-    }
-    for q in &chart.queries {
-        let color = KINDS.iter().find(|k| k.0 == q.kind).map_or(theme::INK, |k| k.2).plotters();
-        let at = (q.bytes, q.seconds);
-        ctx.draw_series([Circle::new(at, 7, color.stroke_width(2)), Circle::new(at, 2, ink.filled())])
-            .map_err(ChartError::draw)?;
-    }
-    area.present().map_err(ChartError::draw)
+    chart.scene().draw(area)
 }
 
 #[cfg(test)]
@@ -344,6 +336,15 @@ mod tests {
         // The query outside the sampled range widens the x axis.
         assert!(c.x.max >= 1e12);
         assert_eq!(seconds_label(2.5e-4), "250 µs");
+        // Every line is drawn inside the plot area.
+        let f = c.laid_out_frame();
+        for item in &c.scene().items {
+            if let crate::scene::Item::Line { points, color, .. } = item {
+                if *color != theme::GRID && *color != theme::INK {
+                    assert!(points.iter().all(|(x, y)| *x >= f.left - 1e-9 && *x <= f.right + 1e-9 && *y >= f.top - 1e-9 && *y <= f.bottom + 1e-9));
+                }
+            }
+        }
         assert_eq!(seconds_label(1.5), "1.50 s");
     }
 }

@@ -11,8 +11,8 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
-//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::draw_roofline`] |
-//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::draw_collective_times`] |
+//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::RooflineChart::scene`], then [`scene::Scene`] (SVG text or plotters) |
+//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::CollectiveTimesChart::scene`], then [`scene::Scene`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -25,6 +25,7 @@ pub mod collective_times;
 pub mod format;
 pub mod lines;
 pub mod roofline;
+pub mod scene;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
@@ -46,10 +47,10 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
-    /// A chip's roofline with an op.
-    Roofline(RooflineChart),
-    /// Collective time vs array size.
-    CollectiveTimes(CollectiveTimesChart),
+    /// A chart already laid out in pixels ([`scene::Scene`]): the roofline and the
+    /// collective-time chart. Pages show these as SVG without plotters, and a page that
+    /// draws other charts links only [`scene::Scene::draw`], not their layout code.
+    Scene(scene::Scene),
 }
 
 impl Chart {
@@ -59,8 +60,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
-            Chart::Roofline(c) => c.size(),
-            Chart::CollectiveTimes(c) => c.size(),
+            Chart::Scene(s) => (s.width, s.height),
         }
     }
 
@@ -70,8 +70,16 @@ impl Chart {
         match self {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
-            Chart::Roofline(c) => &c.title,
-            Chart::CollectiveTimes(c) => &c.title,
+            Chart::Scene(s) => &s.title,
+        }
+    }
+
+    /// The chart's scene, for the charts laid out that way (the hardware page's).
+    #[must_use]
+    pub fn scene(&self) -> Option<&scene::Scene> {
+        match self {
+            Chart::Scene(s) => Some(s),
+            Chart::Bars(_) | Chart::SeqLen(_) => None,
         }
     }
 
@@ -83,8 +91,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
-            Chart::Roofline(c) => roofline::draw_roofline(area, c),
-            Chart::CollectiveTimes(c) => collective_times::draw_collective_times(area, c),
+            Chart::Scene(s) => s.draw(area),
         }
     }
 }

@@ -6,12 +6,12 @@
 
 use crate::axis::TickedAxis;
 use crate::format;
+use crate::scene::{header, Anchor, Baseline, Frame, Item, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
 use crate::ticks::{log_ticks, LogTicks};
 use crate::ChartError;
 use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::prelude::{DrawingArea, DrawingBackend};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::chip::{Chip, Fabric};
 use shardcalc_core::roofline::OpCost;
@@ -154,11 +154,14 @@ pub fn roofline_chart(chip: &Chip, op: Option<&OpCost>, dtype: DType) -> Rooflin
     }
 }
 
+/// Grey for the other formats' ceilings.
+const MUTED: Rgb = Rgb(0x7a, 0x80, 0x8a);
+
 impl RooflineChart {
     /// Pixel size (width × height).
     #[must_use]
     pub fn size(&self) -> (u32, u32) {
-        (theme::WIDTH, 460)
+        (theme::WIDTH, 480)
     }
 
     /// The corners of roof `i` as drawn: from the left edge up to its ridge on the ceiling,
@@ -177,6 +180,93 @@ impl RooflineChart {
         out.push((self.x.max, self.peak));
         out
     }
+
+    fn legend(&self) -> Vec<LegendEntry> {
+        let mut out: Vec<LegendEntry> =
+            self.roofs.iter().map(|r| LegendEntry { name: r.name.clone(), color: r.color, swatch: Swatch::Fill }).collect();
+        out.push(LegendEntry { name: format!("{} peak", self.dtype.name()), color: theme::INK, swatch: Swatch::Line(None) });
+        out
+    }
+
+    /// The plot area under a header ending at `top`.
+    #[must_use]
+    pub fn frame(&self, top: f64) -> Frame {
+        let (w, h) = self.size();
+        Frame {
+            left: 72.0,
+            top,
+            right: f64::from(w) - 24.0,
+            bottom: f64::from(h) - 52.0,
+            x: TickedAxis::log(self.x.min, self.x.max, self.x.values.clone()),
+            y: TickedAxis::log(self.y.min, self.y.max, self.y.values.clone()),
+        }
+    }
+
+    /// The plot area as laid out in [`RooflineChart::scene`].
+    #[must_use]
+    pub fn laid_out_frame(&self) -> Frame {
+        let (w, h) = self.size();
+        let mut probe = Scene::new(w, h, "");
+        self.frame(header(&mut probe, &self.title, &[self.legend()]) + 6.0)
+    }
+
+    /// Where the ridge of roof `i` is drawn, in pixels.
+    #[must_use]
+    pub fn ridge_px(&self, i: usize) -> Option<(f64, f64)> {
+        let r = self.roofs.get(i)?;
+        Some(self.laid_out_frame().px(r.ridge, self.peak))
+    }
+
+    /// The chart laid out in pixels.
+    #[must_use]
+    pub fn scene(&self) -> Scene {
+        let (w, h) = self.size();
+        let mut s = Scene::new(w, h, &self.title);
+        let top = header(&mut s, &self.title, &[self.legend()]);
+        let f = self.frame(top + 6.0);
+        let si = |v: f64| format::si(v);
+        f.draw_axes(
+            &mut s,
+            (&self.x.values, &si),
+            (&self.y.values, &si),
+            "arithmetic intensity (FLOP per byte, log scale)",
+            "attainable FLOP/s (log scale)",
+        );
+        for (name, p) in &self.other_peaks {
+            let (a, b) = (f.px(self.x.min, *p), f.px(self.x.max, *p));
+            s.line(vec![a, b], MUTED, 1.0, Some((5.0, 4.0)));
+            s.text((b.0 - 6.0, b.1 - 3.0), format!("{name} peak {}FLOP/s", format::si(*p)), Anchor::End, Baseline::Bottom);
+        }
+        for (i, roof) in self.roofs.iter().enumerate() {
+            let pts = self.roof_polyline(i).into_iter().map(|(x, y)| f.px(x, y)).collect();
+            s.line(pts, roof.color, 2.0, None);
+        }
+        let (a, b) = (f.px(self.x.min, self.peak), f.px(self.x.max, self.peak));
+        s.line(vec![a, b], theme::INK, 2.0, None);
+        s.text((a.0 + 6.0, a.1 - 4.0), format!("{} peak {}FLOP/s", self.dtype.name(), format::si(self.peak)), Anchor::Start, Baseline::Bottom);
+        // Ridge points, labelled with their intensity, alternately below and above the ceiling.
+        for (i, roof) in self.roofs.iter().enumerate().filter(|(_, r)| r.ridge > self.x.min) {
+            let at = f.px(roof.ridge, self.peak);
+            s.circle(at, 4.0, Some(roof.color), None);
+            let (dy, baseline) = if i % 2 == 0 { (8.0, Baseline::Top) } else { (-8.0, Baseline::Bottom) };
+            s.items.push(Item::Text {
+                at: (at.0, at.1 + dy),
+                text: format::significant(roof.ridge, 3),
+                size: f64::from(theme::LABEL_PX),
+                color: roof.color,
+                anchor: Anchor::Middle,
+                baseline,
+                vertical: false,
+            });
+        }
+        for p in &self.points {
+            let Some(roof) = self.roofs.get(p.roof) else { continue };
+            let at = f.px(p.intensity, p.flops_per_sec);
+            s.circle(at, 6.0, Some(roof.color), Some((theme::INK, 2.0)));
+            s.text((at.0 + 9.0, at.1 + 5.0), format!("op vs {}", short_name(&roof.name)), Anchor::Start, Baseline::Top);
+        }
+        s
+    }
 }
 
 /// Draws a [`RooflineChart`] on `area` (any plotters backend).
@@ -184,74 +274,7 @@ impl RooflineChart {
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
 pub fn draw_roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &RooflineChart) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(ChartError::draw)?;
-    let (header, body) = area.split_vertically(theme::HEADER_PX);
-    let entries: Vec<(&str, Rgb)> = chart.roofs.iter().map(|r| (r.name.as_str(), r.color)).collect();
-    theme::draw_header(&header, &chart.title, &entries)?;
-    let ink = theme::INK.plotters();
-    let label_style = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let mut ctx = ChartBuilder::on(&body)
-        .margin(12)
-        .margin_top(4)
-        .margin_right(24)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
-            TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
-        )
-        .map_err(ChartError::draw)?;
-    let x_fmt = |v: &f64| format::si(*v);
-    let y_fmt = |v: &f64| format::si(*v);
-    ctx.configure_mesh()
-        .bold_line_style(theme::GRID.plotters())
-        .axis_style(ink)
-        .label_style(label_style.clone())
-        .axis_desc_style(label_style.clone())
-        .x_desc("arithmetic intensity (FLOP per byte, log scale)")
-        .y_desc("attainable FLOP/s (log)")
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .draw()
-        .map_err(ChartError::draw)?;
-
-    let faint = theme::INK.plotters().mix(0.45);
-    for (name, p) in &chart.other_peaks {
-        ctx.draw_series(DashedLineSeries::new([(chart.x.min, *p), (chart.x.max, *p)], 5, 4, faint.stroke_width(1)))
-            .map_err(ChartError::draw)?;
-        let style = label_style.clone().pos(Pos::new(HPos::Right, VPos::Bottom));
-        let text = format!("{name} peak {}FLOP/s", format::si(*p));
-        ctx.draw_series([Text::new(text, (chart.x.max / 1.15, *p * 1.04), style)]).map_err(ChartError::draw)?;
-    }
-    for (i, roof) in chart.roofs.iter().enumerate() {
-        let color = roof.color.plotters();
-        ctx.draw_series(LineSeries::new(chart.roof_polyline(i), color.stroke_width(2))).map_err(ChartError::draw)?;
-    }
-    // The ceiling on top, in ink, with its value.
-    ctx.draw_series(LineSeries::new([(chart.x.min, chart.peak), (chart.x.max, chart.peak)], ink.stroke_width(2)))
-        .map_err(ChartError::draw)?;
-    let style = label_style.clone().pos(Pos::new(HPos::Left, VPos::Bottom));
-    let text = format!("{} peak {}FLOP/s", chart.dtype.name(), format::si(chart.peak));
-    ctx.draw_series([Text::new(text, (chart.x.min * 1.15, chart.peak * 1.04), style)]).map_err(ChartError::draw)?;
-    // Ridge points, labelled with their intensity, alternately below and above the ceiling.
-    for (i, roof) in chart.roofs.iter().enumerate().filter(|(_, r)| r.ridge > chart.x.min) {
-        let color = roof.color.plotters();
-        ctx.draw_series([Circle::new((roof.ridge, chart.peak), 4, color.filled())]).map_err(ChartError::draw)?;
-        let (v, dy) = if i % 2 == 0 { (VPos::Top, 0.8) } else { (VPos::Bottom, 1.25) };
-        let style = label_style.clone().color(&color).pos(Pos::new(HPos::Center, v));
-        ctx.draw_series([Text::new(format::significant(roof.ridge, 3), (roof.ridge, chart.peak * dy), style)])
-            .map_err(ChartError::draw)?;
-    }
-    for p in &chart.points {
-        let Some(roof) = chart.roofs.get(p.roof) else { continue };
-        let at = (p.intensity, p.flops_per_sec);
-        ctx.draw_series([Circle::new(at, 6, roof.color.plotters().filled()), Circle::new(at, 6, ink.stroke_width(2))])
-            .map_err(ChartError::draw)?;
-        let style = label_style.clone().pos(Pos::new(HPos::Left, VPos::Top));
-        ctx.draw_series([Text::new(format!("op vs {}", short_name(&roof.name)), (p.intensity * 1.2, p.flops_per_sec / 1.15), style)])
-            .map_err(ChartError::draw)?;
-    }
-    area.present().map_err(ChartError::draw)
+    chart.scene().draw(area)
 }
 
 /// `ICI, 1 axis (2 links)` → `ICI`.
@@ -346,6 +369,27 @@ mod tests {
         let c2 = roofline_chart(&v5e, Some(&two), DType::Bf16);
         assert_eq!(c2.roofs.len(), 4);
         assert_eq!(c2.points[1].roof, 1);
+    }
+
+    #[test]
+    fn ridge_points_are_drawn_where_the_numbers_say() {
+        // The v5e's HBM ridge (243 FLOP/B) sits log(243.2 / x.min) / log(x.max / x.min) of
+        // the way across the plot, on the ceiling line.
+        let c = roofline_chart(&chip("tpu-v5e"), None, DType::Bf16);
+        let f = c.laid_out_frame();
+        let (x, y) = c.ridge_px(0).unwrap();
+        let frac = (243.209_876_543_209_87_f64 / c.x.min).ln() / (c.x.max / c.x.min).ln();
+        assert!((x - (f.left + frac * (f.right - f.left))).abs() < 1e-6, "{x}");
+        let (_, ceiling) = f.px(1.0, c.peak);
+        assert_eq!(y, ceiling);
+        // The scene has a marker there, in the roof's colour, and the ceiling label.
+        let s = c.scene();
+        assert!(s.items.iter().any(|i| matches!(i, Item::Circle { at, fill: Some(col), .. } if *at == (x, y) && *col == c.roofs[0].color)));
+        assert!(s.items.iter().any(|i| matches!(i, Item::Text { text, .. } if text == "bf16 peak 197 TFLOP/s")));
+        // Ridges in order of intensity are drawn left to right.
+        let xs: Vec<f64> = (0..c.roofs.len()).filter_map(|i| c.ridge_px(i)).map(|p| p.0).collect();
+        assert!(xs[0] < xs[1] && xs[2] < xs[1] && xs[1] < xs[3], "{xs:?}");
+        assert!(s.to_svg().contains("attainable FLOP/s"));
     }
 
     #[test]

@@ -9,6 +9,10 @@ use plotters::prelude::{IntoDrawingArea, SVGBackend};
 /// # Errors
 /// [`ChartError::Draw`] when plotters fails.
 pub fn to_svg(chart: &Chart) -> Result<String, ChartError> {
+    // Charts laid out as a scene write their own SVG (the same file the page downloads).
+    if let Some(scene) = chart.scene() {
+        return Ok(scene.to_svg());
+    }
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, chart.size()).into_drawing_area();

@@ -1,7 +1,7 @@
 //! Reusable components: form fields driven by specs (`crate::field_spec`), fields of the
 //! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
-//! topology picker, field messages, the error summary, a chart canvas with downloads, and a
-//! CSV download button.
+//! topology picker, field messages, the error summary, a chart canvas with downloads (and
+//! [`SceneChart`], an SVG chart that links no plotters), and a CSV download button.
 
 mod chart_backend;
 mod chart_canvas;
@@ -13,6 +13,7 @@ mod measured_canvas;
 mod hardware_picker;
 mod number_field;
 mod preset_picker;
+mod scene_chart;
 mod section_field;
 mod text_field;
 
@@ -25,5 +26,6 @@ pub use field_message::{FieldMessage, FieldMessages};
 pub use hardware_picker::HardwarePicker;
 pub use number_field::NumberField;
 pub use preset_picker::PresetPicker;
+pub use scene_chart::{scene_canvas, Figure, SceneChart};
 pub use section_field::{messages_under, SectionField};
 pub use text_field::TextField;

@@ -4,16 +4,17 @@
 use leptos::prelude::*;
 use shardcalc_charts::catalog::query_points;
 use shardcalc_charts::format::significant;
-use shardcalc_charts::{collective_times_chart, Chart};
+use shardcalc_charts::collective_times_chart;
 use shardcalc_core::collectives::summary::collective_summary;
-use shardcalc_core::collectives::{collective_cost, Regime};
+use shardcalc_core::collectives::{collective_cost, AxisLink, CollectiveKind, Regime};
+use shardcalc_core::report_hardware::CollectiveReport;
 use shardcalc_core::units::Bytes;
 
-use super::collective_inputs::kind_name;
-use super::csv;
+use super::collective_kinds::kind_name;
 use super::derived::Derived;
+use super::{csv, html};
 use super::units::{bytes, seconds};
-use crate::components::{ChartCanvas, CsvButton};
+use crate::components::{CsvButton, Figure, SceneChart};
 
 /// Display name of a regime.
 #[must_use]
@@ -26,148 +27,130 @@ pub fn regime_name(r: Regime) -> &'static str {
     }
 }
 
-/// Results table and chart.
+/// The answered collectives as an HTML table.
+#[must_use]
+pub fn collectives_html(reports: &[CollectiveReport]) -> String {
+    let rows: Vec<html::Row> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            html::row(
+                format!("{}. {}", i + 1, kind_name(c.kind)),
+                vec![
+                    html::text(c.axes.join(" + ")),
+                    html::num(bytes(c.array_bytes.get())),
+                    html::raw(format!("<strong>{}</strong>", html::escape(&seconds(c.time_s.get())))),
+                    html::text(regime_name(c.regime)),
+                    html::num(bytes(c.bytes_per_link.get())),
+                    html::num(seconds(c.latency_floor_s.get())),
+                    html::num(seconds(c.bandwidth_time_s.get())),
+                ],
+            )
+            .id(format!("collective-result-{i}"))
+        })
+        .collect();
+    html::table(
+        "collectives-table",
+        "Your collectives on this topology: time = max(latency floor, bandwidth time) per network, summed",
+        &["Collective", "Axes", "#V", "#Time", "Regime", "#Bytes per link (one way)", "#Latency floor", "#Bandwidth time"],
+        &rows,
+    )
+}
+
+/// Chapter 3's summary of collective costs (book 3.4) as an HTML table, with each row's
+/// time for `probe` = (V, axes label, axes) on this topology.
+#[must_use]
+pub fn summary_html(probe: Option<&(f64, String, Vec<AxisLink>)>) -> String {
+    let here = probe.map_or_else(String::new, |(v, names, _)| format!("Here: V = {} over {names}", bytes(*v)));
+    let rows: Vec<html::Row> = collective_summary()
+        .into_iter()
+        .map(|row| {
+            let time = probe
+                .and_then(|(v, _, axes)| collective_cost(row.kind, Bytes(*v), axes).ok())
+                .map(|c| format!("{} ({})", seconds(c.time.get()), regime_name(c.regime)))
+                .unwrap_or_default();
+            html::row(
+                row.name.clone(),
+                vec![
+                    html::text(row.description.clone()),
+                    html::raw(format!("<code>{}</code>", html::escape(&row.syntax))),
+                    html::text(row.runtime.clone()),
+                    html::num(significant(row.multiple_of_all_gather, 3)),
+                    html::num(time),
+                ],
+            )
+        })
+        .collect();
+    let mut out = String::from("<h4>Summary of collective costs (book 3.4)</h4>");
+    out += &html::table(
+        "collective-summary-table",
+        "The book's table; “×AllGather” is the bandwidth-bound cost on a bidirectional ring, checked against the cost model",
+        &["Operation", "Description", "Syntax", "Runtime", "#×AllGather", &format!("#{here}")],
+        &rows,
+    );
+    out
+}
+
+/// Results table, chart and the summary table.
 #[component]
 pub fn CollectivesSection(
     /// The page's memos.
     derived: Derived,
 ) -> impl IntoView {
     let reports = derived.collectives;
-    let rows = move || {
-        reports.with(|r| {
-            let r = r.as_ref().ok()?;
-            Some(
-                r.iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        view! {
-                            <tr id=format!("collective-result-{i}")>
-                                <th scope="row">{format!("{}. {}", i + 1, kind_name(c.kind))}</th>
-                                <td>{c.axes.join(" + ")}</td>
-                                <td class="num">{bytes(c.array_bytes.get())}</td>
-                                <td class="num time"><strong>{seconds(c.time_s.get())}</strong></td>
-                                <td class="regime">{regime_name(c.regime)}</td>
-                                <td class="num">{bytes(c.bytes_per_link.get())}</td>
-                                <td class="num">{seconds(c.latency_floor_s.get())}</td>
-                                <td class="num">{seconds(c.bandwidth_time_s.get())}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view(),
-            )
+    let body = move || {
+        reports.with(|r| match r {
+            Ok(r) => collectives_html(r),
+            Err(e) => format!("<p class=\"field-error\" id=\"collectives-error\">{}</p>", html::escape(e)),
         })
     };
-    let error = move || reports.with(|r| r.as_ref().err().cloned());
-    let chart = Memo::new(move |_| {
+    let figure = Memo::new(move |_| {
         derived.resolved.with(|r| {
             let hw = r.as_ref().ok()?;
             let points = reports.with(|r| r.as_ref().map(|r| query_points(r)).unwrap_or_default());
-            Some(Chart::CollectiveTimes(collective_times_chart(&hw.chip.name, &hw.axes, &points)))
+            let c = collective_times_chart(&hw.chip.name, &hw.axes, &points);
+            let knees: Vec<String> = c
+                .lines
+                .iter()
+                .filter(|l| l.kind == CollectiveKind::AllGather)
+                .filter_map(|l| Some(format!("over {} at {}", c.axis_sets.get(l.set)?, bytes(l.knee?.0))))
+                .collect();
+            let floor = if knees.is_empty() {
+                "No hop latency is published for these links, so there is no latency floor.".to_string()
+            } else {
+                format!("The latency floor (hops × per-hop latency) ends, for an AllGather, {}.", knees.join(", "))
+            };
+            let caption = format!("Log-log; dots mark where the latency floor ends, rings are your collectives. {floor} Each set of axes nests inner networks first (book 3.2, 5.1.6).");
+            Some(Figure { scene: c.scene(), caption })
         })
     });
-    let caption = Signal::derive(move || {
-        chart.with(|c| match c {
-            Some(Chart::CollectiveTimes(c)) => {
-                let knees: Vec<String> = c
-                    .lines
-                    .iter()
-                    .filter(|l| l.kind == shardcalc_core::collectives::CollectiveKind::AllGather)
-                    .filter_map(|l| Some(format!("over {} at {}", c.axis_sets.get(l.set)?, bytes(l.knee?.0))))
-                    .collect();
-                let floor = if knees.is_empty() {
-                    "No hop latency is published for these links, so there is no latency floor.".to_string()
-                } else {
-                    format!("The latency floor (hops × per-hop latency) ends, for an AllGather, {}.", knees.join(", "))
-                };
-                format!("Log-log; dots mark where the latency floor ends, rings are your collectives. {floor} Each set of axes nests inner networks first (book 3.2, 5.1.6).")
-            }
-            _ => String::new(),
+    // The array and axes of the summary's "here" column: the first query's, else 32 MiB
+    // over the first axis.
+    let summary = move || {
+        derived.resolved.with(|r| {
+            let probe = r.as_ref().ok().map(|hw| {
+                let (v, names) = derived.queries.with(|q| {
+                    q.first().map_or_else(
+                        || (33_554_432.0, hw.axes.first().map(|a| vec![a.name.clone()]).unwrap_or_default()),
+                        |q| (q.array_bytes, q.axes.clone()),
+                    )
+                });
+                let axes: Vec<AxisLink> = hw.axes.iter().filter(|a| names.contains(&a.name)).cloned().collect();
+                (v, names.join(" + "), axes)
+            });
+            summary_html(probe.as_ref())
         })
-    });
+    };
     let csv_text = Signal::derive(move || reports.with(|r| r.as_ref().map(|r| csv::collectives(r)).unwrap_or_default()));
+    let summary_csv = Signal::derive(move || csv::summary(&collective_summary()));
     view! {
         <section class="result-section" aria-labelledby="collectives-heading">
             <h3 id="collectives-heading">"Collectives"</h3>
-            <p class="field-error" id="collectives-error">{error}</p>
-            <div class="table-wrap">
-                <table id="collectives-table">
-                    <caption>"Your collectives on this topology: time = max(latency floor, bandwidth time) per network, summed"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Collective"</th>
-                            <th scope="col">"Axes"</th>
-                            <th scope="col" class="num">"V"</th>
-                            <th scope="col" class="num">"Time"</th>
-                            <th scope="col">"Regime"</th>
-                            <th scope="col" class="num">"Bytes per link (one way)"</th>
-                            <th scope="col" class="num">"Latency floor"</th>
-                            <th scope="col" class="num">"Bandwidth time"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <div inner_html=body></div>
             <div class="actions"><CsvButton name="collectives" csv=csv_text /></div>
-            <ChartCanvas id="chart-collective-times" chart=chart caption=caption />
-            <SummaryTable derived=derived />
+            <SceneChart id="chart-collective-times" figure=figure />
+            <div inner_html=summary></div>
+            <div class="actions"><CsvButton name="collective-summary" csv=summary_csv /></div>
         </section>
-    }
-}
-
-/// Chapter 3's summary of collective costs (book 3.4), with each row's time on this
-/// topology for the first query's array and axes.
-#[component]
-fn SummaryTable(derived: Derived) -> impl IntoView {
-    // The array and axes the "here" column uses: the first query's, else 32 MiB over the first axis.
-    let probe = Memo::new(move |_| {
-        derived.resolved.with(|r| {
-            let hw = r.as_ref().ok()?;
-            let (v, names) = derived.queries.with(|q| {
-                q.first().map_or_else(|| (33_554_432.0, hw.axes.first().map(|a| vec![a.name.clone()]).unwrap_or_default()), |q| (q.array_bytes, q.axes.clone()))
-            });
-            let axes: Vec<_> = hw.axes.iter().filter(|a| names.contains(&a.name)).cloned().collect();
-            Some((v, names.join(" + "), axes))
-        })
-    });
-    let rows = move || {
-        let probe = probe.get();
-        collective_summary()
-            .into_iter()
-            .map(|row| {
-                let here = probe.as_ref().and_then(|(v, _, axes)| collective_cost(row.kind, Bytes(*v), axes).ok());
-                view! {
-                    <tr>
-                        <th scope="row">{row.name.clone()}</th>
-                        <td>{row.description.clone()}</td>
-                        <td><code>{row.syntax.clone()}</code></td>
-                        <td>{row.runtime.clone()}</td>
-                        <td class="num">{significant(row.multiple_of_all_gather, 3)}</td>
-                        <td class="num">{here.map(|c| format!("{} ({})", seconds(c.time.get()), regime_name(c.regime)))}</td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    };
-    let here_label = move || probe.with(|p| p.as_ref().map(|(v, names, _)| format!("Here: V = {} over {names}", bytes(*v))).unwrap_or_default());
-    let csv_text = Signal::derive(move || csv::summary(&collective_summary()));
-    view! {
-        <h4>"Summary of collective costs (book 3.4)"</h4>
-        <div class="table-wrap">
-            <table id="collective-summary-table">
-                <caption>"The book's table; “×AllGather” is the bandwidth-bound cost on a bidirectional ring, checked against the cost model"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Operation"</th>
-                        <th scope="col">"Description"</th>
-                        <th scope="col">"Syntax"</th>
-                        <th scope="col">"Runtime"</th>
-                        <th scope="col" class="num">"×AllGather"</th>
-                        <th scope="col" class="num" id="summary-here">{here_label}</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-        <div class="actions"><CsvButton name="collective-summary" csv=csv_text /></div>
     }
 }

@@ -2,6 +2,9 @@
 //! FLOP/s) at full precision.
 
 use shardcalc_core::collectives::summary::SummaryRow;
+use shardcalc_core::collectives::{AxisShape, CollectiveKind, Network, Regime};
+use shardcalc_core::hardware::intensity::Channel;
+use shardcalc_core::roofline::Resource;
 use shardcalc_core::report_hardware::{CollectiveReport, HardwareReport, RooflineReport};
 
 use super::spec_table::SpecRow;
@@ -21,9 +24,82 @@ fn line(fields: &[String]) -> String {
     out
 }
 
-/// The snake_case id serde gives an enum value.
-fn id<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+/// The id serde gives an enum value in JSON (`all_gather`, `scale_up`, ...), written out
+/// here so the page does not link serde_json's `Value` serializer for it.
+trait Id {
+    fn id(&self) -> &'static str;
+}
+
+impl Id for CollectiveKind {
+    fn id(&self) -> &'static str {
+        match self {
+            CollectiveKind::AllGather => "all_gather",
+            CollectiveKind::ReduceScatter => "reduce_scatter",
+            CollectiveKind::AllReduce => "all_reduce",
+            CollectiveKind::AllToAll => "all_to_all",
+        }
+    }
+}
+
+impl Id for Regime {
+    fn id(&self) -> &'static str {
+        match self {
+            Regime::None => "none",
+            Regime::Latency => "latency",
+            Regime::Bandwidth => "bandwidth",
+            Regime::Mixed => "mixed",
+        }
+    }
+}
+
+impl Id for Network {
+    fn id(&self) -> &'static str {
+        match self {
+            Network::DieToDie => "die_to_die",
+            Network::ScaleUp => "scale_up",
+            Network::ScaleOut => "scale_out",
+        }
+    }
+}
+
+impl Id for AxisShape {
+    fn id(&self) -> &'static str {
+        match self {
+            AxisShape::Ring => "ring",
+            AxisShape::Line => "line",
+            AxisShape::Switch => "switch",
+            AxisShape::FullMesh => "full_mesh",
+        }
+    }
+}
+
+impl Id for Channel {
+    fn id(&self) -> &'static str {
+        match self {
+            Channel::Hbm => "hbm",
+            Channel::OnChip => "on_chip",
+            Channel::ScaleUp => "scale_up",
+            Channel::DieToDie => "die_to_die",
+            Channel::Pcie => "pcie",
+            Channel::ScaleOut => "scale_out",
+        }
+    }
+}
+
+impl Id for Resource {
+    fn id(&self) -> &'static str {
+        match self {
+            Resource::Compute => "compute",
+            Resource::Hbm => "hbm",
+            Resource::Ici => "ici",
+            Resource::Dcn => "dcn",
+            Resource::Host => "host",
+        }
+    }
+}
+
+fn id(value: &impl Id) -> String {
+    value.id().to_string()
 }
 
 fn num(x: f64) -> String {

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use shardcalc_core::hardware::chip::Chip;
-use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
+use shardcalc_core::hardware::query::{CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
 use shardcalc_core::report_hardware::{
     collective_reports, hardware_report, roofline_report, CollectiveReport, HardwareReport, RooflineReport,
 };
@@ -24,12 +24,12 @@ pub struct Derived {
     pub queries: Memo<Vec<CollectiveQuery>>,
     /// The `collectives` section.
     pub collectives: Memo<Result<Vec<CollectiveReport>, String>>,
+    /// The resolved chip.
+    pub chip: Memo<Option<Chip>>,
     /// `scenario.roofline`.
     pub roofline_query: Memo<Option<RooflineQuery>>,
     /// The `roofline` section.
     pub roofline: Memo<Option<Result<RooflineReport, String>>>,
-    /// Whether the chip is a custom one (the editor shows then).
-    pub is_custom: Memo<bool>,
 }
 
 /// The chip and axes of `section`.
@@ -74,7 +74,6 @@ impl Derived {
                 }))
             })
         });
-        let is_custom = Memo::new(move |_| section.with(|s| matches!(s.as_ref().map(|h| &h.chip), Some(ChipSource::Custom(_)))));
-        Self { section, resolved, report, queries, collectives, roofline_query, roofline, is_custom }
+        Self { section, resolved, report, queries, collectives, chip, roofline_query, roofline }
     }
 }

@@ -14,7 +14,13 @@ use crate::state::AppState;
 ///
 /// # Errors
 /// The messages, joined.
-pub fn update(state: AppState, prefix: &str, f: impl FnOnce(&mut Scenario)) -> Result<(), String> {
+pub fn update<'a>(state: AppState, prefix: &str, f: impl FnOnce(&mut Scenario) + 'a) -> Result<(), String> {
+    update_boxed(state, prefix, Box::new(f))
+}
+
+/// [`update`] behind one non-generic function, so that the page's many edits share one copy
+/// of `AppState::try_update` in the wasm instead of one per closure.
+fn update_boxed<'a>(state: AppState, prefix: &str, f: Box<dyn FnOnce(&mut Scenario) + 'a>) -> Result<(), String> {
     state.try_update(f).map_err(|e| messages_under(&e, prefix))
 }
 
@@ -31,6 +37,10 @@ pub fn today() -> String {
 /// # Errors
 /// `f`'s message, "not a custom chip", or the validation messages.
 pub fn edit_chip(state: AppState, path: &str, f: impl FnOnce(&mut Chip) -> Result<(), String>) -> Result<(), String> {
+    edit_chip_boxed(state, path, Box::new(f))
+}
+
+fn edit_chip_boxed(state: AppState, path: &str, f: Box<dyn FnOnce(&mut Chip) -> Result<(), String> + '_>) -> Result<(), String> {
     let chip = state.scenario.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
         Some(ChipSource::Custom(c)) => Some(c.as_ref().clone()),
         _ => None,

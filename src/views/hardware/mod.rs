@@ -3,18 +3,19 @@
 //! op and the cost of collectives on the right. Computes only the sections of
 //! `shardcalc_core::report_hardware` ([`derived`]), never `report::evaluate`.
 
-mod chip_editor;
 pub mod chip_fields;
-mod collective_inputs;
+mod collective_kinds;
 mod collectives_section;
+mod controls;
 mod csv;
 pub mod derived;
 mod derived_numbers;
+mod dispatch;
 mod edit;
-mod roofline_inputs;
+mod html;
+mod inputs;
 mod roofline_section;
 mod spec_table;
-mod topology_editor;
 pub mod units;
 
 pub use derived::Derived;
@@ -38,10 +39,7 @@ pub fn HardwareView() -> impl IntoView {
             <section class="inputs" aria-labelledby="hw-inputs-heading">
                 <h2 id="hw-inputs-heading">"Chip and topology"</h2>
                 <HardwarePicker default_chip=DEFAULT_CHIP default_shape="8x4" />
-                <chip_editor::ChipEditor derived=derived />
-                <topology_editor::TopologyEditor derived=derived />
-                <roofline_inputs::RooflineInputs derived=derived />
-                <collective_inputs::CollectiveInputs derived=derived />
+                <inputs::HardwareInputs derived=derived />
             </section>
             <section class="results" aria-labelledby="hw-results-heading">
                 <h2 id="hw-results-heading">"Hardware, rooflines and collectives"</h2>

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
 
 use super::chip_fields::{display, ChipField, CHIP_FIELDS};
-use super::csv;
 use super::derived::Derived;
+use super::{csv, html};
 use crate::components::CsvButton;
 
 /// One row: the field, its value (absent = not published), source, date and the other
@@ -51,94 +51,70 @@ pub fn spec_rows(chip: &Chip) -> Vec<SpecRow> {
         .collect()
 }
 
+/// The spec section of `chip` as HTML: heading, the disagreement note, the table, the notes.
+#[must_use]
+pub fn spec_html(chip: &Chip) -> String {
+    let family = if chip.family == ChipFamily::Tpu { "TPU" } else { "GPU" };
+    let cores = if chip.cores_per_chip == 1 { "1 core".to_string() } else { format!("{} cores", chip.cores_per_chip) };
+    let spec = spec_rows(chip);
+    let disagreeing = spec.iter().filter(|r| !r.others.is_empty()).count();
+    let mut out = format!(
+        "<h3 id=\"spec-heading\">Spec table: {}</h3>",
+        html::value("spec-chip", &format!("{} ({family}, {cores} per chip)", chip.name), false)
+    );
+    let note = if disagreeing > 0 {
+        format!(
+            "Sources disagree on {disagreeing} of these numbers: the calculator uses the value shown (for the book's chips, the book's spec table, so that its worked answers come out) and lists the others under “Other sources”."
+        )
+    } else {
+        String::new()
+    };
+    out += &format!("<p class=\"note\" id=\"spec-disagreements\">{}</p>", html::escape(&note));
+    let rows: Vec<html::Row> = spec
+        .iter()
+        .map(|r| {
+            let value = r.value.map_or_else(|| "not published".to_string(), |v| display(r.field, v));
+            let others: String = r
+                .others
+                .iter()
+                .map(|(v, source, note)| {
+                    let note = if note.is_empty() { String::new() } else { format!(" — {note}") };
+                    format!("<li><strong>{}</strong>: {}</li>", html::escape(v), html::escape(&format!("{source}{note}")))
+                })
+                .collect();
+            let others = if others.is_empty() { String::new() } else { format!("<ul>{others}</ul>") };
+            html::row(r.field.label, vec![html::num(value), html::text(r.source.clone()), html::text(r.as_of.clone()), html::raw(others)])
+                .id(format!("spec-{}", r.field.path.replace('.', "-")))
+                .class_if(!r.others.is_empty(), "disagree")
+                .class_if(r.value.is_none(), "missing")
+        })
+        .collect();
+    out += &html::table(
+        "spec-table",
+        "Every number per chip, dense (never the sparsity figure), with its source and date",
+        &["Quantity", "#Value", "Source", "As of", "Other sources"],
+        &rows,
+    );
+    let notes: String = chip.notes.iter().map(|n| format!("<li>{}</li>", html::escape(n))).collect();
+    out += &format!("<h4>Notes</h4><ul id=\"chip-notes\" class=\"notes\">{notes}</ul>");
+    out
+}
+
 /// The spec table, its CSV, and the notes.
 #[component]
 pub fn SpecSection(
     /// The page's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let chip = Memo::new(move |_| derived.resolved.with(|r| r.as_ref().ok().map(|hw| hw.chip.clone())));
-    let heading = move || {
-        chip.with(|c| {
-            c.as_ref().map(|c| {
-                let family = if c.family == ChipFamily::Tpu { "TPU" } else { "GPU" };
-                format!("{} ({family}, {} per chip)", c.name, match c.cores_per_chip { 1 => "1 core".to_string(), n => format!("{n} cores") })
-            })
-        })
-    };
-    let disagreements = move || {
-        chip.with(|c| {
-            let c = c.as_ref()?;
-            let n = spec_rows(c).iter().filter(|r| !r.others.is_empty()).count();
-            (n > 0).then(|| {
-                format!(
-                    "Sources disagree on {n} of these numbers: the calculator uses the value shown (for the book's chips, the book's spec table, so that its worked answers come out) and lists the others under “other sources”."
-                )
-            })
-        })
-    };
-    let rows = move || {
-        chip.with(|c| {
-            let c = c.as_ref()?;
-            Some(
-                spec_rows(c)
-                    .into_iter()
-                    .map(|r| {
-                        let disagree = !r.others.is_empty();
-                        let value = r.value.map_or_else(|| "not published".to_string(), |v| display(r.field, v));
-                        let exact = r.value.map(|v| format!("{v} (base unit)")).unwrap_or_default();
-                        let others = r
-                            .others
-                            .into_iter()
-                            .map(|(v, source, note)| {
-                                let note = if note.is_empty() { String::new() } else { format!(" — {note}") };
-                                view! { <li><strong>{v}</strong>{format!(": {source}{note}")}</li> }
-                            })
-                            .collect_view();
-                        view! {
-                            <tr class:disagree=disagree class:missing=r.value.is_none() data-field=r.field.path>
-                                <th scope="row">{r.field.label}</th>
-                                <td class="num" title=exact>{value}</td>
-                                <td class="source">{r.source}</td>
-                                <td class="date">{r.as_of}</td>
-                                <td class="others">{disagree.then(|| view! { <ul>{others}</ul> })}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_view(),
-            )
-        })
-    };
-    let notes = move || {
-        chip.with(|c| {
-            c.as_ref().map(|c| c.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view())
-        })
-    };
+    let chip = derived.chip;
+    let body = move || chip.with(|c| c.as_ref().map(spec_html).unwrap_or_default());
     let csv_text = Signal::derive(move || chip.with(|c| c.as_ref().map(|c| csv::spec(&spec_rows(c))).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="spec-heading">
-            <h3 id="spec-heading">"Spec table: " <span id="spec-chip">{heading}</span></h3>
-            <p class="note" id="spec-disagreements">{disagreements}</p>
-            <div class="table-wrap">
-                <table id="spec-table">
-                    <caption>"Every number per chip, dense (never the sparsity figure), with its source and date"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Quantity"</th>
-                            <th scope="col" class="num">"Value"</th>
-                            <th scope="col">"Source"</th>
-                            <th scope="col">"As of"</th>
-                            <th scope="col">"Other sources"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <div inner_html=body></div>
             <div class="actions">
                 <CsvButton name="spec" csv=csv_text />
             </div>
-            <h4>"Notes"</h4>
-            <ul id="chip-notes" class="notes">{notes}</ul>
         </section>
     }
 }
