@@ -238,11 +238,14 @@ pub fn dash(i: usize) -> Option<(f64, f64)> {
     }
 }
 
-/// Seconds with a unit that reads: `1 µs`, `250 µs`, `3.2 ms`, `1.5 s`.
+/// Seconds with a unit that reads: `1 µs`, `250 µs`, `3.2 ms`, `1.5 s` (`0` for none).
 #[must_use]
 pub fn seconds_label(s: f64) -> String {
     if !s.is_finite() {
         return format::NOT_A_NUMBER.into();
+    }
+    if s == 0.0 {
+        return "0".into();
     }
     let (scale, unit) = if s.abs() >= 1.0 {
         (1.0, "s")
@@ -253,7 +256,10 @@ pub fn seconds_label(s: f64) -> String {
     } else {
         (1e9, "ns")
     };
-    format!("{} {unit}", format::significant(s * scale, 3))
+    // Three significant digits without trailing zeros: `1.5 s`, `10 µs`, `559 µs`.
+    let digits = format::significant(s * scale, 3);
+    let digits = if digits.contains('.') { digits.trim_end_matches('0').trim_end_matches('.').to_string() } else { digits };
+    format!("{digits} {unit}")
 }
 
 /// Draws a [`CollectiveTimesChart`] on `area` (any plotters backend).
@@ -345,6 +351,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(seconds_label(1.5), "1.50 s");
+        assert_eq!(seconds_label(1.5), "1.5 s");
+        assert_eq!(seconds_label(1e-5), "10 µs");
+        assert_eq!(seconds_label(0.0), "0");
     }
 }

@@ -263,7 +263,8 @@ impl RooflineChart {
             let Some(roof) = self.roofs.get(p.roof) else { continue };
             let at = f.px(p.intensity, p.flops_per_sec);
             s.circle(at, 6.0, Some(roof.color), Some((theme::INK, 2.0)));
-            s.text((at.0 + 9.0, at.1 + 5.0), format!("op vs {}", short_name(&roof.name)), Anchor::Start, Baseline::Top);
+            // Above-left of the point: the roofs rise to the right, so that corner is empty.
+            s.text((at.0 - 9.0, at.1 - 8.0), format!("op vs {}", short_name(&roof.name)), Anchor::End, Baseline::Bottom);
         }
         s
     }

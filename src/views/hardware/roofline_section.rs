@@ -3,7 +3,7 @@
 //! compute-bound, MXU padding waste, and the chart.
 
 use leptos::prelude::*;
-use shardcalc_charts::format::{percent, significant};
+use shardcalc_charts::format::{percent, significant, thousands};
 use shardcalc_charts::roofline_chart;
 use shardcalc_core::hardware::query::RooflineQuery;
 use shardcalc_core::report_hardware::RooflineReport;
@@ -23,6 +23,16 @@ pub fn resource_name(r: Resource) -> &'static str {
         Resource::Ici => "ICI / NVLink",
         Resource::Dcn => "DCN / scale-out",
         Resource::Host => "host PCIe",
+    }
+}
+
+/// A dimension: grouped digits when whole (`8,192`), else four significant digits.
+fn count(x: f64) -> String {
+    if x.fract() == 0.0 && (0.0..9e15).contains(&x) {
+        // Whole and below 2^53: exact.
+        thousands(x as u64)
+    } else {
+        significant(x, 4)
     }
 }
 
@@ -56,9 +66,9 @@ pub fn roofline_html(r: &RooflineReport) -> String {
             items.push(format!(
                 "MXU {0}×{0}: padded to B {1}, D {2}, F {3}; utilization {4}, padding waste {5} (D and F pad to the MXU side, B to 8 rows)",
                 p.mxu_size,
-                significant(p.padded_b, 6),
-                significant(p.padded_d, 6),
-                significant(p.padded_f, 6),
+                count(p.padded_b),
+                count(p.padded_d),
+                count(p.padded_f),
                 v("roofline-mxu-utilization", &percent(p.utilization, 1.0), true),
                 v("roofline-mxu-waste", &percent(1.0 - p.utilization, 1.0), true)
             ));
