@@ -68,6 +68,24 @@ pub fn parse_positive_real(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number ≥ 0 (fractions allowed), e.g. a latency that may be zero.
+///
+/// # Errors
+/// A message naming the problem with `text`.
+pub fn parse_nonnegative_real(text: &str) -> Result<f64, String> {
+    let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
+    if cleaned.is_empty() {
+        return Err("is empty; enter a number (0 or more)".into());
+    }
+    let x = parse_real(&cleaned)?;
+    if x < 0.0 {
+        Err(format!("must not be negative (got {})", text.trim()))
+    } else {
+        // -0 reads as 0.
+        Ok(x.abs())
+    }
+}
+
 /// A finite f64, with messages for the usual ways text is not one. Read with serde_json's
 /// float reader (after [`json_number`]), which every page already ships for the link:
 /// `str::parse::<f64>` would add core's decimal-to-float code and tables (about 5 KB gzip).

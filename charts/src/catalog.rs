@@ -6,12 +6,19 @@
 //! A chart's name is its canvas id in the page without the `chart-` prefix (`seq-len` is
 //! `#chart-seq-len`). Adding a chart to a view: add its entry here, in the view's group.
 
-use crate::{bars, lines, serving, Chart};
+use crate::collective_times::{collective_times_chart, QueryPoint};
+use crate::{bars, lines, roofline, serving, Chart};
+use shardcalc_core::collectives::CollectiveKind;
 use shardcalc_core::error::Invalid;
+use shardcalc_core::hardware::chip::{Chip, ChipFamily};
+use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
+use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::inference::defaults::with_serving_defaults;
 use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::report::evaluate_model;
+use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
+use shardcalc_core::roofline::matmul::Matmul;
 use shardcalc_core::scenario::Scenario;
 
 /// One chart the catalog can build.
@@ -52,6 +59,18 @@ pub const CHARTS: &[ChartEntry] = &[
         view: "model",
         about: "forward FLOPs per token vs sequence length, with where attention overtakes the MLP",
         build: seq_len_chart,
+    },
+    ChartEntry {
+        name: "roofline",
+        view: "hardware",
+        about: "the chip's roofline (FLOP/s vs arithmetic intensity, HBM, ICI and DCN ridges) with the scenario's roofline op",
+        build: roofline_of,
+    },
+    ChartEntry {
+        name: "collective-times",
+        view: "hardware",
+        about: "AllGather, AllReduce and AllToAll time vs array size per set of mesh axes, with the scenario's collectives",
+        build: collective_times_of,
     },
     ChartEntry {
         name: "serving-pareto",
@@ -125,6 +144,87 @@ fn seq_len_chart(s: &Scenario) -> Result<Chart, Invalid> {
     Ok(Chart::SeqLen(lines::flops_vs_seq_len_chart(&m, s.conventions.flops)))
 }
 
+/// The chip the hardware page starts with (book chapters 1-3 use the v5e throughout).
+pub const DEFAULT_CHIP: &str = "tpu-v5e";
+/// Its topology: the book's Pop Quiz 2 mesh `{'X': 8, 'Y': 4}` (no wraparound).
+pub const DEFAULT_SHAPE: [u64; 2] = [8, 4];
+
+/// A first topology for `chip`: one full NVLink domain for a GPU, a 4x4x4 cube for a 3D
+/// torus, the book's 8x4 for a 2D one (smaller when the pod is).
+#[must_use]
+pub fn default_topology(chip: &Chip) -> Topology {
+    match chip.family {
+        ChipFamily::Gpu => Topology::gpu_cluster(chip.scale_up.max_chips.max(1), 1),
+        ChipFamily::Tpu if chip.scale_up.links_per_chip >= 6 && chip.scale_up.max_chips >= 64 => {
+            Topology::tpu_slice(&[4, 4, 4], 1)
+        }
+        ChipFamily::Tpu if chip.scale_up.max_chips >= 32 => Topology::tpu_slice(&DEFAULT_SHAPE, 1),
+        ChipFamily::Tpu => Topology::tpu_slice(&[chip.scale_up.max_chips.max(1)], 1),
+    }
+}
+
+/// `s` with what the hardware page shows when the scenario does not say: the default chip
+/// and topology, the book's `X[256, 8192] · W[8192, 32768]` in bf16 as the roofline op and,
+/// for a scenario without hardware, the book's Pop Quiz 2 AllGather (34 MB over `y`, about
+/// 560 µs) and an AllReduce of the same array over both axes as collectives.
+#[must_use]
+pub fn with_hardware_defaults(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    if s.hardware.is_none() {
+        s.hardware = Some(HardwareSection {
+            chip: ChipSource::Preset(DEFAULT_CHIP.into()),
+            topology: Some(Topology::tpu_slice(&DEFAULT_SHAPE, 1)),
+        });
+        if s.collectives.is_empty() {
+            let query = |kind, axes: &[&str]| CollectiveQuery {
+                kind,
+                array_bytes: 2.0 * 2048.0 * 8192.0,
+                axes: axes.iter().map(|a| (*a).to_string()).collect(),
+            };
+            s.collectives = vec![query(CollectiveKind::AllGather, &["y"]), query(CollectiveKind::AllReduce, &["x", "y"])];
+        }
+    }
+    if let Some(hw) = s.hardware.as_mut().filter(|h| h.topology.is_none()) {
+        hw.topology = hw.chip.resolve().ok().map(|c| default_topology(&c));
+    }
+    if s.roofline.is_none() {
+        s.roofline = Some(RooflineQuery::Matmul(Matmul::bf16(256.0, 8192.0, 32768.0)));
+    }
+    s
+}
+
+/// The chart's queries: each answered collective of a kind the chart draws.
+#[must_use]
+pub fn query_points(reports: &[CollectiveReport]) -> Vec<QueryPoint> {
+    reports
+        .iter()
+        .map(|r| QueryPoint {
+            // A ReduceScatter is drawn on the AllGather line it equals.
+            kind: if r.kind == CollectiveKind::ReduceScatter { CollectiveKind::AllGather } else { r.kind },
+            bytes: r.array_bytes.get(),
+            seconds: r.time_s.get(),
+        })
+        .collect()
+}
+
+fn roofline_of(s: &Scenario) -> Result<Chart, Invalid> {
+    let s = with_hardware_defaults(s);
+    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required"))?;
+    let (op, dtype) = match &s.roofline {
+        Some(RooflineQuery::Matmul(m)) => (Some(m.op_cost()), m.compute),
+        Some(RooflineQuery::Op(op)) => (Some(op.clone()), op.dtype),
+        None => (None, shardcalc_core::dtype::DType::Bf16),
+    };
+    Ok(Chart::Scene(roofline::roofline_chart(&hw.chip, op.as_ref(), dtype).scene()))
+}
+
+fn collective_times_of(s: &Scenario) -> Result<Chart, Invalid> {
+    let s = with_hardware_defaults(s);
+    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required"))?;
+    let reports = collective_reports(&s.collectives, &hw.axes)?;
+    Ok(Chart::Scene(collective_times_chart(&hw.chip.name, &hw.axes, &query_points(&reports)).scene()))
+}
+
 /// A serving chart of `s`, with the serving page's defaults for a missing `hardware` or
 /// `inference` section (`shardcalc_core::inference::defaults`).
 fn serving_chart(
@@ -163,6 +263,28 @@ mod tests {
             assert!(CHARTS[..i].iter().all(|o| o.name != c.name), "duplicate chart name {}", c.name);
             let chart = build(c.name, &s).unwrap_or_else(|e| panic!("{}: {e}", c.name));
             assert!(!chart.title().is_empty(), "{} has no title", c.name);
+        }
+    }
+
+    #[test]
+    fn hardware_defaults_are_valid_and_reproduce_pop_quiz_2() {
+        let s = with_hardware_defaults(&Scenario::default());
+        assert!(s.validate().is_ok());
+        let hw = s.validate_hardware().unwrap().unwrap();
+        let r = collective_reports(&s.collectives, &hw.axes).unwrap();
+        // Book 3.2 Pop Quiz 2: 3 hops of 8.4 MB at 4.5e10 B/s, about 560 µs.
+        assert!((r[0].time_s.get() - 3.0 * 8.388_608e6 / 4.5e10).abs() < 1e-9, "{:?}", r[0].time_s);
+        // A scenario that has hardware keeps it (and gets no collectives it did not ask for).
+        let mut h100 = s.clone();
+        h100.hardware = Some(HardwareSection { chip: ChipSource::Preset("h100-sxm".into()), topology: None });
+        h100.collectives.clear();
+        let d = with_hardware_defaults(&h100);
+        assert!(d.collectives.is_empty());
+        assert_eq!(d.hardware.unwrap().topology.unwrap().axes[0].size, 8);
+        for c in shardcalc_core::hardware::catalog::all() {
+            let mut x = h100.clone();
+            x.hardware = Some(HardwareSection { chip: ChipSource::Preset(c.id.clone()), topology: None });
+            assert!(with_hardware_defaults(&x).validate().is_ok(), "{}", c.id);
         }
     }
 

@@ -14,6 +14,8 @@
 //! | serving: latency vs throughput, step breakdown, KV memory, prefill:decode ratio | [`serving`] | [`xy::draw_xy`] |
 //! | predicted vs measured MFU of the published runs | [`scatter::validation_scatter`] | [`scatter::draw_scatter`] |
 //! | MFU error by chip generation | [`residuals::validation_residuals`] | [`residuals::draw_residuals`] |
+//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::RooflineChart::scene`], then [`scene::Scene`] (SVG text or plotters) |
+//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::CollectiveTimesChart::scene`], then [`scene::Scene`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -22,9 +24,12 @@
 pub mod axis;
 pub mod bars;
 pub mod catalog;
+pub mod collective_times;
 pub mod format;
 pub mod frame;
 pub mod lines;
+pub mod roofline;
+pub mod scene;
 pub mod serving;
 pub mod residuals;
 pub mod scatter;
@@ -40,7 +45,9 @@ use plotters::prelude::{DrawingArea, DrawingBackend};
 use std::fmt;
 
 pub use bars::{flop_breakdown, param_breakdown, BarChart};
+pub use collective_times::{collective_times_chart, CollectiveTimesChart};
 pub use lines::{flops_vs_seq_len_chart, SeqLenChart};
+pub use roofline::{roofline_chart, RooflineChart};
 
 /// Any of the charts, so a shell can hold and draw them uniformly.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +62,10 @@ pub enum Chart {
     Scatter(scatter::ScatterChart),
     /// MFU error by chip.
     Residuals(residuals::ResidualChart),
+    /// A chart already laid out in pixels ([`scene::Scene`]): the roofline and the
+    /// collective-time chart. Pages show these as SVG without plotters, and a page that
+    /// draws other charts links only [`scene::Scene::draw`], not their layout code.
+    Scene(scene::Scene),
 }
 
 impl Chart {
@@ -67,6 +78,7 @@ impl Chart {
             Chart::Xy(c) => c.size(),
             Chart::Scatter(c) => c.size(),
             Chart::Residuals(c) => c.size(),
+            Chart::Scene(s) => (s.width, s.height),
         }
     }
 
@@ -79,6 +91,16 @@ impl Chart {
             Chart::Xy(c) => &c.title,
             Chart::Scatter(c) => &c.title,
             Chart::Residuals(c) => &c.title,
+            Chart::Scene(s) => &s.title,
+        }
+    }
+
+    /// The chart's scene, for the charts laid out that way (the hardware page's).
+    #[must_use]
+    pub fn scene(&self) -> Option<&scene::Scene> {
+        match self {
+            Chart::Scene(s) => Some(s),
+            _ => None,
         }
     }
 
@@ -93,6 +115,7 @@ impl Chart {
             Chart::Xy(c) => xy::draw_xy(area, c),
             Chart::Scatter(c) => scatter::draw_scatter(area, c),
             Chart::Residuals(c) => residuals::draw_residuals(area, c),
+            Chart::Scene(s) => s.draw(area),
         }
     }
 }

@@ -16,6 +16,10 @@ use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyl
 /// # Errors
 /// [`ChartError::Draw`] when plotters fails.
 pub fn to_svg(chart: &Chart) -> Result<String, ChartError> {
+    // Charts laid out as a scene write their own SVG (the same file the page downloads).
+    if let Some(scene) = chart.scene() {
+        return Ok(scene.to_svg());
+    }
     let mut out = String::new();
     {
         let root = EstimatedSvg(SVGBackend::with_string(&mut out, chart.size())).into_drawing_area();

@@ -131,7 +131,12 @@ fn collective_report(i: usize, q: &CollectiveQuery, axes: &[AxisLink]) -> Result
     })
 }
 
-fn roofline_report(chip: &Chip, q: &RooflineQuery) -> Result<RooflineReport, Invalid> {
+/// The `roofline` section: `q` on one `chip` (what the hardware page's roofline shows).
+///
+/// # Errors
+/// Problems only visible once computed (host bytes on a chip without a PCIe figure, a
+/// compute format the chip lacks), named by field under `roofline.op` / `roofline.matmul`.
+pub fn roofline_report(chip: &Chip, q: &RooflineQuery) -> Result<RooflineReport, Invalid> {
     let (op, field) = match q {
         RooflineQuery::Op(op) => (op.clone(), "roofline.op"),
         RooflineQuery::Matmul(m) => (m.op_cost(), "roofline.matmul"),
@@ -165,7 +170,31 @@ fn roofline_report(chip: &Chip, q: &RooflineQuery) -> Result<RooflineReport, Inv
     })
 }
 
-/// Build the hardware, collective and roofline sections.
+/// The `hardware` section: the chip, its derived numbers and, with a topology, its axes.
+#[must_use]
+pub fn hardware_report(hw: &ResolvedHardware, has_topology: bool) -> HardwareReport {
+    HardwareReport {
+        chip: hw.chip.clone(),
+        critical_intensities: critical_intensities(&hw.chip),
+        hbm_over_ici: hbm_over_ici(&hw.chip),
+        topology: has_topology.then(|| TopologyReport {
+            devices: hw.axes.iter().map(|a| a.size as f64).product(),
+            axes: hw.axes.clone(),
+        }),
+    }
+}
+
+/// The `collectives` section: every query on the resolved `axes`.
+///
+/// # Errors
+/// A query whose numbers the cost model refuses, named `collectives[i].<field>`.
+pub fn collective_reports(queries: &[CollectiveQuery], axes: &[AxisLink]) -> Result<Vec<CollectiveReport>, Invalid> {
+    queries.iter().enumerate().map(|(i, q)| collective_report(i, q, axes)).collect()
+}
+
+/// Build the hardware, collective and roofline sections (the page computes them one by
+/// one, with [`hardware_report`], [`collective_reports`] and [`roofline_report`], so that an
+/// edit recomputes only its section).
 ///
 /// # Errors
 /// Problems only visible once computed (e.g. host bytes on a chip without a PCIe
@@ -176,20 +205,8 @@ pub fn hardware_sections(
     collectives: &[CollectiveQuery],
     roofline: Option<&RooflineQuery>,
 ) -> Result<HardwareSections, Invalid> {
-    let report = HardwareReport {
-        chip: hw.chip.clone(),
-        critical_intensities: critical_intensities(&hw.chip),
-        hbm_over_ici: hbm_over_ici(&hw.chip),
-        topology: has_topology.then(|| TopologyReport {
-            devices: hw.axes.iter().map(|a| a.size as f64).product(),
-            axes: hw.axes.clone(),
-        }),
-    };
-    let collectives = collectives
-        .iter()
-        .enumerate()
-        .map(|(i, q)| collective_report(i, q, &hw.axes))
-        .collect::<Result<Vec<_>, _>>()?;
+    let report = hardware_report(hw, has_topology);
+    let collectives = collective_reports(collectives, &hw.axes)?;
     let roofline = roofline.map(|q| roofline_report(&hw.chip, q)).transpose()?;
     Ok((report, collectives, roofline))
 }

@@ -60,7 +60,22 @@ const SPEC_VECTORS: &[(&str, &str, f64, &str)] = &[
     ("mi300x", "peak_flops.fp8", 2.6149e15, "AMD MI300X data sheet: 2614.9 TFLOPS fp8 dense"),
     ("mi300x", "hbm.capacity", 192e9, "AMD MI300X data sheet: 192 GB HBM3"),
     ("mi300x", "hbm.bandwidth", 5.3e12, "AMD MI300X data sheet: 5.3 TB/s"),
+    // Book 8.1's table "Google Cloud USD / hour" (pricing as of February 2025).
+    ("tpu-v5e", "price_per_chip_hour_usd", 1.20, "book 8.1: v5e $1.20 per hour"),
+    ("tpu-v5p", "price_per_chip_hour_usd", 4.20, "book 8.1: v5p $4.20 per hour"),
+    ("h100-sxm", "price_per_chip_hour_usd", 10.8, "book 8.1: H100 $10.8 per hour"),
 ];
+
+#[test]
+fn book_8_1_flops_per_dollar() {
+    // Book 8.1: FLOPs / $ = bf16 FLOP/s × 3600 / (USD per hour): 3.3e17 (H100), 3.9e17
+    // (v5p), 5.8e17 (v5e). The book's H100 row uses 9.9e14 FLOP/s; the catalog's 9.89e14.
+    for (id, want) in [("h100-sxm", 3.3e17), ("tpu-v5p", 3.9e17), ("tpu-v5e", 5.8e17)] {
+        let c = chip(id);
+        let per_dollar = c.peak_flops.bf16.get() * 3600.0 / field(&c, "price_per_chip_hour_usd");
+        close(id, per_dollar, want, 0.02);
+    }
+}
 
 #[test]
 fn catalog_holds_the_cited_figures() {
@@ -125,4 +140,24 @@ fn book_solution_3_2_v4_gathers() {
     // AllReduce_Z([B_X, D_Y]{U_Z}): twice a gather of 2BD/(XY), about 11.6 µs.
     let t = all_reduce(Bytes(full / 16.0), &axes[2..]).unwrap().time.get();
     close("AllReduce_Z", t, 11.6e-6, 0.01);
+}
+
+#[test]
+fn hierarchical_gpu_all_reduce() {
+    // Four 8-GPU H100 nodes (NVLink inside, one 400 Gb/s NIC per GPU across): an AllReduce
+    // of V = 1 GB is a ReduceScatter inside each node (each GPU keeps V/8), an AllReduce of
+    // V/8 across the 4 nodes, and an AllGather inside the node (NCCL's tree/hierarchical
+    // algorithm; book 3.2 "multiple axes" and 5.1.6 for DCN).
+    let axes = Topology::gpu_cluster(8, 4).resolve(&chip("h100-sxm")).unwrap();
+    let v = 1e9;
+    let nvlink = 2.0 * (7.0 / 8.0) * v / 4.5e11; // RS + AG through 18 × 25 GB/s of NVLink
+    let ib = 2.0 * (3.0 / 4.0) * (v / 8.0) / 5e10; // AllReduce of V/8 over 50 GB/s NICs
+    let c = all_reduce(Bytes(v), &axes).unwrap();
+    close("hierarchical", c.time.get(), nvlink + ib, 1e-12);
+    // Five times faster than a flat ring of 32 GPUs at the NIC's speed.
+    let flat = 2.0 * (31.0 / 32.0) * v / 5e10;
+    assert!(flat / c.time.get() > 5.0, "{} vs {flat}", c.time.get());
+    // The scale-out network carries 1/8 of what a flat ring would send per GPU.
+    let ib_bytes = c.axes.iter().find(|a| a.axis == "scale_out").map_or(f64::NAN, |a| a.bytes_per_link.get());
+    close("IB bytes per link", ib_bytes, 2.0 * 0.75 * v / 8.0, 1e-12);
 }

@@ -280,18 +280,28 @@ fn speculative_decoding_with_a_draft_model() {
 }
 
 #[test]
-fn cost_needs_a_price() {
+fn cost_uses_the_catalog_price_or_the_scenarios() {
+    // The catalog prices the v5e at $1.20 per chip-hour (book 8.1, Google Cloud, February 2025).
     let r = run(&llama70_int8(Some(&[4, 2])));
-    assert!(r.get("cost").is_none(), "the catalog has no v5e price");
-    let mut s = llama70_int8(Some(&[4, 2]));
-    if let Some(i) = s.inference.as_mut() {
-        i.price_per_chip_hour_usd = Some(1.2);
-    }
-    let r = run(&s);
+    assert_eq!(r["cost"]["price_source"], "catalog");
+    assert_eq!(num(&r, "cost.price_per_chip_hour_usd"), 1.2);
     // $1.20 / chip-hour at about 230 tokens/s/chip: about $1.45 per million tokens.
     let tps = num(&r, "decode.tokens_per_s_per_chip");
     close(num(&r, "cost.decode_usd_per_million_tokens"), 1.2 / 3600.0 / tps * 1e6, 1e-12, "cost");
+    // The scenario's price overrides the catalog's.
+    let mut s = llama70_int8(Some(&[4, 2]));
+    if let Some(i) = s.inference.as_mut() {
+        i.price_per_chip_hour_usd = Some(2.4);
+    }
+    let r = run(&s);
+    close(num(&r, "cost.decode_usd_per_million_tokens"), 2.4 / 3600.0 / tps * 1e6, 1e-12, "cost");
     assert_eq!(r["cost"]["price_source"], "scenario");
+    // A chip without a catalog price (v6e) has no cost unless the scenario gives one.
+    let mut s = llama70_int8(Some(&[4, 2]));
+    if let Some(hw) = s.hardware.as_mut() {
+        hw.chip = shardcalc_core::hardware::query::ChipSource::Preset("tpu-v6e".into());
+    }
+    assert!(run(&s).get("cost").is_none(), "the catalog has no v6e price");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use shardcalc_core::collectives::Network;
 use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
-use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 
 use super::section_field::{messages_under, SectionField};
@@ -179,6 +179,7 @@ fn apply(state: AppState, shape: &str, slices: &str, allow_none: bool, chip: Opt
         .try_update(|s| {
             let old = s.hardware.as_ref().and_then(|h| h.topology.clone());
             let topology = shape.map(|sh| topology_for(&chip, &sh, slices, old.as_ref()));
+            keep_collectives_on(&mut s.collectives, topology.as_ref());
             s.hardware = Some(HardwareSection { chip: source, topology });
         })
         .map_err(|e| messages_under(&e, "hardware"))
@@ -222,10 +223,25 @@ pub fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topolo
                 axis.hop_latency = prev.hop_latency;
             }
         }
-        let chiplets: Vec<AxisSpec> = old.axes.iter().filter(|a| a.network == Network::DieToDie).cloned().collect();
-        t.axes.extend(chiplets);
+        if chip.chiplets.is_some() {
+            let chiplets: Vec<AxisSpec> = old.axes.iter().filter(|a| a.network == Network::DieToDie).cloned().collect();
+            t.axes.extend(chiplets);
+        }
     }
     t
+}
+
+/// Collective queries follow a new topology: axes it no longer has are dropped, and a
+/// query left without axes runs over the first axis (so a new shape or chip is never
+/// refused because of a query the user can fix afterwards).
+fn keep_collectives_on(queries: &mut [CollectiveQuery], topology: Option<&Topology>) {
+    let Some(t) = topology else { return };
+    for q in queries {
+        q.axes.retain(|name| t.axes.iter().any(|a| &a.name == name));
+        if q.axes.is_empty() {
+            q.axes.extend(t.axes.first().map(|a| a.name.clone()));
+        }
+    }
 }
 
 /// The shape text and slice count of a topology (inverse of [`topology_for`]).

@@ -1,7 +1,8 @@
 //! Reusable components: form fields driven by specs (`crate::field_spec`), fields of the
 //! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
-//! topology picker, field messages, the error summary, a chart canvas with downloads, a
-//! CSV download button, and the ideal/calibrated prediction switch.
+//! topology picker, field messages, the error summary, a chart canvas with downloads (and
+//! [`SceneChart`], an SVG chart that links no plotters), a CSV download button, and the
+//! ideal/calibrated prediction switch.
 
 mod chart_backend;
 mod chart_canvas;
@@ -14,6 +15,7 @@ mod hardware_picker;
 mod number_field;
 mod prediction_switch;
 mod preset_picker;
+mod scene_chart;
 mod section_field;
 mod text_field;
 
@@ -27,5 +29,6 @@ pub use hardware_picker::{parse_shape, shape_of, topology_for, HardwarePicker};
 pub use number_field::NumberField;
 pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
+pub use scene_chart::{scene_canvas, Figure, SceneChart};
 pub use section_field::{messages_under, SectionField};
 pub use text_field::TextField;

@@ -15,7 +15,8 @@ use crate::dom::event_value;
 #[component]
 pub fn SectionField(
     /// Element id of the input, e.g. `training-global_batch`.
-    id: &'static str,
+    #[prop(into)]
+    id: String,
     /// Label text.
     label: &'static str,
     /// Unit shown after the input ("" for none).
@@ -41,10 +42,10 @@ pub fn SectionField(
     let invalid = move || error.with(Option::is_some);
     view! {
         <div class="field" class:invalid=invalid>
-            <label for=id>{label}</label>
+            <label for=id.clone()>{label}</label>
             <div class="input-row">
                 <input
-                    id=id
+                    id=id.clone()
                     type="text"
                     inputmode=input_mode
                     autocomplete="off"

@@ -10,6 +10,7 @@
 //!
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
+pub mod hardware;
 pub mod model;
 pub mod serving;
 pub mod validation;
@@ -24,6 +25,8 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// Chips, topologies, rooflines and collectives (book chapters 1-3).
+    Hardware,
     /// Serving: KV caches, decode and prefill, memory, throughput, cost, disaggregation.
     Serving,
     /// Predicted vs measured: published runs, the calibration, the errors.
@@ -34,13 +37,14 @@ pub enum View {
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model, View::Serving, View::Validation, View::Saved];
+    pub const ALL: &'static [View] = &[View::Model, View::Hardware, View::Serving, View::Validation, View::Saved];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Hardware => "Hardware & collectives",
             View::Serving => "Serving",
             View::Validation => "Validation",
             View::Saved => "Saved",
@@ -52,6 +56,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Hardware => "hardware",
             View::Serving => "serving",
             View::Validation => "validation",
             View::Saved => "saved",
@@ -63,6 +68,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Hardware => "hardware.html",
             View::Serving => "serving.html",
             View::Validation => "validation.html",
             View::Saved => "saved.html",

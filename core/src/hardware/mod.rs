@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod chip;
+pub mod edit;
 pub mod intensity;
 pub mod query;
 pub mod topology;

@@ -154,13 +154,21 @@ pub fn resolve(
                 c.merge("roofline.matmul", m.validate());
                 "roofline.matmul.compute"
             }
-            RooflineQuery::Op(_) => "roofline.op.dtype",
+            RooflineQuery::Op(op) => {
+                c.merge("roofline.op", op.validate());
+                "roofline.op.dtype"
+            }
         };
         if let Some(chip) = &chip {
             let dtype = q.dtype();
             c.ensure(chip.peak_flops.for_dtype(dtype).is_some(), field, || {
                 format!("{} has no published {} peak", chip.name, dtype.name())
             });
+            if let RooflineQuery::Op(op) = q {
+                c.ensure(op.host_bytes.get() <= 0.0 || chip.host.pcie.is_some(), "roofline.op.host_bytes", || {
+                    format!("{} has no published PCIe bandwidth; set host bytes to 0 or give the chip one", chip.name)
+                });
+            }
         }
     }
     c.finish()?;

@@ -117,6 +117,9 @@ impl Topology {
             if let Some(l) = a.hop_latency {
                 c.range_f64(&format!("axes[{i}].hop_latency"), l.get(), 0.0, 1e6);
             }
+            if let Some(forced) = a.wraparound {
+                self.check_wraparound(chip, a, forced, &format!("axes[{i}].wraparound"), &mut c);
+            }
             if a.network == Network::DieToDie {
                 match &chip.chiplets {
                     Some(ch) => c.ensure(a.size <= ch.count, &format!("axes[{i}].size"), || {
@@ -136,6 +139,32 @@ impl Topology {
             c.ensure(n <= dims, "axes", || format!("a {dims}D torus has at most {dims} scale-up axes (got {n})"));
         }
         c.finish()
+    }
+
+    /// A forced wraparound must be physically possible (book 2.2): only torus (ICI) axes have
+    /// one, and a slice smaller than a full axis (v5e/v6e), or not made of whole cubes
+    /// (v4/v5p/7x), has none. Turning an existing wraparound off is always allowed.
+    fn check_wraparound(&self, chip: &Chip, a: &AxisSpec, forced: bool, field: &str, c: &mut Checker) {
+        let rule = match (a.network, chip.scale_up.fabric) {
+            (Network::ScaleUp, Fabric::Torus { wraparound, .. }) => wraparound,
+            (Network::ScaleUp, _) => {
+                c.push(field, format!("the {} {} is switched, not a torus: it has no wraparound link", chip.name, chip.scale_up.name));
+                return;
+            }
+            _ => {
+                c.push(field, "only scale-up (torus) axes have a wraparound link".to_string());
+                return;
+            }
+        };
+        if forced && !self.wraps(rule, a.size) {
+            let why = match rule {
+                WrapRule::FullAxis(full) => format!("only a full axis of {full} chips wraps around"),
+                WrapRule::FullCubes(cube) => {
+                    format!("only slices made of whole {cube}x{cube}x{cube} cubes wrap around")
+                }
+            };
+            c.push(field, format!("axis {:?} of {} chips has no wraparound on a {}: {why} (book 2.2)", a.name, a.size, chip.name));
+        }
     }
 
     /// The axes as the collective model sees them.
@@ -195,6 +224,28 @@ mod tests {
         assert_eq!(shapes("tpu-v5p", &Topology::tpu_slice(&[4, 4, 8], 1)), [AxisShape::Ring; 3]);
         assert_eq!(shapes("tpu-v5p", &Topology::tpu_slice(&[2, 2, 4], 1)), [AxisShape::Line; 3]);
         assert_eq!(shapes("tpu-v5p", &Topology::tpu_slice(&[4, 4, 2], 1)), [AxisShape::Line; 3]);
+    }
+
+    #[test]
+    fn forced_wraparound_must_exist() {
+        // Book 2.2: a slice smaller than a full axis has no wraparound; turning one off is fine.
+        let v5e = get("tpu-v5e").unwrap();
+        let mut t = Topology::tpu_slice(&[8, 16], 1);
+        t.axes[1].wraparound = Some(false);
+        assert_eq!(shapes("tpu-v5e", &t), [AxisShape::Line, AxisShape::Line]);
+        t.axes[0].wraparound = Some(true);
+        let e = t.validate(&v5e).unwrap_err();
+        assert_eq!(e.0[0].field, "axes[0].wraparound");
+        assert!(e.0[0].message.contains("full axis of 16"), "{e}");
+        let mut cube = Topology::tpu_slice(&[4, 4, 2], 1);
+        cube.axes[0].wraparound = Some(true);
+        assert!(cube.validate(&get("tpu-v5p").unwrap()).unwrap_err().0[0].message.contains("whole 4x4x4 cubes"));
+        let mut gpu = Topology::gpu_cluster(8, 2);
+        gpu.axes[0].wraparound = Some(true);
+        gpu.axes[1].wraparound = Some(false);
+        let e = gpu.validate(&get("h100-sxm").unwrap()).unwrap_err();
+        let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(fields, ["axes[0].wraparound", "axes[1].wraparound"]);
     }
 
     #[test]

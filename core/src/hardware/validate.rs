@@ -46,8 +46,20 @@ impl Chip {
         let fields = self.numeric_fields();
         for (path, value) in &fields {
             if let Some(v) = value {
-                if !v.is_finite() || *v <= 0.0 || *v > MAX_QUANTITY {
-                    c.push(*path, format!("must be a positive finite number (got {v})"));
+                // Latencies and prices may be small; every rate, size and count is at least 1
+                // (a rate of 1e-300 B/s would make every time infinite).
+                // Latencies stop at 1e6 s, as a topology's override does.
+                let latency = path.ends_with("hop_latency");
+                let small_ok = latency || path.starts_with("price");
+                let lo_ok = if small_ok { *v > 0.0 } else { *v >= 1.0 };
+                let hi = if latency { 1e6 } else { MAX_QUANTITY };
+                if !v.is_finite() || !lo_ok || *v > hi {
+                    let range = match (latency, small_ok) {
+                        (true, _) => "a positive number of seconds, at most 1e6",
+                        (false, true) => "a positive finite number",
+                        (false, false) => "a number from 1 to 1e30",
+                    };
+                    c.push(*path, format!("must be {range} (got {v})"));
                 }
             }
         }

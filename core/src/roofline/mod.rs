@@ -151,18 +151,35 @@ fn time(bytes: Bytes, rate: BytesPerSec, field: &str, c: &mut Checker) -> Second
     if bytes.get() > 0.0 { bytes / rate } else { Seconds::ZERO }
 }
 
+impl OpCost {
+    /// Check the op's own numbers.
+    ///
+    /// # Errors
+    /// Negative, non-finite or absurdly large FLOPs or bytes (`flops`, `hbm_bytes`, ...),
+    /// `ici_links` outside 1 to 1e6.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        let mut c = Checker::new();
+        for (field, v) in [
+            ("flops", self.flops.get()),
+            ("hbm_bytes", self.hbm_bytes.get()),
+            ("ici_bytes", self.ici_bytes.get()),
+            ("dcn_bytes", self.dcn_bytes.get()),
+            ("host_bytes", self.host_bytes.get()),
+        ] {
+            c.range_f64(field, v, 0.0, MAX_QUANTITY);
+        }
+        c.range_f64("ici_links", self.ici_links, 1.0, 1e6);
+        c.finish()
+    }
+}
+
 fn validate(op: &OpCost, rates: &Rates) -> Result<(), Invalid> {
     let mut c = Checker::new();
-    for (field, v) in [
-        ("flops", op.flops.get()),
-        ("hbm_bytes", op.hbm_bytes.get()),
-        ("ici_bytes", op.ici_bytes.get()),
-        ("dcn_bytes", op.dcn_bytes.get()),
-        ("host_bytes", op.host_bytes.get()),
-    ] {
-        c.range_f64(field, v, 0.0, MAX_QUANTITY);
+    if let Err(e) = op.validate() {
+        for err in e.0 {
+            c.push(err.field, err.message);
+        }
     }
-    c.range_f64("ici_links", op.ici_links, 1.0, 1e6);
     for (field, v) in [
         ("rates.compute", rates.compute.get()),
         ("rates.hbm", rates.hbm.get()),

@@ -1,0 +1,53 @@
+//! The hardware & collectives view (book chapters 1-3): pick or define a chip and a
+//! topology on the left; its spec table with sources, derived numbers, the roofline of an
+//! op and the cost of collectives on the right. Computes only the sections of
+//! `shardcalc_core::report_hardware` ([`derived`]), never `report::evaluate`.
+
+pub mod chip_fields;
+mod collective_kinds;
+mod collectives_section;
+mod controls;
+mod csv;
+pub mod derived;
+mod derived_numbers;
+mod dispatch;
+mod edit;
+mod html;
+mod inputs;
+mod roofline_section;
+mod spec_table;
+pub mod units;
+
+pub use derived::Derived;
+
+use leptos::prelude::*;
+use shardcalc_charts::catalog::{with_hardware_defaults, DEFAULT_CHIP};
+
+use crate::components::HardwarePicker;
+use crate::state::use_app_state;
+
+/// The two-column hardware view (stacked on narrow screens).
+#[component]
+pub fn HardwareView() -> impl IntoView {
+    let state = use_app_state();
+    // A scenario without hardware, or without a roofline op, gets the page's defaults (the
+    // book's v5e examples) once, so that every section has something to show.
+    let _ = state.try_update(|s| *s = with_hardware_defaults(s));
+    let derived = Derived::new(state);
+    view! {
+        <div class="columns hardware-view">
+            <section class="inputs" aria-labelledby="hw-inputs-heading">
+                <h2 id="hw-inputs-heading">"Chip and topology"</h2>
+                <HardwarePicker default_chip=DEFAULT_CHIP default_shape="8x4" />
+                <inputs::HardwareInputs derived=derived />
+            </section>
+            <section class="results" aria-labelledby="hw-results-heading">
+                <h2 id="hw-results-heading">"Hardware, rooflines and collectives"</h2>
+                <spec_table::SpecSection derived=derived />
+                <derived_numbers::DerivedNumbers derived=derived />
+                <roofline_section::RooflineSection derived=derived />
+                <collectives_section::CollectivesSection derived=derived />
+            </section>
+        </div>
+    }
+}

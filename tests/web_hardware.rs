@@ -1,0 +1,244 @@
+//! Component tests of the hardware & collectives page, run in headless Chromium by
+//! wasm-bindgen-test-runner: `cargo test -p shardcalc --target wasm32-unknown-unknown --test
+//! web_hardware`. Each test mounts the page in its own container and drives it the way a
+//! person would (typing fires `input`, choosing fires `change`, buttons are clicked); the
+//! expected numbers come from core or from the book.
+#![cfg(target_arch = "wasm32")]
+
+use std::any::Any;
+
+use leptos::prelude::*;
+use shardcalc::components::scene_canvas;
+use shardcalc::views::hardware::HardwareView;
+use shardcalc::views::View;
+use shardcalc::App;
+use shardcalc_charts::roofline_chart;
+use shardcalc_core::dtype::DType;
+use shardcalc_core::hardware::catalog;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+}
+
+/// The hardware page mounted in a fresh `<div>`; removed on drop.
+struct Page {
+    root: HtmlElement,
+    _handle: Box<dyn Any>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+async fn settle() {
+    for _ in 0..3 {
+        leptos::task::tick().await;
+    }
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
+    target.dispatch_event(&event).unwrap();
+}
+
+impl Page {
+    async fn open() -> Self {
+        let doc = document();
+        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+        doc.body().expect("a <body>").append_child(&root).unwrap();
+        let handle = leptos::mount::mount_to(root.clone(), || {
+            view! { <App url_sync=false view=View::Hardware><HardwareView /></App> }
+        });
+        settle().await;
+        Self { root, _handle: Box::new(handle) }
+    }
+
+    fn find<T: JsCast>(&self, selector: &str) -> T {
+        self.root
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no element matches {selector}"))
+            .unchecked_into()
+    }
+
+    fn exists(&self, selector: &str) -> bool {
+        self.root.query_selector(selector).unwrap().is_some()
+    }
+
+    fn text(&self, selector: &str) -> String {
+        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
+    }
+
+    fn html(&self, selector: &str) -> String {
+        self.find::<HtmlElement>(selector).inner_html()
+    }
+
+    async fn type_into(&self, selector: &str, value: &str) {
+        let input: HtmlInputElement = self.find(selector);
+        input.set_value(value);
+        fire(&input, "input");
+        settle().await;
+    }
+
+    async fn choose(&self, selector: &str, value: &str) {
+        let select: web_sys::HtmlSelectElement = self.find(selector);
+        select.set_value(value);
+        fire(&select, "change");
+        settle().await;
+    }
+
+    async fn click(&self, selector: &str) {
+        self.find::<HtmlElement>(selector).click();
+        settle().await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn defaults_reproduce_the_books_v5e_numbers() {
+    let page = Page::open().await;
+    assert!(page.text("#spec-chip").starts_with("TPU v5e"), "{}", page.text("#spec-chip"));
+    // The book's spec table value, with its other value (8.2e11) listed and the row marked.
+    let hbm = page.text("#spec-hbm-bandwidth");
+    assert!(hbm.contains("810.0 GB/s") && hbm.contains("820.0 GB/s"), "{hbm}");
+    assert!(page.find::<HtmlElement>("#spec-hbm-bandwidth").class_name().contains("disagree"));
+    assert!(page.text("#spec-disagreements").contains("Sources disagree"));
+    // Book 1.1: critical intensity about 240 against HBM (1.97e14 / 8.1e11 = 243.2).
+    assert!(page.text("#intensity-table").contains("243.2"));
+    // Book 3.2 Pop Quiz 2: AllGather_Y of 34 MB on a v5e 8x4 without wraparound, ~560 µs.
+    let row = page.text("#collective-result-0");
+    assert!(row.contains("559 µs") && row.contains("bandwidth-bound"), "{row}");
+    // The default matmul X[256, 8192] · W[8192, 32768] is just compute-bound (246.6 > 243.2).
+    assert_eq!(page.text("#roofline-bound"), "compute");
+    assert_eq!(page.text("#roofline-critical-batch-approx"), "243.2");
+    // Both charts are drawn as SVG, and chapter 3's table is there.
+    assert!(page.html("#chart-roofline").contains("attainable FLOP/s"));
+    assert!(page.html("#chart-collective-times").contains("array size V"));
+    assert!(page.text("#collective-summary-table").contains("AllGather / 4 for a bidirectional ring"));
+}
+
+#[wasm_bindgen_test]
+async fn editing_the_op_changes_the_bound_and_the_chart() {
+    let page = Page::open().await;
+    let before = page.html("#chart-roofline");
+    page.type_into("#roofline-b", "128").await;
+    assert_eq!(page.text("#roofline-bound"), "HBM bandwidth");
+    assert_ne!(page.html("#chart-roofline"), before, "the roofline chart follows the op");
+    // Book Exercise 1.2: int8 weights with bf16 compute are compute-bound above ~120.
+    page.choose("#roofline-rhs", "int8").await;
+    assert_eq!(page.text("#roofline-critical-batch-approx"), "121.6");
+    // A raw op: 1e12 FLOPs over 1e10 HBM bytes is HBM-bound (intensity 100).
+    page.choose("#roofline-kind", "op").await;
+    page.type_into("#roofline-flops", "1e12").await;
+    page.type_into("#roofline-hbm_bytes", "1e10").await;
+    assert_eq!(page.text("#roofline-intensity"), "100.0");
+    assert_eq!(page.text("#roofline-bound"), "HBM bandwidth");
+    // Host bytes on a chip whose PCIe is known are fine; text that does not read is refused.
+    page.type_into("#roofline-flops", "abc").await;
+    assert!(page.text("#roofline-flops-error").contains("not a number"), "{}", page.text("#roofline-flops-error"));
+    assert_eq!(page.text("#roofline-intensity"), "100.0", "the results keep the last valid op");
+}
+
+#[wasm_bindgen_test]
+async fn another_chip_changes_the_spec_table_and_the_intensities() {
+    let page = Page::open().await;
+    page.choose("#hw-chip", "tpu-v6e").await;
+    assert!(page.text("#spec-chip").starts_with("TPU v6e (Trillium)"));
+    // MaxText guide: Trillium's critical ICI intensity is about 5100 over 2 links.
+    assert!(page.text("#intensity-table").contains("5,111"), "{}", page.text("#intensity-table"));
+    page.choose("#hw-chip", "tpu-v7x").await;
+    // Ironwood guide: one-dimensional intensity about 11,500; two chiplets.
+    assert!(page.text("#intensity-table").contains("11,535"));
+    assert!(page.exists("#topology-d2d"));
+    page.click("#topology-d2d").await;
+    assert!(page.text("#topology-table").contains("d2d"), "{}", page.text("#topology-table"));
+    page.choose("#hw-chip", "h100-sxm").await;
+    assert!(page.text("#topology-table").contains("nvlink"));
+    // No latency is published for NVLink: the chart says there is no floor.
+    assert!(page.text("#chart-collective-times + figcaption").contains("no latency floor"));
+}
+
+#[wasm_bindgen_test]
+async fn a_custom_chip_is_edited_field_by_field_with_messages() {
+    let page = Page::open().await;
+    assert!(!page.exists("#chip-hbm-bandwidth"));
+    page.click("#chip-customize").await;
+    let input: HtmlInputElement = page.find("#chip-hbm-bandwidth");
+    assert_eq!(input.value(), "810");
+    page.type_into("#chip-hbm-bandwidth", "1620").await;
+    assert!(page.text("#intensity-table").contains("121.6"), "{}", page.text("#intensity-table"));
+    assert!(page.text("#spec-hbm-bandwidth").contains("edited in shardcalc"));
+    for bad in ["abc", "-3", "1e400", ""] {
+        page.type_into("#chip-hbm-bandwidth", bad).await;
+        let msg = page.text("#chip-hbm-bandwidth-error");
+        assert!(!msg.is_empty(), "no message for {bad:?}");
+        assert!(page.find::<HtmlElement>("#chip-hbm-bandwidth-field").class_name().contains("invalid"));
+        assert!(page.text("#intensity-table").contains("121.6"), "the last valid chip stays after {bad:?}");
+    }
+    // Core's validation speaks at the field too: a rate below 1 B/s.
+    page.type_into("#chip-hbm-bandwidth", "1e-12").await;
+    assert!(page.text("#chip-hbm-bandwidth-error").contains("from 1 to 1e30"), "{}", page.text("#chip-hbm-bandwidth-error"));
+    page.type_into("#chip-hbm-bandwidth", "1620").await;
+    assert_eq!(page.text("#chip-hbm-bandwidth-error"), "");
+    // A switch fabric turns the chip into a GPU-like one; the name is editable.
+    page.type_into("#chip-name", "My chip").await;
+    assert!(page.text("#spec-chip").starts_with("My chip"));
+    page.choose("#chip-fabric", "switch").await;
+    assert!(page.text("#topology-table").contains("switch"), "{}", page.text("#topology-table"));
+}
+
+#[wasm_bindgen_test]
+async fn topology_overrides_and_collectives() {
+    let page = Page::open().await;
+    // Book 2.2: an axis of 8 on a v5e has no wraparound; forcing one is refused at the field.
+    page.choose("#axis-0-wraparound", "on").await;
+    assert!(page.text("#axis-0-wraparound-error").contains("full axis of 16"), "{}", page.text("#axis-0-wraparound-error"));
+    // A full 16x16 wraps: the AllGather over y becomes a ring.
+    page.type_into("#hw-shape", "16x16").await;
+    assert!(page.text("#topology-table").contains("ring (wraparound)"));
+    // A link override halves the bandwidth of y: the AllGather over y takes longer.
+    let before = page.text("#collective-result-0");
+    page.type_into("#axis-1-link", "22.5").await;
+    assert_ne!(page.text("#collective-result-0"), before);
+    page.type_into("#axis-1-link", "fast").await;
+    assert!(page.text("#axis-1-link-error").contains("not a number"));
+    // Add a collective, size it, turn it into an AllToAll, then remove it.
+    page.click("#collective-add").await;
+    assert!(page.exists("#collective-result-2"));
+    page.type_into("#collective-2-bytes", "1GB").await;
+    assert!(page.text("#collective-result-2").contains("1 GB"), "{}", page.text("#collective-result-2"));
+    page.choose("#collective-2-kind", "all_to_all").await;
+    assert!(page.text("#collective-result-2").contains("AllToAll"));
+    page.type_into("#collective-2-bytes", "12 parsecs").await;
+    assert!(!page.text("#collective-2-bytes-error").is_empty());
+    // Unchecking the only axis is refused with a message.
+    let only: HtmlInputElement = page.find("#collective-0-axis-x");
+    assert!(!only.checked());
+    page.click("#collective-0-axis-y").await;
+    assert!(page.text("#collective-0-axis-y-error").contains("at least one axis"), "{}", page.text("#collective-0-axis-y-error"));
+    page.click("#collective-2-remove").await;
+    assert!(!page.exists("#collective-result-2"));
+}
+
+#[wasm_bindgen_test]
+fn png_export_paints_the_scene() {
+    let chip = catalog::get("tpu-v5e").expect("bundled chip");
+    let scene = roofline_chart(&chip, None, DType::Bf16).scene();
+    let canvas = scene_canvas(&scene).expect("a canvas");
+    assert_eq!((canvas.width(), canvas.height()), (scene.width, scene.height));
+    let url = canvas.to_data_url().expect("a data URL");
+    assert!(url.starts_with("data:image/png;base64,"));
+    // Not blank: a white canvas of the same size encodes much shorter.
+    let blank = document().create_element("canvas").unwrap().unchecked_into::<web_sys::HtmlCanvasElement>();
+    blank.set_width(scene.width);
+    blank.set_height(scene.height);
+    assert!(url.len() > 4 * blank.to_data_url().unwrap().len());
+}
