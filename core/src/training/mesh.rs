@@ -173,10 +173,16 @@ impl Mesh {
         }
         c.finish()?;
         if self.devices() != devices {
+            let others = self.devices() / self.fsdp.max(1);
+            let hint = if others > 0 && devices.is_multiple_of(others) {
+                format!(" (fsdp = {} would)", devices / others)
+            } else {
+                String::new()
+            };
             return Err(Invalid::one(
                 "",
                 format!(
-                    "dp·fsdp·tp·ep·cp·pp = {} but the topology has {devices} devices",
+                    "dp·fsdp·tp·ep·cp·pp = {} but the topology (hardware.topology) has {devices} devices: make the degrees multiply to {devices}{hint}, or change the topology",
                     self.devices()
                 ),
             ));

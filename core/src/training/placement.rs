@@ -229,25 +229,59 @@ impl Hasher for Fx {
     }
 }
 
-/// A collective kind and the merged pieces it runs over.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key {
-    kind: u8,
-    len: usize,
-    pieces: [Piece; MAX_PHYSICAL_AXES],
+/// What a collective's cost depends on for one piece: the axis it behaves as (network,
+/// shape, size, link and hop latency), without its name. Pieces of different physical
+/// axes that behave alike share cost models.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct LinkKey {
+    network: u8,
+    shape: u8,
+    size: u64,
+    link: u64,
+    latency: u64,
 }
 
-impl std::hash::Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u8(self.kind);
-        for p in self.pieces.iter().take(self.len) {
-            h.write_u64(u64::from(p.axis) | p.size << 8 | p.stride << 36);
+impl LinkKey {
+    fn of(phys: &AxisLink, piece: Piece) -> Self {
+        let (shape, link, latency) = piece_shape(phys, piece);
+        Self {
+            network: network_index(phys.network) as u8,
+            shape: shape as u8,
+            size: piece.size,
+            link: link.get().to_bits(),
+            latency: latency.get().to_bits(),
+        }
+    }
+
+    /// The axis it describes (unnamed).
+    fn link(&self) -> AxisLink {
+        let shape = match self.shape {
+            0 => AxisShape::Ring,
+            1 => AxisShape::Line,
+            2 => AxisShape::Switch,
+            _ => AxisShape::FullMesh,
+        };
+        AxisLink {
+            name: String::new(),
+            size: self.size,
+            network: NETWORKS.get(usize::from(self.network)).copied().unwrap_or(Network::ScaleUp),
+            shape,
+            link: BytesPerSec(f64::from_bits(self.link)),
+            hop_latency: Seconds(f64::from_bits(self.latency)),
         }
     }
 }
 
+/// A collective kind and the (sorted) links it runs over.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    kind: u8,
+    len: u8,
+    links: [LinkKey; MAX_PHYSICAL_AXES],
+}
+
 /// Collective cost models, built with [`collective_cost`] once per distinct set of
-/// pieces and kind, so that the search never allocates per configuration.
+/// links and kind, so that the search never allocates per configuration.
 pub struct CostCache {
     axes: Vec<AxisLink>,
     models: HashMap<Key, CostModel, BuildHasherDefault<Fx>>,
@@ -276,17 +310,24 @@ impl CostCache {
         &self.axes
     }
 
-    /// The cost model of `kind` over the chips of `group`.
+    /// The cost model of `kind` over the chips of `group`. Links are sorted before
+    /// [`collective_cost`] sees them, so a model depends only on the set of links.
     pub fn model(&mut self, kind: CollectiveKind, placement: &Placement, group: &[Parallelism]) -> CostModel {
         let (pieces, n) = merged(placement, group);
         if n == 0 {
             return CostModel::NONE;
         }
-        let key = Key { kind: kind_index(kind), len: n, pieces };
+        let mut key = Key { kind: kind_index(kind), len: n as u8, links: [LinkKey::default(); MAX_PHYSICAL_AXES] };
+        for (slot, p) in key.links.iter_mut().zip(pieces.iter().take(n)) {
+            let Some(phys) = self.axes.get(usize::from(p.axis)) else { return CostModel::NONE };
+            *slot = LinkKey::of(phys, *p);
+        }
+        // proof: `merged` returns at most MAX_PHYSICAL_AXES pieces.
+        key.links[..n].sort_unstable();
         if let Some(m) = self.models.get(&key) {
             return *m;
         }
-        let links = group_links(&self.axes, placement, group);
+        let links: Vec<AxisLink> = key.links[..n].iter().map(LinkKey::link).collect();
         let single = links.windows(2).all(|w| w[0].network == w[1].network);
         let model = if single {
             match collective_cost(kind, Bytes(1.0), &links) {
