@@ -16,6 +16,8 @@ for html in "${pages[@]}"; do
   page=${html%.html}
   echo "--> trunk build --release $html"
   trunk build --release --dist "target/pages/$page" "$html"
+  # trunk names its output index.html whatever the input: give each page its own name.
+  if [ "$html" != index.html ]; then mv "target/pages/$page/index.html" "target/pages/$page/$html"; fi
 done
 rm -rf dist
 mkdir -p dist

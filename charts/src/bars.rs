@@ -5,9 +5,11 @@ use crate::axis::TickedAxis;
 use crate::format;
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
+use crate::xy::XyMark;
 use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::report::{FlopsSummary, ParamsReport};
 
@@ -50,6 +52,8 @@ pub struct BarChart {
     pub axis: LinearTicks,
     /// One label per tick of `axis`.
     pub tick_labels: Vec<String>,
+    /// Labelled vertical lines at values (e.g. the HBM capacity), within the axis.
+    pub marks: Vec<XyMark>,
 }
 
 /// Parameters per component of `params` (non-zero components only): total and active
@@ -80,6 +84,7 @@ pub fn param_breakdown(model_name: &str, params: &ParamsReport) -> BarChart {
         stacked: false,
         axis,
         tick_labels,
+        marks: Vec::new(),
     }
 }
 
@@ -114,6 +119,7 @@ pub fn flop_breakdown(
         stacked: true,
         axis,
         tick_labels,
+        marks: Vec::new(),
     }
 }
 
@@ -230,6 +236,13 @@ pub fn draw_bars<DB: DrawingBackend>(
             .filter(|bar| bar.series == s)
             .map(move |bar| Rectangle::new([bar.from, bar.to], color.filled()));
         ctx.draw_series(bars).map_err(ChartError::draw)?;
+    }
+    for mark in chart.marks.iter().filter(|m| m.x.is_finite() && m.x >= 0.0 && m.x <= chart.axis.max) {
+        let color = mark.color.plotters();
+        ctx.draw_series(DashedLineSeries::new([(mark.x, 0.0), (mark.x, n)], 6, 4, color.stroke_width(2)))
+            .map_err(ChartError::draw)?;
+        let style = label_style.clone().color(&color).pos(Pos::new(HPos::Right, VPos::Top));
+        ctx.draw_series([Text::new(format!("{} ", mark.label), (mark.x, n), style)]).map_err(ChartError::draw)?;
     }
     area.present().map_err(ChartError::draw)
 }

@@ -11,6 +11,11 @@
 //! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
 //! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
 //! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
+//! | training: step-time and memory breakdowns | [`training::step`], [`training::memory`] | [`bars::draw_bars`] |
+//! | training: MFU vs tokens per device, memory vs step time | [`training::mfu`], [`training::pareto`] | [`xy::draw_xy`] |
+//!
+//! [`markup`] writes bar and XY charts as SVG markup without plotters (the training page's
+//! charts, so that page does not link plotters' drawing).
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -21,10 +26,13 @@ pub mod bars;
 pub mod catalog;
 pub mod format;
 pub mod lines;
+pub mod markup;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
 pub mod ticks;
+pub mod training;
+pub mod xy;
 
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
@@ -40,6 +48,8 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
+    /// Points and lines with vertical marks.
+    Xy(xy::XyChart),
 }
 
 impl Chart {
@@ -49,6 +59,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
+            Chart::Xy(c) => c.size(),
         }
     }
 
@@ -58,6 +69,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
+            Chart::Xy(c) => &c.title,
         }
     }
 
@@ -69,6 +81,7 @@ impl Chart {
         match self {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
+            Chart::Xy(c) => xy::draw_xy(area, c),
         }
     }
 }
