@@ -14,6 +14,7 @@ mod hardware_picker;
 mod number_field;
 mod preset_picker;
 mod section_field;
+mod svg_chart;
 mod text_field;
 
 pub use chart_backend::{chart_svg, ChartBackend};
@@ -25,5 +26,6 @@ pub use field_message::{FieldMessage, FieldMessages};
 pub use hardware_picker::HardwarePicker;
 pub use number_field::NumberField;
 pub use preset_picker::PresetPicker;
-pub use section_field::SectionField;
+pub use section_field::{messages_under, SectionField};
+pub use svg_chart::SvgChart;
 pub use text_field::TextField;

@@ -10,6 +10,7 @@
 //! No code may `match` a `View` to render it: that would link every view into every page.
 
 pub mod model;
+pub mod training;
 
 use leptos::prelude::*;
 
@@ -20,17 +21,20 @@ use crate::state::{url, use_app_state};
 pub enum View {
     /// The architecture: parameters, FLOPs, charts and the notebook's tables.
     Model,
+    /// The training planner: mesh search, memory, step time, MFU, days and cost.
+    Training,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model];
+    pub const ALL: &'static [View] = &[View::Model, View::Training];
 
     /// Navigation label.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             View::Model => "Model",
+            View::Training => "Training",
         }
     }
 
@@ -39,6 +43,7 @@ impl View {
     pub fn id(self) -> &'static str {
         match self {
             View::Model => "model",
+            View::Training => "training",
         }
     }
 
@@ -47,6 +52,7 @@ impl View {
     pub fn file(self) -> &'static str {
         match self {
             View::Model => "index.html",
+            View::Training => "training.html",
         }
     }
 }
