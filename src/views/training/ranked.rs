@@ -110,8 +110,10 @@ pub fn Ranked(
             <p id="training-search-stats">{stats}</p>
             <RowsTable id="training-ranked" rows=best_rows derived=derived />
             <CsvButton name="training-ranked" csv=best_csv />
-            <h4>"Pareto front: no configuration that fits is both faster and smaller"</h4>
-            <RowsTable id="training-pareto" rows=pareto_rows derived=derived />
+            <details class="subfields">
+                <summary>{move || format!("Pareto front: {} configurations, none both faster and smaller than another", pareto_rows.with(Vec::len))}</summary>
+                <RowsTable id="training-pareto" rows=pareto_rows derived=derived />
+            </details>
             <CsvButton name="training-pareto" csv=pareto_csv />
         </section>
     }
