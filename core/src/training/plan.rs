@@ -251,7 +251,7 @@ fn mesh_report(cache: &CostCache, mc: &MeshContext) -> MeshReport {
                 .filter_map(|piece| {
                     let phys = cache.axes().get(usize::from(piece.axis))?;
                     let l = piece_link(phys, *piece);
-                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: piece.size, stride: piece.stride, shape: l.shape, link: l.link })
+                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: u64::from(piece.size), stride: u64::from(piece.stride), shape: l.shape, link: l.link })
                 })
                 .collect(),
         })

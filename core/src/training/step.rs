@@ -184,6 +184,8 @@ struct Timeline {
     step_time: f64,
 }
 
+// Inlined so that `rank` computes only what it reads.
+#[inline(always)]
 fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Timeline {
     let o = &setup.options;
     let m = mb.count as f64;
@@ -222,6 +224,7 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
 }
 
 /// Seconds each kind's collectives take over a step, in [`Parallelism::ALL`] order.
+#[inline(always)]
 fn comm_times(t: &Timeline) -> [f64; 6] {
     let whole = |x: &Traffic| (x.forward + x.backward) * t.m;
     let c = &t.c;
