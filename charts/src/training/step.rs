@@ -28,7 +28,7 @@ pub fn step_time_chart(rows: &[(String, &TrainingReport)]) -> BarChart {
         };
         let values = column(&exposed);
         if values.iter().any(|v| *v > 0.0) {
-            series.push(BarSeries { name: format!("{} comms exposed", p.id().to_uppercase()), color, values });
+            series.push(BarSeries { name: format!("{} comms exposed", p.label()), color, values });
         }
     }
     for (name, color, pick) in [

@@ -61,6 +61,19 @@ impl Parallelism {
         }
     }
 
+    /// The name in capitals, as the book writes it (`FSDP`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Parallelism::Dp => "DP",
+            Parallelism::Fsdp => "FSDP",
+            Parallelism::Tp => "TP",
+            Parallelism::Ep => "EP",
+            Parallelism::Cp => "CP",
+            Parallelism::Pp => "PP",
+        }
+    }
+
     /// Which logical axes a network may carry, in the order they are placed on it:
     /// the critical-path axes (TP, EP) first so they get whole, contiguous physical
     /// axes. Only DP, PP and FSDP cross the scale-out network (book 5.1.6: pure data

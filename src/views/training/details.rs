@@ -99,7 +99,7 @@ pub fn Details(
                             view! {
                                 <tr>
                                     <td>{label.clone()}</td>
-                                    <td>{c.parallelism.id().to_uppercase()}</td>
+                                    <td>{c.parallelism.label()}</td>
                                     <td>{c.axes.join(" × ")}</td>
                                     <td class="num">{significant(c.bytes_per_step.get() / 1e9, 4)}</td>
                                     <td class="num">{seconds(c.time_s.get())}</td>

@@ -82,7 +82,7 @@ pub fn TrainingView() -> impl IntoView {
                 <h2 id="training-results-heading">"Results"</h2>
                 <conflicts::ConflictSummary derived=derived />
                 <div class="results-body" class:is-stale=move || derived.is_stale()>
-                    <headline::Headline derived=derived />
+                    <headline::Headlines derived=derived />
                     <thresholds::Thresholds derived=derived />
                     <ranked::Ranked derived=derived />
                     <details::Details derived=derived />
