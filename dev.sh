@@ -79,7 +79,7 @@ bench_core() {
   since=$(date +%s)
   mkdir -p target/criterion
   echo "==> criterion benchmarks of core (native, compiled like the shipped wasm: opt-level z + LTO)"
-  if ! cargo bench --locked -p shardcalc-bench --bench core -- "$@" >"$log" 2>&1; then
+  if ! cargo bench --locked -p shardcalc-bench --benches -- "$@" >"$log" 2>&1; then
     tail -40 "$log" >&2
     echo "bench: failed (full log: $log)" >&2
     return 1

@@ -6,9 +6,11 @@ use crate::format;
 use crate::frame::{Frame, FrameSpec};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
+use crate::training::xy::XyMark;
 use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::report::{FlopsSummary, ParamsReport};
 
@@ -51,6 +53,8 @@ pub struct BarChart {
     pub axis: LinearTicks,
     /// One label per tick of `axis`.
     pub tick_labels: Vec<String>,
+    /// Labelled vertical lines at values (e.g. the HBM capacity), within the axis.
+    pub marks: Vec<XyMark>,
 }
 
 /// Parameters per component of `params` (non-zero components only): total and active
@@ -81,6 +85,7 @@ pub fn param_breakdown(model_name: &str, params: &ParamsReport) -> BarChart {
         stacked: false,
         axis,
         tick_labels,
+        marks: Vec::new(),
     }
 }
 
@@ -115,6 +120,7 @@ pub fn flop_breakdown(
         stacked: true,
         axis,
         tick_labels,
+        marks: Vec::new(),
     }
 }
 
@@ -219,6 +225,19 @@ pub fn draw_bars<DB: DrawingBackend>(
         let color = chart.series.get(bar.series).map_or(theme::INK, |s| s.color).plotters();
         body.draw(&Rectangle::new([frame.point(bar.from), frame.point(bar.to)], color.filled()))
             .map_err(ChartError::draw)?;
+    }
+    for mark in chart.marks.iter().filter(|m| m.x.is_finite() && m.x >= 0.0 && m.x <= chart.axis.max) {
+        let color = mark.color.plotters();
+        let ((x, bottom), (_, top)) = (frame.point((mark.x, 0.0)), frame.point((mark.x, n)));
+        // Dashes of 6 px with gaps of 4, from the top of the plot down.
+        let mut y = top;
+        while y < bottom {
+            let end = (y + 6).min(bottom);
+            body.draw(&PathElement::new(vec![(x, y), (x, end)], color.stroke_width(2))).map_err(ChartError::draw)?;
+            y += 10;
+        }
+        let style = (theme::FONT, theme::LABEL_PX).into_font().color(&color).pos(Pos::new(HPos::Right, VPos::Top));
+        body.draw(&Text::new(format!("{} ", mark.label), (x, top), style)).map_err(ChartError::draw)?;
     }
     area.present().map_err(ChartError::draw)
 }

@@ -7,8 +7,10 @@
 //! `#chart-seq-len`). Adding a chart to a view: add its entry here, in the view's group.
 
 use crate::collective_times::{collective_times_chart, QueryPoint};
-use crate::{bars, lines, roofline, serving, Chart};
+use crate::{bars, lines, roofline, serving, training, Chart};
 use shardcalc_core::collectives::CollectiveKind;
+use shardcalc_core::training::report::SearchReport;
+use shardcalc_core::training::TrainingReport;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
 use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
@@ -71,6 +73,30 @@ pub const CHARTS: &[ChartEntry] = &[
         view: "hardware",
         about: "AllGather, AllReduce and AllToAll time vs array size per set of mesh axes, with the scenario's collectives",
         build: collective_times_of,
+    },
+    ChartEntry {
+        name: "training-step",
+        view: "training",
+        about: "step time: compute, exposed communication per kind of parallelism, pipeline bubble; the search's best and the explored mesh",
+        build: training_step_chart,
+    },
+    ChartEntry {
+        name: "training-memory",
+        view: "training",
+        about: "memory per device by component against HBM; the search's best and the explored mesh",
+        build: training_memory_chart,
+    },
+    ChartEntry {
+        name: "training-mfu",
+        view: "training",
+        about: "MFU against tokens per device for the best (and explored) mesh, the book's critical batches marked",
+        build: training_mfu_chart,
+    },
+    ChartEntry {
+        name: "training-pareto",
+        view: "training",
+        about: "memory per device against step time of the search's fastest configurations and its Pareto front",
+        build: training_pareto_chart,
     },
     ChartEntry {
         name: "serving-pareto",
@@ -252,6 +278,42 @@ fn validation_rows() -> Vec<shardcalc_core::validation::table::RunRow> {
     shardcalc_core::validation::table::run_rows(&shardcalc_core::validation::calibration::bundled())
 }
 
+/// The best plan and the explored one (when its plan succeeds).
+fn training_plans(s: &Scenario) -> Result<(training::TrainingInputs, TrainingReport, Option<TrainingReport>), Invalid> {
+    let inputs = training::TrainingInputs::of(s)?;
+    let best = inputs.best()?;
+    let explored = inputs.explored().transpose()?;
+    Ok((inputs, best, explored))
+}
+
+fn training_step_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let (_, best, explored) = training_plans(s)?;
+    Ok(Chart::Bars(training::step::step_time_chart(&training::breakdown_rows(Some(&best), explored.as_ref()))))
+}
+
+fn training_memory_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let (_, best, explored) = training_plans(s)?;
+    Ok(Chart::Bars(training::memory::memory_chart(&training::breakdown_rows(Some(&best), explored.as_ref()))))
+}
+
+fn training_mfu_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let (inputs, best, explored) = training_plans(s)?;
+    let curves = training::mfu_curves(&inputs, Some(&best), explored.as_ref());
+    let current = best.global_batch_tokens / best.devices.max(1) as f64;
+    Ok(Chart::TrainingXy(training::mfu::mfu_batch_chart(&curves, &best.thresholds, current)))
+}
+
+fn training_pareto_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let (_, best, explored) = training_plans(s)?;
+    let search = best.search.clone().unwrap_or_else(|| SearchReport { meshes: 0, evaluated: 0, feasible: 0, best: Vec::new(), pareto: Vec::new() });
+    let highlight = explored.map(|e| training::pareto::Highlight {
+        name: format!("yours: {}", training::mesh_label(&e.mesh.degrees)),
+        memory_bytes: e.memory.per_device_bytes.get(),
+        step_time_s: e.step_time_s.get(),
+    });
+    Ok(Chart::TrainingXy(training::pareto::pareto_chart(&search, best.memory.capacity_bytes.get(), highlight.as_ref())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +347,18 @@ mod tests {
             let mut x = h100.clone();
             x.hardware = Some(HardwareSection { chip: ChipSource::Preset(c.id.clone()), topology: None });
             assert!(with_hardware_defaults(&x).validate().is_ok(), "{}", c.id);
+        }
+    }
+
+    #[test]
+    fn the_training_charts_also_render_as_markup() {
+        let s = Scenario::default();
+        for c in CHARTS.iter().filter(|c| c.view == "training") {
+            let chart = build(c.name, &s).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            let svg = crate::markup::chart_markup(&chart).unwrap_or_else(|| panic!("{} has no markup", c.name));
+            assert!(svg.contains(&crate::markup::escape(chart.title())), "{}", c.name);
+            #[cfg(feature = "svg")]
+            assert!(crate::svg::to_svg(&chart).is_ok_and(|s| s.contains("<svg")), "{}", c.name);
         }
     }
 

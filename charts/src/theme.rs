@@ -40,6 +40,10 @@ pub const GREEN: Rgb = Rgb(0x00, 0x9e, 0x73);
 pub const VERMILLION: Rgb = Rgb(0xd5, 0x5e, 0x00);
 /// Reddish purple: the unembedding.
 pub const PURPLE: Rgb = Rgb(0xcc, 0x79, 0xa7);
+/// Yellow: pipeline sends.
+pub const YELLOW: Rgb = Rgb(0xf0, 0xe4, 0x42);
+/// Grey: idle time, configurations that do not fit.
+pub const GREY: Rgb = Rgb(0x99, 0x99, 0x99);
 /// Axis text and marks.
 pub const INK: Rgb = Rgb(0x1d, 0x23, 0x30);
 /// Grid lines.

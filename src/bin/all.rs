@@ -2,12 +2,13 @@
 //! Add each new view here (and in `View::ALL`); a view missing here shows a note instead.
 use leptos::prelude::*;
 use shardcalc::single_file::{start_all, Page};
-use shardcalc::views::{hardware::HardwareView, model::ModelView, saved::SavedView, serving::ServingView, validation::ValidationView, View};
+use shardcalc::views::{hardware::HardwareView, model::ModelView, training::TrainingView, saved::SavedView, serving::ServingView, validation::ValidationView, View};
 
 /// Every view of `View::ALL`, in navigation order.
 const PAGES: &[Page] = &[
     (View::Model, || view! { <ModelView /> }.into_any()),
     (View::Hardware, || view! { <HardwareView /> }.into_any()),
+    (View::Training, || view! { <TrainingView /> }.into_any()),
     (View::Serving, || view! { <ServingView /> }.into_any()),
     (View::Validation, || view! { <ValidationView /> }.into_any()),
     (View::Saved, || view! { <SavedView /> }.into_any()),

@@ -8,7 +8,9 @@ use crate::dom::event_value;
 
 /// A labelled text input with its unit, a one-line hint and its message.
 ///
-/// The input is uncontrolled (the caret never jumps) and keeps whatever was typed: when
+/// The input is uncontrolled (the caret never jumps) and keeps whatever was typed (`initial`
+/// is set as the `value` property, not the attribute, so that a form rebuilt in place shows
+/// the new value even after typing): when
 /// `apply` refuses the text, its message shows next to the field, the scenario keeps its last
 /// valid value, and the text stays for the user to fix. Element ids: `id` for the input,
 /// `{id}-hint`, `{id}-error`.
@@ -50,7 +52,7 @@ pub fn SectionField(
                     inputmode=input_mode
                     autocomplete="off"
                     spellcheck="false"
-                    value=initial
+                    prop:value=initial
                     aria-invalid=move || if invalid() { "true" } else { "false" }
                     aria-describedby=format!("{id}-hint {id}-error")
                     on:input=on_input

@@ -12,6 +12,7 @@
 
 pub mod hardware;
 pub mod model;
+pub mod training;
 pub mod serving;
 pub mod validation;
 pub mod saved;
@@ -27,6 +28,8 @@ pub enum View {
     Model,
     /// Chips, topologies, rooflines and collectives (book chapters 1-3).
     Hardware,
+    /// The training planner: mesh search, memory, step time, MFU, days and cost.
+    Training,
     /// Serving: KV caches, decode and prefill, memory, throughput, cost, disaggregation.
     Serving,
     /// Predicted vs measured: published runs, the calibration, the errors.
@@ -37,7 +40,7 @@ pub enum View {
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model, View::Hardware, View::Serving, View::Validation, View::Saved];
+    pub const ALL: &'static [View] = &[View::Model, View::Hardware, View::Training, View::Serving, View::Validation, View::Saved];
 
     /// Navigation label.
     #[must_use]
@@ -45,6 +48,7 @@ impl View {
         match self {
             View::Model => "Model",
             View::Hardware => "Hardware & collectives",
+            View::Training => "Training",
             View::Serving => "Serving",
             View::Validation => "Validation",
             View::Saved => "Saved",
@@ -57,6 +61,7 @@ impl View {
         match self {
             View::Model => "model",
             View::Hardware => "hardware",
+            View::Training => "training",
             View::Serving => "serving",
             View::Validation => "validation",
             View::Saved => "saved",
@@ -69,6 +74,7 @@ impl View {
         match self {
             View::Model => "index.html",
             View::Hardware => "hardware.html",
+            View::Training => "training.html",
             View::Serving => "serving.html",
             View::Validation => "validation.html",
             View::Saved => "saved.html",

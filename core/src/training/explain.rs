@@ -134,7 +134,7 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
             let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
             format!(
                 "{} communication is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%) beside {:.3} s of compute; {why}.",
-                axis.id().to_uppercase(),
+                axis.label(),
                 c.exposed,
                 s.step_time,
                 pct(c.exposed),

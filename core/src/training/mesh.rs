@@ -61,6 +61,19 @@ impl Parallelism {
         }
     }
 
+    /// The name in capitals, as the book writes it (`FSDP`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Parallelism::Dp => "DP",
+            Parallelism::Fsdp => "FSDP",
+            Parallelism::Tp => "TP",
+            Parallelism::Ep => "EP",
+            Parallelism::Cp => "CP",
+            Parallelism::Pp => "PP",
+        }
+    }
+
     /// Which logical axes a network may carry, in the order they are placed on it:
     /// the critical-path axes (TP, EP) first so they get whole, contiguous physical
     /// axes. Only DP, PP and FSDP cross the scale-out network (book 5.1.6: pure data
@@ -173,10 +186,16 @@ impl Mesh {
         }
         c.finish()?;
         if self.devices() != devices {
+            let others = self.devices() / self.fsdp.max(1);
+            let hint = if others > 0 && devices.is_multiple_of(others) {
+                format!(" (fsdp = {} would)", devices / others)
+            } else {
+                String::new()
+            };
             return Err(Invalid::one(
                 "",
                 format!(
-                    "dp·fsdp·tp·ep·cp·pp = {} but the topology has {devices} devices",
+                    "dp·fsdp·tp·ep·cp·pp = {} but the topology (hardware.topology) has {devices} devices: make the degrees multiply to {devices}{hint}, or change the topology",
                     self.devices()
                 ),
             ));

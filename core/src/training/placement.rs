@@ -24,15 +24,22 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Most physical axes the planner accepts in a topology.
 pub const MAX_PHYSICAL_AXES: usize = 8;
 
-/// A factor of one physical axis.
+/// A factor of one physical axis. Sizes fit in 32 bits (the planner takes at most 2^24
+/// devices), which halves what the search copies per mesh.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Piece {
     /// Index of the physical axis in the topology.
     pub axis: u8,
     /// Chips along the piece.
-    pub size: u64,
+    pub size: u32,
     /// Distance between neighbouring chips of the piece, in chips of the axis.
-    pub stride: u64,
+    pub stride: u32,
+}
+
+impl Piece {
+    fn new(axis: usize, size: u64, stride: u64) -> Option<Self> {
+        Some(Self { axis: u8::try_from(axis).ok()?, size: u32::try_from(size).ok()?, stride: u32::try_from(stride).ok()? })
+    }
 }
 
 /// Where every logical axis sits.
@@ -99,7 +106,7 @@ pub fn place(split: &NetworkSplit, axes: &[AxisLink]) -> Option<Placement> {
                 continue;
             }
             if let Some(&i) = on.iter().find(|&&i| used[i] == 1 && axes[i].size == d) {
-                placement.push(*p, Piece { axis: i as u8, size: d, stride: 1 });
+                placement.push(*p, Piece::new(i, d, 1)?);
                 used[i] = d;
                 left[i] = 1;
                 continue;
@@ -107,7 +114,7 @@ pub fn place(split: &NetworkSplit, axes: &[AxisLink]) -> Option<Placement> {
             for &i in on {
                 let g = gcd(d, left[i]);
                 if g > 1 {
-                    placement.push(*p, Piece { axis: i as u8, size: g, stride: used[i] });
+                    placement.push(*p, Piece::new(i, g, used[i])?);
                     used[i] *= g;
                     left[i] /= g;
                     d /= g;
@@ -129,7 +136,7 @@ fn merged(placement: &Placement, group: &[Parallelism]) -> ([Piece; MAX_PHYSICAL
     for p in group {
         for piece in placement.pieces(*p) {
             if let Some(m) = out[..n].iter_mut().find(|m| m.axis == piece.axis) {
-                m.size *= piece.size;
+                m.size = m.size.saturating_mul(piece.size);
                 m.stride = m.stride.min(piece.stride);
             } else if n < MAX_PHYSICAL_AXES {
                 out[n] = *piece;
@@ -146,8 +153,8 @@ fn merged(placement: &Placement, group: &[Parallelism]) -> ([Piece; MAX_PHYSICAL
 #[must_use]
 pub fn piece_shape(phys: &AxisLink, piece: Piece) -> (AxisShape, BytesPerSec, Seconds) {
     let torus = matches!(phys.shape, AxisShape::Ring | AxisShape::Line);
-    let stride = piece.stride.max(1) as f64;
-    let closes = piece.size.saturating_mul(piece.stride) == phys.size;
+    let stride = f64::from(piece.stride.max(1));
+    let closes = u64::from(piece.size) * u64::from(piece.stride) == phys.size;
     let shape = match phys.shape {
         AxisShape::Ring if closes => AxisShape::Ring,
         AxisShape::Ring | AxisShape::Line => AxisShape::Line,
@@ -164,10 +171,10 @@ pub fn piece_shape(phys: &AxisLink, piece: Piece) -> (AxisShape, BytesPerSec, Se
 #[must_use]
 pub fn piece_link(phys: &AxisLink, piece: Piece) -> AxisLink {
     let (shape, link, hop_latency) = piece_shape(phys, piece);
-    let whole = piece.size == phys.size && piece.stride == 1;
+    let whole = u64::from(piece.size) == phys.size && piece.stride == 1;
     AxisLink {
         name: if whole { phys.name.clone() } else { format!("{}[{}/{}]", phys.name, piece.size, piece.stride) },
-        size: piece.size,
+        size: u64::from(piece.size),
         network: phys.network,
         shape,
         link,
@@ -229,25 +236,59 @@ impl Hasher for Fx {
     }
 }
 
-/// A collective kind and the merged pieces it runs over.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key {
-    kind: u8,
-    len: usize,
-    pieces: [Piece; MAX_PHYSICAL_AXES],
+/// What a collective's cost depends on for one piece: the axis it behaves as (network,
+/// shape, size, link and hop latency), without its name. Pieces of different physical
+/// axes that behave alike share cost models.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct LinkKey {
+    network: u8,
+    shape: u8,
+    size: u64,
+    link: u64,
+    latency: u64,
 }
 
-impl std::hash::Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u8(self.kind);
-        for p in self.pieces.iter().take(self.len) {
-            h.write_u64(u64::from(p.axis) | p.size << 8 | p.stride << 36);
+impl LinkKey {
+    fn of(phys: &AxisLink, piece: Piece) -> Self {
+        let (shape, link, latency) = piece_shape(phys, piece);
+        Self {
+            network: network_index(phys.network) as u8,
+            shape: shape as u8,
+            size: u64::from(piece.size),
+            link: link.get().to_bits(),
+            latency: latency.get().to_bits(),
+        }
+    }
+
+    /// The axis it describes (unnamed).
+    fn link(&self) -> AxisLink {
+        let shape = match self.shape {
+            0 => AxisShape::Ring,
+            1 => AxisShape::Line,
+            2 => AxisShape::Switch,
+            _ => AxisShape::FullMesh,
+        };
+        AxisLink {
+            name: String::new(),
+            size: self.size,
+            network: NETWORKS.get(usize::from(self.network)).copied().unwrap_or(Network::ScaleUp),
+            shape,
+            link: BytesPerSec(f64::from_bits(self.link)),
+            hop_latency: Seconds(f64::from_bits(self.latency)),
         }
     }
 }
 
+/// A collective kind and the (sorted) links it runs over.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    kind: u8,
+    len: u8,
+    links: [LinkKey; MAX_PHYSICAL_AXES],
+}
+
 /// Collective cost models, built with [`collective_cost`] once per distinct set of
-/// pieces and kind, so that the search never allocates per configuration.
+/// links and kind, so that the search never allocates per configuration.
 pub struct CostCache {
     axes: Vec<AxisLink>,
     models: HashMap<Key, CostModel, BuildHasherDefault<Fx>>,
@@ -276,17 +317,24 @@ impl CostCache {
         &self.axes
     }
 
-    /// The cost model of `kind` over the chips of `group`.
+    /// The cost model of `kind` over the chips of `group`. Links are sorted before
+    /// [`collective_cost`] sees them, so a model depends only on the set of links.
     pub fn model(&mut self, kind: CollectiveKind, placement: &Placement, group: &[Parallelism]) -> CostModel {
         let (pieces, n) = merged(placement, group);
         if n == 0 {
             return CostModel::NONE;
         }
-        let key = Key { kind: kind_index(kind), len: n, pieces };
+        let mut key = Key { kind: kind_index(kind), len: n as u8, links: [LinkKey::default(); MAX_PHYSICAL_AXES] };
+        for (slot, p) in key.links.iter_mut().zip(pieces.iter().take(n)) {
+            let Some(phys) = self.axes.get(usize::from(p.axis)) else { return CostModel::NONE };
+            *slot = LinkKey::of(phys, *p);
+        }
+        // proof: `merged` returns at most MAX_PHYSICAL_AXES pieces.
+        key.links[..n].sort_unstable();
         if let Some(m) = self.models.get(&key) {
             return *m;
         }
-        let links = group_links(&self.axes, placement, group);
+        let links: Vec<AxisLink> = key.links[..n].iter().map(LinkKey::link).collect();
         let single = links.windows(2).all(|w| w[0].network == w[1].network);
         let model = if single {
             match collective_cost(kind, Bytes(1.0), &links) {
@@ -327,7 +375,7 @@ impl CostCache {
             .filter_map(|piece| self.axes.get(usize::from(piece.axis)).map(|a| (a, piece)))
             .map(|(a, piece)| {
                 let (_, link, _) = piece_shape(a, *piece);
-                let hops = if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { piece.stride } else { 1 };
+                let hops = if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { u64::from(piece.stride) } else { 1 };
                 (link, a.hop_latency.get(), hops)
             })
             .min_by(|x, y| x.0.get().total_cmp(&y.0.get()))

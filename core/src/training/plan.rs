@@ -1,7 +1,7 @@
 //! Planning a run end to end: resolve the `training` section, evaluate the explicit
 //! mesh and/or search, and build the report. What the page and `shardcalc eval` call.
 
-use super::budget::{days_to_train, training_cost};
+use super::budget::apply_budget;
 use super::explain::{bound_sentence, thresholds};
 use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
@@ -32,30 +32,68 @@ fn under(prefix: &str, e: Invalid) -> Invalid {
     )
 }
 
-/// Why an explicit mesh does not divide the model (fields under `training.mesh`).
+/// Up to eight degrees from 1 to `devices` that divide it and pass `ok`, as `1, 2, 4`.
+fn degrees_that(devices: u64, ok: impl Fn(u64) -> bool) -> String {
+    let out: Vec<String> = super::search::divisors(devices).into_iter().filter(|d| ok(*d)).take(8).map(|d| d.to_string()).collect();
+    if out.is_empty() { "none".into() } else { out.join(", ") }
+}
+
+/// Why an explicit mesh does not divide the model, the sequence or the batch (fields
+/// under `training.mesh`): each message names the other field it conflicts with and how
+/// to fix it.
 fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
     let p = &setup.profile;
+    let n = setup.devices;
     let mut c = crate::error::Checker::new();
     c.ensure(p.tp_divides(mesh.tp), "training.mesh.tp", || {
+        let widths = match p.expert {
+            Some(e) if e.shared_d_ff > 0 => format!("the MLP widths (F = {}, expert F = {}, shared F = {})", p.d_ff, e.d_ff, e.shared_d_ff),
+            Some(e) => format!("the MLP widths (F = {}, expert F = {})", p.d_ff, e.d_ff),
+            None => format!("the MLP width (F = {}, model.mlp.d_ff)", p.d_ff),
+        };
         format!(
-            "{} must divide the {} query heads and every MLP width (F = {}), and divide or be a multiple of the {} K/V heads (replicated when fewer)",
+            "{} conflicts with the model: TP must divide the {} query heads (model.attention.num_heads) and {widths}, and divide or be a multiple of the {} K/V heads; tp = {} would",
             mesh.tp,
             p.heads,
-            p.threshold_d_ff(),
-            p.kv_heads
+            p.kv_heads,
+            degrees_that(n, |d| p.tp_divides(d))
         )
     });
     match p.expert {
-        Some(e) => c.ensure(e.experts % mesh.ep == 0, "training.mesh.ep", || format!("{} must divide the {} experts", mesh.ep, e.experts)),
-        None => c.ensure(mesh.ep == 1, "training.mesh.ep", || "must be 1 for a dense model".into()),
+        Some(e) => c.ensure(e.experts.is_multiple_of(mesh.ep.max(1)), "training.mesh.ep", || {
+            format!(
+                "{} conflicts with the model's {} experts (model.moe.num_experts): EP must divide them; ep = {} would",
+                mesh.ep,
+                e.experts,
+                degrees_that(n, |d| e.experts.is_multiple_of(d))
+            )
+        }),
+        None => c.ensure(mesh.ep == 1, "training.mesh.ep", || "must be 1: the model has no experts (model.moe); use fsdp or dp for those ways".into()),
     }
     let v = setup.options.pipeline.chunks();
     c.ensure(p.layers.is_multiple_of(mesh.pp.saturating_mul(v).max(1)), "training.mesh.pp", || {
-        format!("{} stages × {v} virtual stages must divide the {} layers", mesh.pp, p.layers)
+        format!(
+            "{} stages × {v} virtual stages (training.pipeline.virtual_stages) must divide the {} layers (model.num_layers); pp = {} would",
+            mesh.pp,
+            p.layers,
+            degrees_that(n, |d| p.layers.is_multiple_of(d.saturating_mul(v).max(1)))
+        )
     });
-    c.ensure(setup.seq_len.is_multiple_of(mesh.cp), "training.mesh.cp", || format!("{} must divide the sequence length {}", mesh.cp, setup.seq_len));
+    c.ensure(setup.seq_len.is_multiple_of(mesh.cp.max(1)), "training.mesh.cp", || {
+        format!(
+            "{} must divide the sequence length {} (training.seq_len); cp = {} would",
+            mesh.cp,
+            setup.seq_len,
+            degrees_that(n, |d| setup.seq_len.is_multiple_of(d))
+        )
+    });
     c.ensure(mesh.data_shards() <= setup.sequences, "training.mesh", || {
-        format!("dp·fsdp·ep = {} exceeds the batch's {} sequences", mesh.data_shards(), setup.sequences)
+        format!(
+            "dp·fsdp·ep = {} exceeds the batch's {} sequences (training.global_batch): every data shard needs a whole sequence; raise the batch to at least {} sequences, or move ways from dp, fsdp and ep to tp, cp or pp",
+            mesh.data_shards(),
+            setup.sequences,
+            mesh.data_shards()
+        )
     });
     c.finish()
 }
@@ -118,7 +156,12 @@ pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, c
         if mc.sequences_per_shard % m != 0 {
             return Err(Invalid::one(
                 "training.microbatches",
-                format!("{m} must divide the {} sequences each data shard processes", mc.sequences_per_shard),
+                format!(
+                    "{m} must divide the {} sequences each data shard processes (training.global_batch over dp·fsdp·ep = {}); microbatches = {} would",
+                    mc.sequences_per_shard,
+                    mc.mesh.data_shards(),
+                    super::search::divisors(mc.sequences_per_shard).iter().take(8).map(u64::to_string).collect::<Vec<_>>().join(", ")
+                ),
             ));
         }
         let cost = RematCost::of(&section.remat.placements(), &setup.profile);
@@ -160,7 +203,7 @@ fn no_mesh(setup: &Setup) -> Invalid {
     Invalid::one(
         "training",
         format!(
-            "no mesh of the topology's {} devices divides the model, the {} sequences of {} tokens and the topology's axes",
+            "no mesh of the topology's {} devices divides the model, the {} sequences of {} tokens and the topology's axes: change the chip count (hardware.topology), the batch (training.global_batch) or the sequence length (training.seq_len)",
             setup.devices, setup.sequences, setup.seq_len
         ),
     )
@@ -208,7 +251,7 @@ fn mesh_report(cache: &CostCache, mc: &MeshContext) -> MeshReport {
                 .filter_map(|piece| {
                     let phys = cache.axes().get(usize::from(piece.axis))?;
                     let l = piece_link(phys, *piece);
-                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: piece.size, stride: piece.stride, shape: l.shape, link: l.link })
+                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: u64::from(piece.size), stride: u64::from(piece.stride), shape: l.shape, link: l.link })
                 })
                 .collect(),
         })
@@ -296,13 +339,9 @@ fn report(
 ) -> TrainingReport {
     let chips = setup.devices as f64 / setup.devices_per_chip.max(1) as f64;
     let tokens = setup.tokens();
-    let finite = |x: f64| x.is_finite().then_some(x);
-    let steps = section.token_budget.map(|b| b / tokens);
-    let peak_chip = setup.peak * setup.devices_per_chip as f64;
-    let days = steps.and_then(|n| finite(days_to_train(setup.model_flops * n, chips, peak_chip, s.mfu)));
-    let price = section.price_per_chip_hour_usd.or(hw.chip.price_per_chip_hour_usd);
+    let price = section.price(&hw.chip);
     let exposed: f64 = s.comm.iter().map(|c| c.exposed).sum();
-    TrainingReport {
+    let mut r = TrainingReport {
         chips,
         devices: setup.devices,
         global_batch_sequences: setup.sequences,
@@ -332,15 +371,17 @@ fn report(
         hardware_flops_per_step: Flops(s.hardware_flops),
         batch_utilization: 1.0 / mc.padding,
         bound: BoundReport { resource: s.bound, axis: s.bound_axis, explanation: bound_sentence(s, setup.hbm, mc.mesh.pp) },
-        token_budget: section.token_budget,
-        steps,
-        days,
-        chip_hours: days.map(|d| chips * d * 24.0),
-        price_per_chip_hour_usd: price,
-        cost_usd: days.zip(price).map(|(d, p)| training_cost(chips, d, p)),
+        token_budget: None,
+        steps: None,
+        days: None,
+        chip_hours: None,
+        price_per_chip_hour_usd: None,
+        cost_usd: None,
         thresholds: thresholds(setup, &hw.chip, &hw.axes),
         search,
-    }
+    };
+    apply_budget(&mut r, section.token_budget, price, section.chip_peak(&hw.chip));
+    r
 }
 
 /// The scenario's `training` section planned on its hardware (`None` without one), in

@@ -15,7 +15,7 @@
 use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
-use super::step::{evaluate, Microbatch};
+use super::step::{rank, Microbatch};
 use super::tensors::RematCost;
 
 /// One ranked configuration.
@@ -106,7 +106,8 @@ fn partial_ok(setup: &Setup, axis: Parallelism, degree: u64, totals: &[u64; 6]) 
     }
 }
 
-fn divisors(n: u64) -> Vec<u64> {
+/// The divisors of `n`, ascending.
+pub(crate) fn divisors(n: u64) -> Vec<u64> {
     let mut small = Vec::new();
     let mut large = Vec::new();
     let mut d = 1u64;
@@ -235,13 +236,12 @@ pub fn search(setup: &Setup, cache: &mut CostCache, policies: &[RematCost], limi
         microbatch_counts(limits, mc.sequences_per_shard, &mut |m| {
             let mb = Microbatch::new(setup, cache, &mc, m);
             for (i, cost) in policies.iter().enumerate() {
-                let s = evaluate(setup, &mc, &mb, cost);
+                let s = rank(setup, &mc, &mb, cost);
                 result.evaluated += 1;
                 if !s.step_time.is_finite() {
                     continue;
                 }
-                let comm = s.comm.iter().map(|c| c.time).sum();
-                let c = Candidate::new(mesh, m, i, s.step_time, s.memory.total(), comm);
+                let c = Candidate::new(mesh, m, i, s.step_time, s.memory, s.comm);
                 if result.smallest.is_none_or(|x| c.memory < x.memory) {
                     result.smallest = Some(c);
                 }

@@ -122,6 +122,32 @@ pub struct TrainingSection {
     pub price_per_chip_hour_usd: Option<f64>,
 }
 
+/// The training page's starting point, and the charts' for a scenario without a
+/// `training` section: 2^20 tokens (256 sequences of 4096) per step, LLaMA 3's
+/// 15T-token budget, everything else at its default.
+impl Default for TrainingSection {
+    fn default() -> Self {
+        let mut s = Self::new(GlobalBatch::Tokens(1_048_576.0), 4096);
+        s.token_budget = Some(15e12);
+        s
+    }
+}
+
+/// The hardware the training page starts from, and the charts' for a scenario without
+/// `hardware`: one TPU v5p 4×4×4 slice (64 chips).
+#[must_use]
+pub fn default_hardware() -> crate::hardware::query::HardwareSection {
+    crate::hardware::query::HardwareSection {
+        chip: crate::hardware::query::ChipSource::Preset(DEFAULT_CHIP.into()),
+        topology: Some(crate::hardware::topology::Topology::tpu_slice(&DEFAULT_SLICE, 1)),
+    }
+}
+
+/// Chip id of [`default_hardware`].
+pub const DEFAULT_CHIP: &str = "tpu-v5p";
+/// Slice shape of [`default_hardware`].
+pub const DEFAULT_SLICE: [u64; 3] = [4, 4, 4];
+
 impl TrainingSection {
     /// A section with defaults for `tokens` per step of `seq_len`.
     #[must_use]
@@ -154,6 +180,19 @@ impl TrainingSection {
             GlobalBatch::Sequences(n) => n,
             GlobalBatch::Tokens(t) => (t / self.seq_len.max(1) as f64).round().max(1.0) as u64,
         }
+    }
+
+    /// Peak FLOP/s of one chip in the compute format (what days and MFU are measured
+    /// against); 0 when the chip publishes none.
+    #[must_use]
+    pub fn chip_peak(&self, chip: &crate::hardware::Chip) -> f64 {
+        chip.peak_flops.for_dtype(self.dtypes.compute).map_or(0.0, |p| p.get())
+    }
+
+    /// Price per chip-hour: the section's, else the chip catalog's.
+    #[must_use]
+    pub fn price(&self, chip: &crate::hardware::Chip) -> Option<f64> {
+        self.price_per_chip_hour_usd.or(chip.price_per_chip_hour_usd)
     }
 
     /// Check the fields that need neither the model nor the hardware. Paths are

@@ -249,7 +249,8 @@ impl MeshContext {
         let params = gathered_dense / z_dense + gathered_expert / z_expert;
         let kinds = [CollectiveKind::AllGather, CollectiveKind::ReduceScatter];
         let fsdp_dense = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, false)));
-        let fsdp_expert = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true)));
+        // A dense model gathers no experts: no cost models to look up.
+        let fsdp_expert = if p.expert.is_some() { kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true))) } else { [CostModel::NONE; 2] };
         let dp_group: &[Parallelism] = if zero.shards_weights() { &[] } else { &[Parallelism::Dp] };
         let dp_model = if zero.shards_optimizer() {
             [

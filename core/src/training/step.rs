@@ -21,7 +21,7 @@
 //! routing skew, causal-attention skew under CP), kernel efficiency, and the HBM
 //! bandwidth of non-matmul work.
 
-use super::comms::{activation_collectives, comms, ActivationCollectives, Traffic};
+use super::comms::{activation_collectives, comms, ActivationCollectives, Comms, Traffic};
 use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
 use super::mesh::Parallelism;
 use super::placement::CostCache;
@@ -153,9 +153,42 @@ pub fn evaluate_config(setup: &Setup, cache: &CostCache, mc: &MeshContext, micro
     evaluate(setup, mc, &Microbatch::new(setup, cache, mc, microbatches), remat)
 }
 
-/// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
-#[must_use]
-pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
+/// What a step's time is made of, for one configuration: shared by the search's
+/// ranking ([`rank`]) and the full breakdown ([`evaluate`]), so the two cannot differ.
+struct Timeline {
+    /// Microbatches.
+    m: f64,
+    /// The traffic of one microbatch (DP's of the step).
+    c: Comms,
+    /// Forward and backward matmul seconds of one microbatch.
+    c_f: f64,
+    c_b: f64,
+    /// Backward FLOPs of the step, recompute included.
+    backward: f64,
+    /// Communication overlapped with the forward and the backward pass.
+    o_f: f64,
+    o_b: f64,
+    /// CP traffic exposed in each pass.
+    cp_f: f64,
+    cp_b: f64,
+    /// Overlapped traffic in excess of the pass's compute (the last backward with DP's sync).
+    e_f: f64,
+    e_b: f64,
+    e_last: f64,
+    /// HBM per device.
+    memory: MemoryParts,
+    /// PCIe seconds of one microbatch one way, and the part of both ways not hidden.
+    offload: f64,
+    off_exposed: f64,
+    /// Pipeline bubble.
+    bubble: f64,
+    /// Seconds per step.
+    step_time: f64,
+}
+
+// Inlined so that `rank` computes only what it reads.
+#[inline(always)]
+fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Timeline {
     let o = &setup.options;
     let m = mb.count as f64;
     let recompute = remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
@@ -193,48 +226,91 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let t_last = t_mb - e_b + e_last;
     let bubble = o.pipeline.bubble_microbatches(mc.mesh.pp) * t_mb;
     let step_time = (m - 1.0) * t_mb + t_last + bubble;
+    Timeline { m, c, c_f, c_b, backward, o_f, o_b, cp_f, cp_b, e_f, e_b, e_last, memory, offload, off_exposed, bubble, step_time }
+}
 
+/// Seconds each kind's collectives take over a step, in [`Parallelism::ALL`] order.
+#[inline(always)]
+fn comm_times(t: &Timeline) -> [f64; 6] {
+    let whole = |x: &Traffic| (x.forward + x.backward) * t.m;
+    let c = &t.c;
+    [t.c.dp.backward, whole(&c.fsdp), whole(&c.tp), whole(&c.ep), whole(&c.cp), whole(&c.pp)]
+}
+
+/// What the search ranks a configuration by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranked {
+    /// Seconds per step.
+    pub step_time: f64,
+    /// HBM per device at the peak.
+    pub memory: f64,
+    /// Whether it fits in HBM.
+    pub fits: bool,
+    /// Seconds of communication per step, hidden or not.
+    pub comm: f64,
+}
+
+/// Step time, memory and communication of one configuration: [`evaluate`] without
+/// the breakdown (what the search computes for every configuration).
+#[must_use]
+pub fn rank(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Ranked {
+    let t = timeline(setup, mc, mb, remat);
+    let memory = t.memory.total();
+    Ranked { step_time: t.step_time, memory, fits: memory <= setup.hbm, comm: comm_times(&t).iter().sum() }
+}
+
+/// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
+#[must_use]
+pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
+    let o = &setup.options;
+    let t = timeline(setup, mc, mb, remat);
+    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, .. } = t;
+    let times = comm_times(&t);
+    let step_time = t.step_time;
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
     // proportion to its time; critical-path traffic is exposed whole.
-    let share_exposed = |t: &Traffic| {
-        share(t.forward, o_f, e_f) * m + share(t.backward, o_b, e_b) * (m - 1.0) + share(t.backward, o_b + c.dp.backward, e_last)
+    let share_exposed = |x: &Traffic| {
+        share(x.forward, o_f, e_f) * m + share(x.backward, o_b, e_b) * (m - 1.0) + share(x.backward, o_b + c.dp.backward, e_last)
     };
     let mut comm = [CommPart::default(); 6];
-    let whole = |t: &Traffic, times: f64| (t.forward + t.backward) * times;
     comm[Parallelism::Dp as usize] = CommPart {
         bytes: c.dp.bytes,
-        time: c.dp.backward,
+        time: times[Parallelism::Dp as usize],
         exposed: share(c.dp.backward, o_b + c.dp.backward, e_last),
         critical: false,
     };
-    let kind = |t: &Traffic, overlapped: bool| CommPart {
-        bytes: t.bytes * m,
-        time: whole(t, m),
-        exposed: if overlapped { share_exposed(t) } else { whole(t, m) },
+    let kind = |p: Parallelism, x: &Traffic, overlapped: bool| CommPart {
+        bytes: x.bytes * m,
+        time: times[p as usize],
+        exposed: if overlapped { share_exposed(x) } else { times[p as usize] },
         critical: !overlapped,
     };
-    comm[Parallelism::Fsdp as usize] = kind(&c.fsdp, true);
-    comm[Parallelism::Pp as usize] = kind(&c.pp, true);
-    comm[Parallelism::Tp as usize] = kind(&c.tp, tp_overlapped);
-    comm[Parallelism::Ep as usize] = kind(&c.ep, ep_overlapped);
-    comm[Parallelism::Cp as usize] = CommPart { bytes: c.cp.bytes * m, time: whole(&c.cp, m), exposed: (cp_f + cp_b) * m, critical: !o.overlap.context };
+    comm[Parallelism::Fsdp as usize] = kind(Parallelism::Fsdp, &c.fsdp, true);
+    comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true);
+    comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor);
+    comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert);
+    comm[Parallelism::Cp as usize] = CommPart {
+        bytes: c.cp.bytes * m,
+        time: times[Parallelism::Cp as usize],
+        exposed: (t.cp_f + t.cp_b) * m,
+        critical: !o.overlap.context,
+    };
     // compute + Σ exposed + bubble + exposed offload = step_time exactly.
     let compute = (c_f + c_b) * m;
     let model_flops = setup.model_flops;
-    let hardware_flops = mb.forward_flops + backward;
+    let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
-    let offload_total = 2.0 * offload * m;
-    let fits = memory.total() <= setup.hbm;
-    let (bound, bound_axis) = bound_of(step_time, &comm, bubble, off_exposed * m, fits);
+    let fits = t.memory.total() <= setup.hbm;
+    let (bound, bound_axis) = bound_of(step_time, &comm, t.bubble, t.off_exposed * m, fits);
     StepParts {
         microbatches: mb.count,
-        memory,
+        memory: t.memory,
         fits,
         comm,
         compute,
-        bubble,
-        offload_exposed: off_exposed * m,
-        offload: offload_total,
+        bubble: t.bubble,
+        offload_exposed: t.off_exposed * m,
+        offload: 2.0 * t.offload * m,
         step_time,
         model_flops,
         hardware_flops,

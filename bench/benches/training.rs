@@ -1,0 +1,39 @@
+//! The training planner's mesh search on issue 4's reference case: LLaMA-3-70B, a
+//! 4M-token batch of 4096-token sequences, a full TPU v5p pod (16×20×28 = 8960 chips),
+//! and the training page's default (LLaMA 3 8B, 2^20 tokens, a 4×4×4 slice). The page runs
+//! the search on every input change and must stay under 50 ms in Chromium
+//! (tests/web_training.rs times it there). `./dev.sh bench training` or
+//! `cargo bench -p shardcalc-bench --bench training`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::hardware::catalog::get;
+use shardcalc_core::hardware::query::ResolvedHardware;
+use shardcalc_core::hardware::topology::Topology;
+use shardcalc_core::presets;
+use shardcalc_core::training::plan;
+use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
+use std::hint::black_box;
+
+fn search(c: &mut Criterion, name: &str, preset: &str, shape: &[u64], section: &TrainingSection) {
+    let model = presets::get(preset).map(|p| p.config);
+    let chip = get("tpu-v5p");
+    let (Some(model), Some(chip)) = (model, chip) else { return };
+    let Ok(axes) = Topology::tpu_slice(shape, 1).resolve(&chip) else { return };
+    let hw = ResolvedHardware { chip, axes };
+    if let Ok(r) = plan(&model, &hw, section, FlopConvention::MaxText) {
+        if let Some(s) = &r.search {
+            eprintln!("{name}: configurations evaluated: {} ({} meshes, {} fit)", s.evaluated, s.meshes, s.feasible);
+        }
+    }
+    c.bench_function(name, |b| b.iter(|| plan(black_box(&model), black_box(&hw), black_box(section), FlopConvention::MaxText)));
+}
+
+fn training_search(c: &mut Criterion) {
+    let pod = TrainingSection::new(GlobalBatch::Tokens(4_194_304.0), 4096);
+    search(c, "training_search/llama-3-70b_4M_v5p_16x20x28", "llama-3-70b", &[16, 20, 28], &pod);
+    search(c, "training_search/llama-3-8b_1M_v5p_4x4x4", "llama-3-8b", &[4, 4, 4], &TrainingSection::default());
+}
+
+criterion_group!(benches, training_search);
+criterion_main!(benches);

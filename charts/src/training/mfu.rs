@@ -1,0 +1,150 @@
+//! MFU against the batch per device (book 5.1: data and fully-sharded parallelism are
+//! compute-bound once the per-device batch passes the critical batch `α / n_axes`),
+//! for fixed meshes: each curve is one mesh, remat policy and microbatch count planned
+//! at global batches from the smallest the mesh can split upwards, with the book's
+//! critical batches and the scenario's own batch marked.
+
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::hardware::query::ResolvedHardware;
+use shardcalc_core::model::ModelConfig;
+use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::training::report::ThresholdsReport;
+use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
+use shardcalc_core::training::tensors::Remat;
+use shardcalc_core::training::plan;
+
+use crate::format::{short_count, significant};
+use crate::theme::{self, Rgb};
+use crate::training::xy::{XyAxis, XyChart, XyMark, XySeries, XyStyle};
+
+/// Global batches per curve: the smallest the mesh splits, times 2⁰ … 2¹⁰.
+pub const DOUBLINGS: u32 = 10;
+
+/// One planned batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MfuPoint {
+    /// Tokens per device per step (global batch over devices).
+    pub tokens_per_device: f64,
+    /// Model FLOPs utilisation.
+    pub mfu: f64,
+    /// Whether the configuration fits in HBM.
+    pub fits: bool,
+}
+
+/// A mesh's MFU at global batches of `dp·fsdp·ep × microbatches × 2^k` sequences
+/// (k = 0 … [`DOUBLINGS`]), every other setting as in `section`; batches the planner
+/// refuses are left out.
+#[must_use]
+pub fn mfu_sweep(
+    model: &ModelConfig,
+    hw: &ResolvedHardware,
+    section: &TrainingSection,
+    convention: FlopConvention,
+    mesh: Mesh,
+    microbatches: u64,
+    remat: &Remat,
+) -> Vec<MfuPoint> {
+    let mut s = section.clone();
+    s.mesh = Some(mesh);
+    s.search = None;
+    s.microbatches = Some(microbatches.max(1));
+    s.remat = remat.clone();
+    let base = mesh.data_shards().saturating_mul(microbatches.max(1));
+    (0..=DOUBLINGS)
+        .filter_map(|k| {
+            s.global_batch = GlobalBatch::Sequences(base.checked_mul(1 << k)?);
+            let r = plan(model, hw, &s, convention).ok()?;
+            Some(MfuPoint { tokens_per_device: r.global_batch_tokens / r.devices as f64, mfu: r.mfu, fits: r.memory.fits })
+        })
+        .collect()
+}
+
+/// A named curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MfuCurve {
+    /// Legend text (the mesh).
+    pub name: String,
+    /// Its points, by batch.
+    pub points: Vec<MfuPoint>,
+}
+
+const CURVE_COLORS: [Rgb; 2] = [theme::BLUE, theme::VERMILLION];
+
+/// The chart: MFU (%) against tokens per device on a log axis; points that do not fit
+/// in HBM drawn grey; the critical batches of `t` and `current` (the scenario's tokens
+/// per device) marked.
+#[must_use]
+pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) -> XyChart {
+    let mut series: Vec<XySeries> = curves
+        .iter()
+        .zip(CURVE_COLORS.iter().cycle())
+        .map(|(c, color)| XySeries {
+            name: c.name.clone(),
+            color: *color,
+            style: XyStyle::LineAndPoints,
+            points: c.points.iter().map(|p| (p.tokens_per_device, 100.0 * p.mfu)).collect(),
+        })
+        .collect();
+    let over: Vec<(f64, f64)> =
+        curves.iter().flat_map(|c| c.points.iter().filter(|p| !p.fits).map(|p| (p.tokens_per_device, 100.0 * p.mfu))).collect();
+    if !over.is_empty() {
+        series.push(XySeries { name: "does not fit in HBM".into(), color: theme::GREY, style: XyStyle::Points, points: over });
+    }
+    let mut marks = vec![
+        XyMark {
+            x: t.fsdp_critical_batch_all_axes,
+            label: format!("FSDP compute-bound above α/{} = {}", t.ici_axes.max(1), significant(t.fsdp_critical_batch_all_axes, 3)),
+            color: theme::GREEN,
+        },
+        XyMark {
+            x: t.mixed.critical_batch_per_device,
+            label: format!("FSDP+TP above {}", significant(t.mixed.critical_batch_per_device, 3)),
+            color: theme::PURPLE,
+        },
+    ];
+    if let Some(d) = &t.dcn {
+        let per_device = d.critical_batch_per_slice / t.devices_per_slice.max(1) as f64;
+        marks.push(XyMark { x: per_device, label: format!("DCN above {}", significant(per_device, 3)), color: theme::ORANGE });
+    }
+    marks.push(XyMark { x: current, label: format!("this batch: {}", significant(current, 3)), color: theme::INK });
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(marks.iter().map(|m| m.x)).filter(|x| x.is_finite() && *x > 0.0);
+    let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0, f64::max);
+    XyChart {
+        title: "MFU against tokens per device (fixed meshes)".into(),
+        x: XyAxis::log("tokens per device per step (log scale)", lo, hi, 10.0, short_count),
+        y: XyAxis::linear("MFU (%)", top.max(1.0)),
+        series,
+        marks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests_support::{inputs, reference_plan};
+    use super::*;
+
+    #[test]
+    fn mfu_grows_with_the_batch_and_the_marks_are_the_thresholds() {
+        let (m, hw) = inputs();
+        let best = reference_plan();
+        let section = TrainingSection::default();
+        let mesh = Mesh { fsdp: 16, tp: 4, ..Mesh::default() };
+        let points = mfu_sweep(&m, &hw, &section, FlopConvention::MaxText, mesh, 1, &Remat::Full);
+        assert_eq!(points.len(), DOUBLINGS as usize + 1);
+        // 16 sequences of 4096 on 64 devices: 1,024 tokens each, doubling.
+        assert_eq!(points[0].tokens_per_device, 1024.0);
+        assert!(points.windows(2).all(|w| w[1].tokens_per_device == 2.0 * w[0].tokens_per_device));
+        // Weight traffic is per step, compute per token: MFU never falls as the batch grows.
+        assert!(points.windows(2).all(|w| w[1].mfu >= w[0].mfu * (1.0 - 1e-12)), "{points:?}");
+        // The largest batches' activations overflow HBM.
+        assert!(points.last().is_some_and(|p| !p.fits));
+        let current = best.global_batch_tokens / best.devices as f64;
+        let c = mfu_batch_chart(&[MfuCurve { name: "fsdp 16 × tp 4".into(), points }], &best.thresholds, current);
+        assert_eq!(c.marks[0].x, best.thresholds.fsdp_critical_batch_all_axes);
+        assert_eq!(c.marks.last().map(|m| m.x), Some(current));
+        assert!(c.series.iter().any(|s| s.name == "does not fit in HBM"));
+        assert!(c.x.min <= 1024.0 && c.x.max >= 1024.0 * 1024.0);
+        assert!(c.y.max >= 100.0 * c.series[0].points.iter().map(|p| p.1 / 100.0).fold(0.0, f64::max));
+    }
+}

@@ -1,0 +1,141 @@
+//! What the training view computes from the scenario, as memos: the mesh search runs
+//! only when something it depends on changes (not the token budget, the price or the
+//! explored mesh), the explored mesh is planned alone, and the budget is applied to the
+//! search's result without searching again.
+
+use leptos::prelude::*;
+use shardcalc_charts::training::{explore_section, search_section};
+use shardcalc_core::error::Invalid;
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::hardware::query::ResolvedHardware;
+use shardcalc_core::model::ModelConfig;
+use shardcalc_core::training::budget::apply_budget;
+use shardcalc_core::training::section::TrainingSection;
+use shardcalc_core::training::{plan, TrainingReport};
+
+use crate::state::AppState;
+
+/// A plan, once asked for: `None` while the scenario has no `training` section.
+pub type PlanMemo = Memo<Option<Result<TrainingReport, Invalid>>>;
+
+/// Memos over the last valid scenario.
+#[derive(Clone, Copy)]
+pub struct Derived {
+    /// The resolved model.
+    pub model: Memo<Option<ModelConfig>>,
+    /// Chip and topology, resolved.
+    pub hw: Memo<Result<Option<ResolvedHardware>, Invalid>>,
+    /// The FLOP convention of MFU.
+    pub convention: Memo<FlopConvention>,
+    /// The `training` section.
+    pub section: Memo<Option<TrainingSection>>,
+    /// The search's plan without the budget ([`search_section`] with budget and price
+    /// cleared: what the search depends on), and the milliseconds it took
+    /// (`performance.now()`).
+    pub searched: Memo<Option<(Result<TrainingReport, Invalid>, f64)>>,
+    /// The search's best with the budget and price applied.
+    pub best: PlanMemo,
+    /// The last best plan that succeeded: what the results show while the inputs cannot
+    /// be planned.
+    pub shown: Memo<Option<TrainingReport>>,
+    /// The explored mesh's plan (`training.mesh`), when one is explored.
+    pub explored: PlanMemo,
+    /// Bumped when a change moves other fields' values (the batch unit, the schedule,
+    /// the remat policy, the explored mesh set from the best or a ranked row), so the form's
+    /// uncontrolled inputs rebuild.
+    pub form_generation: RwSignal<u64>,
+}
+
+fn now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+impl Derived {
+    /// Memos over `state.scenario`.
+    #[must_use]
+    pub fn new(state: AppState) -> Self {
+        let model = Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok()));
+        let hardware = Memo::new(move |_| state.scenario.with(|s| s.hardware.clone()));
+        let hw = Memo::new(move |_| hardware.with(|h| shardcalc_core::hardware::query::resolve(h.as_ref(), &[], None)));
+        let convention = Memo::new(move |_| state.scenario.with(|s| s.conventions.flops));
+        let section = Memo::new(move |_| state.scenario.with(|s| s.training.clone()));
+        let search_key = Memo::new(move |_| {
+            section.with(|s| {
+                s.as_ref().map(|s| {
+                    let mut k = search_section(s);
+                    k.token_budget = None;
+                    k.price_per_chip_hour_usd = None;
+                    k
+                })
+            })
+        });
+        let searched = Memo::new(move |_| {
+            let key = search_key.get()?;
+            let started = now();
+            let result = run(model, hw, convention, &key);
+            Some((result, now() - started))
+        });
+        let best = Memo::new(move |_| {
+            let (mut result, _) = searched.get()?;
+            let (budget, price, peak) = section.with(|s| {
+                let chip = hw.with(|h| h.as_ref().ok().and_then(|h| h.as_ref().map(|h| h.chip.clone())));
+                match (s, chip) {
+                    (Some(s), Some(c)) => (s.token_budget, s.price(&c), s.chip_peak(&c)),
+                    _ => (None, None, 0.0),
+                }
+            });
+            if let Ok(r) = &mut result {
+                apply_budget(r, budget, price, peak);
+            }
+            Some(result)
+        });
+        let shown = Memo::new(move |prev: Option<&Option<TrainingReport>>| {
+            best.with(|b| match b {
+                Some(Ok(r)) => Some(r.clone()),
+                _ => prev.cloned().flatten(),
+            })
+        });
+        let explored_section = Memo::new(move |_| section.with(|s| s.as_ref().and_then(explore_section)));
+        let explored = Memo::new(move |_| {
+            let s = explored_section.get()?;
+            Some(run(model, hw, convention, &s))
+        });
+        Self { model, hw, convention, section, searched, best, shown, explored, form_generation: RwSignal::new(0) }
+    }
+
+    /// The best plan shown (the last that succeeded).
+    #[must_use]
+    pub fn best_ok(&self) -> Option<TrainingReport> {
+        self.shown.get()
+    }
+
+    /// Whether the shown best plan is older than the inputs (they cannot be planned).
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.best.with(|b| matches!(b, Some(Err(_))))
+    }
+
+    /// The explored plan when it succeeded.
+    #[must_use]
+    pub fn explored_ok(&self) -> Option<TrainingReport> {
+        self.explored.with(|b| b.as_ref().and_then(|r| r.as_ref().ok()).cloned())
+    }
+}
+
+/// Plans `section` on the scenario's model and hardware.
+fn run(
+    model: Memo<Option<ModelConfig>>,
+    hw: Memo<Result<Option<ResolvedHardware>, Invalid>>,
+    convention: Memo<FlopConvention>,
+    section: &TrainingSection,
+) -> Result<TrainingReport, Invalid> {
+    let conv = convention.get();
+    model.with(|m| {
+        let m = m.as_ref().ok_or_else(|| Invalid::one("model", "could not be resolved"))?;
+        hw.with(|h| match h {
+            Ok(Some(h)) => plan(m, h, section, conv),
+            Ok(None) => Err(Invalid::one("hardware", "is required by `training` (a chip and a topology)")),
+            Err(e) => Err(e.clone()),
+        })
+    })
+}

@@ -1,0 +1,243 @@
+//! Fields of the `training` section as data ([`Spec`]): the page renders every field
+//! through one component ([`SpecField`]), so the form's code is compiled once however many
+//! fields it has (the page's size budget, docs/size.md). A value reaches the scenario
+//! through [`apply`] ([`AppState::try_update`], so the scenario and the link stay valid);
+//! a refused value leaves the scenario as it was, with the message next to the field, and
+//! planning problems show under the fields they concern ([`ConflictMessage`]).
+
+use leptos::prelude::*;
+use shardcalc_core::training::section::TrainingSection;
+
+use super::conflicts::ConflictMessage;
+use super::derived::Derived;
+use crate::components::{messages_under, SectionField};
+use crate::dom::{event_checked, event_value};
+use crate::state::{use_app_state, AppState};
+
+/// Writes `edit` into the scenario's `training` section (created with defaults when
+/// missing); refused edits come back as the messages under `path` (e.g.
+/// `training.seq_len`), the scenario unchanged.
+///
+/// # Errors
+/// The validation messages, joined.
+pub fn apply(state: AppState, path: &str, edit: impl FnOnce(&mut TrainingSection)) -> Result<(), String> {
+    state
+        .try_update(|s| edit(s.training.get_or_insert_with(TrainingSection::default)))
+        .map_err(|e| messages_under(&e, path))
+}
+
+/// Reads the current section (defaults when missing).
+#[must_use]
+pub fn current<T>(state: AppState, read: impl FnOnce(&TrainingSection) -> T) -> T {
+    state.scenario.with_untracked(|s| match &s.training {
+        Some(t) => read(t),
+        None => read(&TrainingSection::default()),
+    })
+}
+
+/// Reads a field's value from the section (`arg` tells fields sharing a function apart).
+pub type ReadFn<T> = fn(&TrainingSection, usize) -> T;
+/// Writes a field's value into the section; `Err` is the message (without the path).
+pub type WriteFn<T> = fn(&mut TrainingSection, usize, T) -> Result<(), String>;
+/// Reads a text or a choice and writes its value; `Err` is the message (without the path).
+pub type WriteText = fn(&mut TrainingSection, usize, &str) -> Result<(), String>;
+
+/// What kind of input a field is.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// Typed text, read by `set`.
+    Text {
+        /// The text the field starts with.
+        get: ReadFn<String>,
+        /// Reads the text and writes the value.
+        set: WriteText,
+    },
+    /// A drop-down of `(value, label)` options.
+    Select {
+        /// The options.
+        options: &'static [(&'static str, &'static str)],
+        /// The value selected.
+        get: ReadFn<String>,
+        /// Writes the chosen value.
+        set: WriteText,
+    },
+    /// A checkbox.
+    Check {
+        /// Whether it is checked.
+        get: ReadFn<bool>,
+        /// Writes the new state.
+        set: WriteFn<bool>,
+    },
+}
+
+/// One field of the section.
+#[derive(Clone, Copy)]
+pub struct Spec {
+    /// Element id of the input (`training-seq_len`); messages are in `{id}-error` and
+    /// `{id}-conflict`.
+    pub id: &'static str,
+    /// Scenario path the field writes (messages under it show here).
+    pub path: &'static str,
+    /// Label text.
+    pub label: &'static str,
+    /// Unit after the input.
+    pub unit: &'static str,
+    /// One-line hint.
+    pub hint: &'static str,
+    /// The input and its reading and writing.
+    pub kind: Kind,
+    /// Passed to `get` and `set` (which of several alike fields this is).
+    pub arg: usize,
+    /// Paths of planning problems shown under the field.
+    pub conflicts: &'static [&'static str],
+    /// Rebuild the form after a change (the change moved other fields' values).
+    pub rebuild: bool,
+}
+
+impl Spec {
+    /// A text field with no unit, hint, conflicts or rebuild.
+    pub const fn text(id: &'static str, path: &'static str, label: &'static str, get: ReadFn<String>, set: WriteText) -> Self {
+        Self { id, path, label, unit: "", hint: "", kind: Kind::Text { get, set }, arg: 0, conflicts: &[], rebuild: false }
+    }
+
+    /// A drop-down.
+    pub const fn select(
+        id: &'static str,
+        path: &'static str,
+        label: &'static str,
+        options: &'static [(&'static str, &'static str)],
+        get: ReadFn<String>,
+        set: WriteText,
+    ) -> Self {
+        Self { id, path, label, unit: "", hint: "", kind: Kind::Select { options, get, set }, arg: 0, conflicts: &[], rebuild: false }
+    }
+
+    /// A checkbox.
+    pub const fn check(id: &'static str, path: &'static str, label: &'static str, get: ReadFn<bool>, set: WriteFn<bool>) -> Self {
+        Self { id, path, label, unit: "", hint: "", kind: Kind::Check { get, set }, arg: 0, conflicts: &[], rebuild: false }
+    }
+
+    /// With a unit.
+    pub const fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
+    }
+
+    /// With a hint.
+    pub const fn hint(mut self, hint: &'static str) -> Self {
+        self.hint = hint;
+        self
+    }
+
+    /// With `arg`.
+    pub const fn arg(mut self, arg: usize) -> Self {
+        self.arg = arg;
+        self
+    }
+
+    /// With planning problems of `paths` shown under it.
+    pub const fn conflicts(mut self, paths: &'static [&'static str]) -> Self {
+        self.conflicts = paths;
+        self
+    }
+
+    /// Rebuilding the form after each change.
+    pub const fn rebuild(mut self) -> Self {
+        self.rebuild = true;
+        self
+    }
+}
+
+/// Applies a field's change; on success, rebuilds the form when the spec asks to.
+fn write(
+    state: AppState,
+    derived: Option<Derived>,
+    spec: &'static Spec,
+    edit: impl FnOnce(&mut TrainingSection) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut refused = None;
+    let result = apply(state, spec.path, |t| refused = edit(t).err());
+    if let Some(m) = refused {
+        return Err(format!("{}: {m}", spec.path));
+    }
+    result?;
+    if spec.rebuild {
+        if let Some(d) = derived {
+            d.form_generation.update(|g| *g += 1);
+        }
+    }
+    Ok(())
+}
+
+/// Any field of the section, from its spec.
+#[component]
+pub fn SpecField(
+    /// The field.
+    spec: &'static Spec,
+) -> impl IntoView {
+    let state = use_app_state();
+    // Read here: event handlers run outside the component's reactive owner.
+    let derived = use_context::<Derived>();
+    let Spec { id, label, hint, arg, .. } = *spec;
+    match spec.kind {
+        Kind::Text { get, set } => {
+            let apply = Callback::new(move |text: String| write(state, derived, spec, |t| set(t, arg, &text)));
+            view! {
+                <SectionField id=id label=label unit=spec.unit hint=hint initial=current(state, |t| get(t, arg)) apply=apply />
+                <ConflictMessage id=id paths=spec.conflicts />
+            }
+            .into_any()
+        }
+        Kind::Select { options, get, set } => {
+            let error = RwSignal::new(None::<String>);
+            let initial = current(state, |t| get(t, arg));
+            let on_change = move |ev: leptos::ev::Event| {
+                let value = event_value(&ev);
+                error.set(write(state, derived, spec, |t| set(t, arg, &value)).err());
+            };
+            let choices = options
+                .iter()
+                .map(|(v, text)| view! { <option value=*v prop:selected=*v == initial>{*text}</option> })
+                .collect_view();
+            view! {
+                <div class="field" class:invalid=move || error.with(Option::is_some)>
+                    <label for=id>{label}</label>
+                    <select id=id aria-describedby=format!("{id}-hint {id}-error {id}-conflict") on:change=on_change>
+                        {choices}
+                    </select>
+                    <p class="hint" id=format!("{id}-hint")>{hint}</p>
+                    <div class="field-error" id=format!("{id}-error") aria-live="polite">
+                        {move || error.get().map(|m| view! { <p>{m}</p> })}
+                    </div>
+                    <ConflictMessage id=id paths=spec.conflicts />
+                </div>
+            }
+            .into_any()
+        }
+        Kind::Check { get, set } => {
+            let error = RwSignal::new(None::<String>);
+            let on_change = move |ev: leptos::ev::Event| {
+                let on = event_checked(&ev);
+                error.set(write(state, derived, spec, |t| set(t, arg, on)).err());
+            };
+            view! {
+                <div class="field check">
+                    <div class="input-row">
+                        <input id=id type="checkbox" prop:checked=current(state, |t| get(t, arg)) aria-describedby=format!("{id}-hint {id}-error") on:change=on_change />
+                        <label for=id>{label}</label>
+                    </div>
+                    <p class="hint" id=format!("{id}-hint")>{hint}</p>
+                    <div class="field-error" id=format!("{id}-error") aria-live="polite">
+                        {move || error.get().map(|m| view! { <p>{m}</p> })}
+                    </div>
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// Every field of `specs`.
+pub fn spec_fields(specs: &'static [Spec]) -> impl IntoView {
+    specs.iter().map(|spec| view! { <SpecField spec=spec /> }).collect_view()
+}

@@ -1,0 +1,190 @@
+//! The headline numbers of the plan: the best mesh and where it sits, whether it fits,
+//! step time, throughput, MFU/HFU, days and cost for the budget, and what binds. Every
+//! headline number is rendered here (and only here), so that a later calibration can
+//! add its uncertainty band to each in one place ([`HEADLINES`] and `Card`).
+
+use leptos::prelude::*;
+use shardcalc_charts::format::{grouped, short_count, significant, thousands};
+use shardcalc_charts::training::{mesh_label, time_unit};
+use shardcalc_core::collectives::AxisShape;
+use shardcalc_core::training::step::Bottleneck;
+use shardcalc_core::training::TrainingReport;
+
+use super::derived::Derived;
+
+/// Seconds with a unit that suits them: `850 ms`, `5.21 s`.
+#[must_use]
+pub fn seconds(s: f64) -> String {
+    let (div, unit) = time_unit(s);
+    format!("{} {unit}", significant(s / div, 3))
+}
+
+/// What binds, in words.
+#[must_use]
+pub fn bottleneck_label(b: Bottleneck) -> &'static str {
+    match b {
+        Bottleneck::Compute => "compute",
+        Bottleneck::Communication => "communication",
+        Bottleneck::PipelineBubble => "pipeline bubble",
+        Bottleneck::HostOffload => "host offload",
+        Bottleneck::Memory => "memory (does not fit)",
+    }
+}
+
+/// Where each logical axis sits: `tp on x[4/1] (line), fsdp on y × z`.
+#[must_use]
+pub fn placement_text(r: &TrainingReport) -> String {
+    let parts: Vec<String> = r
+        .mesh
+        .placement
+        .iter()
+        .map(|a| {
+            let pieces: Vec<String> = a
+                .pieces
+                .iter()
+                .map(|p| {
+                    let shape = match p.shape {
+                        AxisShape::Ring => "ring",
+                        AxisShape::Line => "line",
+                        AxisShape::Switch => "switch",
+                        AxisShape::FullMesh => "full mesh",
+                    };
+                    let stride = if p.stride > 1 { format!(", every {}", p.stride) } else { String::new() };
+                    format!("{} {} ({shape}{stride})", p.physical, p.size)
+                })
+                .collect();
+            format!("{} on {}", a.axis.id(), pieces.join(" × "))
+        })
+        .collect();
+    if parts.is_empty() {
+        "one device".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// One headline number: element id stem (`#<id>`, `#<id>-value`, `#<id>-detail`), title,
+/// value and one line of context, each read from the plan.
+pub struct Headline {
+    /// Element id stem.
+    pub id: &'static str,
+    /// What the number is.
+    pub title: &'static str,
+    /// The number with its unit.
+    pub value: fn(&TrainingReport) -> String,
+    /// One line of context.
+    pub detail: fn(&TrainingReport) -> String,
+}
+
+fn mesh_detail(r: &TrainingReport) -> String {
+    let plural = if r.microbatches == 1 { "" } else { "es" };
+    format!("{}; {} microbatch{plural}, remat {}", placement_text(r), r.microbatches, r.remat)
+}
+
+fn memory_value(r: &TrainingReport) -> String {
+    format!("{} of {} GB", significant(r.memory.per_device_bytes.get() / 1e9, 3), significant(r.memory.capacity_bytes.get() / 1e9, 3))
+}
+
+fn memory_detail(r: &TrainingReport) -> String {
+    let h = r.memory.headroom_bytes.get() / 1e9;
+    if r.memory.fits {
+        format!("fits, {} GB free", significant(h, 3))
+    } else {
+        format!("does not fit: {} GB over; nothing the search tried fits", significant(-h, 3))
+    }
+}
+
+fn step_detail(r: &TrainingReport) -> String {
+    let b = &r.breakdown;
+    format!(
+        "compute {} + exposed communication {} + bubble {}",
+        seconds(b.compute_s.get()),
+        seconds(b.exposed_communication_s.get()),
+        seconds(b.bubble_s.get())
+    )
+}
+
+fn days_detail(r: &TrainingReport) -> String {
+    match (r.token_budget, r.steps, r.chip_hours) {
+        (Some(b), Some(s), Some(h)) => format!("{} tokens = {} steps; {} chip-hours", short_count(b), short_count(s), short_count(h)),
+        _ => "set a token budget".into(),
+    }
+}
+
+fn cost_detail(r: &TrainingReport) -> String {
+    r.price_per_chip_hour_usd
+        .map(|p| format!("at ${} per chip-hour × {} chips", significant(p, 3), grouped(r.chips, 0)))
+        .unwrap_or_else(|| "set a price per chip-hour".into())
+}
+
+/// The headline numbers, in order.
+pub const HEADLINES: [Headline; 8] = [
+    Headline { id: "training-mesh", title: "Best mesh", value: |r| mesh_label(&r.mesh.degrees), detail: mesh_detail },
+    Headline { id: "training-memory", title: "Memory per device", value: memory_value, detail: memory_detail },
+    Headline { id: "training-step-time", title: "Step time", value: |r| seconds(r.step_time_s.get()), detail: step_detail },
+    Headline {
+        id: "training-tokens-per-s",
+        title: "Throughput",
+        value: |r| format!("{} tokens/s", grouped(r.tokens_per_s, 0)),
+        detail: |r| format!("{} tokens ({} sequences) per step", thousands(r.global_batch_tokens as u64), thousands(r.global_batch_sequences)),
+    },
+    Headline {
+        id: "training-mfu",
+        title: "MFU",
+        value: |r| format!("{}%", significant(100.0 * r.mfu, 3)),
+        detail: |r| {
+            format!(
+                "HFU {}% (with recompute and padding); {}; a roofline unless the efficiency settings say otherwise",
+                significant(100.0 * r.hfu, 3),
+                r.flops_convention.label()
+            )
+        },
+    },
+    Headline {
+        id: "training-days",
+        title: "Time to train",
+        value: |r| r.days.map_or_else(|| "no budget".into(), |d| format!("{} days", significant(d, 3))),
+        detail: days_detail,
+    },
+    Headline {
+        id: "training-cost",
+        title: "Cost",
+        value: |r| r.cost_usd.map_or_else(|| "no price".into(), |c| format!("${}", short_count(c))),
+        detail: cost_detail,
+    },
+    Headline {
+        id: "training-bound",
+        title: "What binds",
+        value: |r| bottleneck_label(r.bound.resource).to_string(),
+        detail: |r| r.bound.explanation.clone(),
+    },
+];
+
+/// One headline card.
+#[component]
+fn Card(
+    /// The number.
+    headline: &'static Headline,
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let Headline { id, title, value, detail } = *headline;
+    let read = move |f: fn(&TrainingReport) -> String| move || derived.shown.with(|b| b.as_ref().map(f).unwrap_or_default());
+    view! {
+        <div class="card" id=id>
+            <h3>{title}</h3>
+            <p class="value" id=format!("{id}-value")>{read(value)}</p>
+            <p class="detail" id=format!("{id}-detail")>{read(detail)}</p>
+        </div>
+    }
+}
+
+/// The best plan's headline cards.
+#[component]
+pub fn Headlines(
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let cards = HEADLINES.iter().map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
+    view! { <div class="cards training-cards">{cards}</div> }
+}

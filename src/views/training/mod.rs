@@ -1,0 +1,94 @@
+//! The training view (issue 4; book chapters 5–6): model, hardware, batch and the
+//! training state on the left; the search's best mesh, whether it fits, step time, MFU,
+//! days and cost, the book's thresholds, every mesh ranked, an explorable mesh, and
+//! charts on the right. It computes only `training::plan` (never `report::evaluate`).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`derived`] | memos: the search (only when its inputs change), the budget applied, the explored mesh |
+//! | [`fields`], [`conflicts`] | how inputs reach `training` ([`fields::apply`]); planning problems at their fields |
+//! | [`inputs`], [`remat_inputs`], [`explore`] | the form's fields as data; the explored mesh |
+//! | [`headline`] | the headline numbers (one place, for uncertainty bands later) |
+//! | [`thresholds`], [`ranked`], [`details`], [`charts`], [`csv`] | results, tables, charts, CSV |
+
+pub mod charts;
+pub mod conflicts;
+pub mod csv;
+pub mod derived;
+pub mod details;
+pub mod explore;
+pub mod fields;
+pub mod headline;
+pub mod inputs;
+pub mod ranked;
+pub mod remat_inputs;
+pub mod thresholds;
+
+pub use derived::Derived;
+
+use leptos::prelude::*;
+use shardcalc_charts::format::short_count;
+use shardcalc_core::params::count_params;
+use shardcalc_core::training::section::{default_hardware, TrainingSection, DEFAULT_CHIP};
+
+use crate::components::{HardwarePicker, PresetPicker};
+use crate::state::use_app_state;
+
+/// The two-column training view (stacked on narrow screens).
+#[component]
+pub fn TrainingView() -> impl IntoView {
+    let state = use_app_state();
+    // A scenario without hardware or `training` starts from core's defaults (a v5p 4×4×4,
+    // 2^20 tokens of 4096 per step), as the chart catalog does.
+    if state.scenario.with_untracked(|s| s.hardware.is_none() || s.training.is_none()) {
+        let _ = state.try_update(|s| {
+            s.hardware.get_or_insert_with(default_hardware);
+            s.training.get_or_insert_with(TrainingSection::default);
+        });
+    }
+    let derived = Derived::new(state);
+    provide_context(derived);
+    let model_line = move || {
+        derived.model.with(|m| {
+            m.as_ref().map(|m| format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get())))
+        })
+    };
+    view! {
+        <div class="columns training">
+            <section class="inputs" aria-labelledby="training-inputs-heading">
+                <h2 id="training-inputs-heading">"Inputs"</h2>
+                <fieldset>
+                    <legend>"Model"</legend>
+                    <PresetPicker />
+                    <p class="hint" id="training-model">{model_line}</p>
+                    <p class="hint">"A model edited or imported on the Model page comes here through the link at the top."</p>
+                </fieldset>
+                <HardwarePicker default_chip=DEFAULT_CHIP default_shape="4x4x4" />
+                <conflicts::ConflictMessage id="hw-shape" paths=&["hardware", "hardware.topology"] />
+                // Rebuilt from the scenario when it is replaced wholesale (a link) or a change
+                // moved other fields' values (uncontrolled inputs).
+                {move || {
+                    state.generation.track();
+                    derived.form_generation.track();
+                    view! {
+                        <inputs::RunInputs />
+                        <remat_inputs::RematInputs />
+                        <explore::ExploreInputs derived=derived />
+                        <inputs::PipelineInputs />
+                    }
+                }}
+            </section>
+            <section class="results" aria-labelledby="training-results-heading">
+                <h2 id="training-results-heading">"Results"</h2>
+                <conflicts::ConflictSummary derived=derived />
+                <div class="results-body" class:is-stale=move || derived.is_stale()>
+                    <headline::Headlines derived=derived />
+                    <thresholds::Thresholds derived=derived />
+                    <ranked::Ranked derived=derived />
+                    <details::Details derived=derived />
+                    <charts::TrainingCharts derived=derived />
+                </div>
+            </section>
+        </div>
+    }
+}

@@ -1,0 +1,262 @@
+//! The training view in headless Chromium (wasm-bindgen-test):
+//! `cargo test -p shardcalc --target wasm32-unknown-unknown --test web_training`
+//! (`--release` for the timings the README quotes: the shipped page's optimisation).
+//!
+//! Each test mounts the page in its own container (removed at the end) and drives it as a
+//! person would: typing fires `input`, choosing fires `change`, buttons are clicked.
+#![cfg(target_arch = "wasm32")]
+
+use std::any::Any;
+
+use leptos::prelude::*;
+use shardcalc::views::training::TrainingView;
+use shardcalc::views::View;
+use shardcalc::App;
+use shardcalc_charts::training::mesh_label;
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::hardware::catalog;
+use shardcalc_core::hardware::query::ResolvedHardware;
+use shardcalc_core::hardware::topology::Topology;
+use shardcalc_core::presets;
+use shardcalc_core::training::plan;
+use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+}
+
+/// The training page mounted in a fresh `<div>`; removed on drop.
+struct Page {
+    root: HtmlElement,
+    _handle: Box<dyn Any>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+impl Page {
+    async fn open() -> Self {
+        let doc = document();
+        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+        doc.body().expect("a <body>").append_child(&root).unwrap();
+        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false view=View::Training><TrainingView /></App> });
+        leptos::task::tick().await;
+        Self { root, _handle: Box::new(handle) }
+    }
+
+    fn find<T: JsCast>(&self, selector: &str) -> T {
+        self.root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}")).unchecked_into()
+    }
+
+    fn exists(&self, selector: &str) -> bool {
+        self.root.query_selector(selector).unwrap().is_some()
+    }
+
+    fn text(&self, selector: &str) -> String {
+        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
+    }
+
+    fn attr(&self, selector: &str, name: &str) -> String {
+        self.find::<HtmlElement>(selector).get_attribute(name).unwrap_or_default()
+    }
+
+    async fn type_into(&self, selector: &str, value: &str) {
+        let input: HtmlInputElement = self.find(selector);
+        input.set_value(value);
+        fire(&input, "input");
+        leptos::task::tick().await;
+    }
+
+    async fn choose(&self, selector: &str, value: &str) {
+        let select: web_sys::HtmlSelectElement = self.find(selector);
+        select.set_value(value);
+        fire(&select, "change");
+        // A change may rebuild the form (an effect scheduled by the first tick).
+        leptos::task::tick().await;
+        leptos::task::tick().await;
+    }
+
+    async fn click(&self, selector: &str) {
+        self.find::<HtmlElement>(selector).click();
+        leptos::task::tick().await;
+        leptos::task::tick().await;
+    }
+}
+
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    target.dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+}
+
+/// The page's plan of `section` for `preset` on a v5p slice of `shape`, from core.
+fn expected(preset: &str, shape: &[u64], section: &TrainingSection) -> shardcalc_core::training::TrainingReport {
+    let chip = catalog::get("tpu-v5p").unwrap();
+    let axes = Topology::tpu_slice(shape, 1).resolve(&chip).unwrap();
+    let hw = ResolvedHardware { chip, axes };
+    plan(&presets::get(preset).unwrap().config, &hw, section, FlopConvention::MaxText).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn the_default_page_shows_core_s_plan_thresholds_and_charts() {
+    let page = Page::open().await;
+    // Core's defaults: LLaMA 3 8B, 2^20 tokens of 4096 on a v5p 4×4×4, 15T tokens.
+    let want = expected("llama-3-8b", &[4, 4, 4], &TrainingSection::default());
+    assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
+    assert!(page.text("#training-days-value").ends_with(" days"), "{}", page.text("#training-days-value"));
+    assert_eq!(page.text("#training-binding"), want.thresholds.explanation);
+    assert_eq!(page.text("#training-bound-detail"), want.bound.explanation);
+    let stats = page.text("#training-search-stats");
+    assert!(stats.contains(&shardcalc_charts::format::thousands(want.search.as_ref().unwrap().evaluated)), "{stats}");
+    // Ten ranked rows, each explorable; the first is the best.
+    assert!(page.exists("#training-ranked-explore-9") && !page.exists("#training-ranked-explore-10"));
+    for id in ["training-step", "training-memory", "training-mfu", "training-pareto"] {
+        let el: HtmlElement = page.find(&format!("#chart-{id}"));
+        assert!(el.inner_html().starts_with("<svg"), "{id}");
+        assert_eq!(page.attr(&format!("#chart-{id}"), "data-draws"), "1", "{id}");
+    }
+    assert!(!page.exists("#training-conflicts"));
+}
+
+#[wasm_bindgen_test]
+async fn editing_the_batch_and_the_topology_replans_and_redraws() {
+    let page = Page::open().await;
+    let step_before = page.text("#training-step-time-value");
+    let svg_before = page.find::<HtmlElement>("#chart-training-step").inner_html();
+    page.type_into("#training-global_batch", "4194304").await;
+    let mut s = TrainingSection::default();
+    s.global_batch = GlobalBatch::Tokens(4_194_304.0);
+    let want = expected("llama-3-8b", &[4, 4, 4], &s);
+    assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
+    assert_ne!(page.text("#training-step-time-value"), step_before);
+    assert_ne!(page.find::<HtmlElement>("#chart-training-step").inner_html(), svg_before);
+    assert_eq!(page.attr("#chart-training-step", "data-draws"), "2");
+    // A bigger slice: 512 chips.
+    page.type_into("#hw-shape", "8x8x8").await;
+    let want = expected("llama-3-8b", &[8, 8, 8], &s);
+    assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
+    assert_eq!(page.text("#training-binding"), want.thresholds.explanation);
+    // The batch in sequences: the same 1,024 sequences, the same plan.
+    page.choose("#training-global_batch-unit", "sequences").await;
+    assert_eq!(page.find::<HtmlInputElement>("#training-global_batch").value(), "1024");
+    assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
+}
+
+#[wasm_bindgen_test]
+async fn invalid_text_is_explained_at_its_field_and_the_page_lives() {
+    let page = Page::open().await;
+    let before = page.text("#training-step-time-value");
+    for (bad, says) in [("abc", "is not a number"), ("-4", "must not be negative"), ("0", "must be at least 1"), ("1e400", "too large")] {
+        page.type_into("#training-seq_len", bad).await;
+        let error = page.text("#training-seq_len-error");
+        assert!(error.contains("training.seq_len") && error.contains(says), "{bad}: {error}");
+        assert_eq!(page.find::<HtmlInputElement>("#training-seq_len").value(), bad, "the text stays");
+        assert_eq!(page.text("#training-step-time-value"), before, "the plan stays");
+    }
+    page.type_into("#training-token_budget", "lots").await;
+    assert!(page.text("#training-token_budget-error").contains("training.token_budget"));
+    // The page still answers.
+    page.type_into("#training-seq_len", "8192").await;
+    assert_eq!(page.text("#training-seq_len-error"), "");
+    assert_ne!(page.text("#training-step-time-value"), before);
+}
+
+#[wasm_bindgen_test]
+async fn an_explored_mesh_that_conflicts_says_with_what_and_how_to_fix_it() {
+    let page = Page::open().await;
+    page.click("#training-explore-start").await;
+    let best = page.text("#training-mesh-value");
+    assert!(page.exists("#training-mesh-tp"));
+    assert!(page.text("#training-compare").contains(&format!("yours: {best}")));
+    // TP 3 on 64 chips: the product is wrong and 3 divides neither 32 heads nor F.
+    page.type_into("#training-mesh-fsdp", "16").await;
+    page.type_into("#training-mesh-tp", "3").await;
+    let conflict = page.text("#training-explore-conflict");
+    assert!(conflict.contains("hardware.topology") && conflict.contains("64 devices"), "{conflict}");
+    assert!(page.exists("#training-conflicts"));
+    assert!(page.text("#training-explored-error").contains("cannot be planned"));
+    // Multiply to 64 with TP 3 still wrong: now the message is at TP, naming the heads.
+    page.type_into("#hw-shape", "4x4x6").await;
+    page.type_into("#training-mesh-fsdp", "32").await;
+    let tp = page.text("#training-mesh-tp-conflict");
+    assert!(tp.contains("model.attention.num_heads") && tp.contains("tp = 1, 2"), "{tp}");
+    // Fixed: TP 4 and FSDP takes the rest.
+    page.type_into("#training-mesh-tp", "4").await;
+    page.click("#training-mesh-fill").await;
+    assert_eq!(page.find::<HtmlInputElement>("#training-mesh-fsdp").value(), "24");
+    assert!(!page.exists("#training-conflicts"), "{}", page.text("#training-conflicts"));
+    assert!(page.text("#training-compare").contains("yours: fsdp 24 × tp 4"));
+    page.click("#training-explore-stop").await;
+    assert!(page.exists("#training-explore-start"));
+}
+
+#[wasm_bindgen_test]
+async fn the_training_state_and_remat_change_the_memory() {
+    let page = Page::open().await;
+    page.click("#training-explore-start").await;
+    let memory = page.text("#training-compare");
+    page.choose("#training-optimizer", "adam_master").await;
+    assert_ne!(page.text("#training-compare"), memory, "fp32 master weights add memory");
+    page.choose("#training-remat", "custom").await;
+    assert!(page.exists("#training-remat-custom"));
+    page.choose("#training-remat-query_proj", "device").await;
+    assert!(page.text("#training-compare").contains("custom"));
+    // Unticking every policy the search tries is refused at the field.
+    for id in ["none", "minimal_with_context", "minimal", "save_dot_with_context_except_mlp", "save_dot_except_mlpwi", "save_dot_except_mlp", "save_qkv_proj", "qkv_proj_offloaded", "save_out_proj", "minimal_offloaded"] {
+        page.click(&format!("#training-search-remat-{id}")).await;
+    }
+    assert_eq!(page.text("#training-search-remat-full-error"), "");
+    page.click("#training-search-remat-full").await;
+    assert!(page.text("#training-search-remat-full-error").contains("training.search.remat"));
+}
+
+/// The reference search (LLaMA-3-70B, 4M tokens of 4096, a 16×20×28 TPU v5p pod)
+/// timed with `performance.now()`, alone and as the page does it on an input change:
+/// measurements printed for the README, not assertions on time.
+#[wasm_bindgen_test]
+async fn the_reference_search_is_timed_in_the_browser() {
+    let model = presets::get("llama-3-70b").expect("preset").config;
+    let chip = catalog::get("tpu-v5p").expect("chip");
+    let axes = Topology::tpu_slice(&[16, 20, 28], 1).resolve(&chip).expect("topology");
+    let hw = ResolvedHardware { chip, axes };
+    let section = TrainingSection::new(GlobalBatch::Tokens(4_194_304.0), 4096);
+    let perf = web_sys::window().expect("window").performance().expect("performance");
+    let summary = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        let p95 = t[(t.len() * 95).div_ceil(100) - 1];
+        format!("median {:.1} ms, p95 {p95:.1} ms, min {:.1} ms over {} runs", t[t.len() / 2], t[0], t.len())
+    };
+    let mut times = Vec::new();
+    let mut evaluated = 0;
+    for _ in 0..30 {
+        let t0 = perf.now();
+        let r = plan(&model, &hw, &section, FlopConvention::MaxText).expect("plans");
+        times.push(perf.now() - t0);
+        evaluated = r.search.map_or(0, |s| s.evaluated);
+    }
+    wasm_bindgen_test::console_log!("training search, llama-3-70b on v5p 16x20x28, 4M tokens: {evaluated} configurations; {}", summary(times));
+    assert!(evaluated > 0);
+
+    // The page on the same case: a batch typed in, until every output and chart is updated.
+    let page = Page::open().await;
+    page.choose("#preset", "llama-3-70b").await;
+    page.type_into("#hw-shape", "16x20x28").await;
+    let mut times = Vec::new();
+    for i in 0..12 {
+        let batch = if i % 2 == 0 { "4194304" } else { "8388608" };
+        let t0 = perf.now();
+        page.type_into("#training-global_batch", batch).await;
+        times.push(perf.now() - t0);
+    }
+    let best = page.text("#training-mesh-value");
+    wasm_bindgen_test::console_log!("training page, batch typed on that case -> every output and chart updated: {}; best {best}", summary(times));
+    assert!(!best.is_empty());
+}
