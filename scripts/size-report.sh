@@ -22,12 +22,14 @@ BUDGET_GZIP=300000
 # and validation views put every view page over the budget again (model page 291,831 -> 329,855
 # on 2026-11-24). Lower a ceiling when its page shrinks; delete it once the page is under the
 # budget; never raise one without saying why in the commit.
+# 2026-11-24, after core::decimal took core's float printing off the model and Saved pages
+# (docs/size.md): model 309,031, serving 318,892, training 347,986, validation 304,269;
+# hardware (293,449) is under the budget.
 declare -A CEILING_GZIP=(
-  [index.html]=333000
-  [hardware.html]=318000
-  [training.html]=364000
-  [serving.html]=336000
-  [validation.html]=322000
+  [index.html]=312000
+  [training.html]=351500
+  [serving.html]=322000
+  [validation.html]=307300
 )
 
 build=false check=false top=0

@@ -3,6 +3,9 @@
 //! ("4K" = 4,096) and significant-digit decimals. Non-finite input prints as "n/a", never
 //! panics.
 
+// Not `format!("{:.N}", f64)`: core's float printing costs every page ~10 KB of wasm.
+use shardcalc_core::decimal::fixed;
+
 /// Printed for NaN and infinities.
 pub const NOT_A_NUMBER: &str = "n/a";
 
@@ -18,7 +21,7 @@ pub fn grouped(x: f64, decimals: usize) -> String {
     if !x.is_finite() {
         return NOT_A_NUMBER.into();
     }
-    let text = format!("{:.*}", decimals, x.abs());
+    let text = fixed(x.abs(), decimals);
     let (int, frac) = text.split_once('.').unwrap_or((text.as_str(), ""));
     // "-0.0" is not worth a sign.
     let negative = x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0');
@@ -61,7 +64,7 @@ fn exponent_form(x: f64, magnitude: f64, digits: u32) -> String {
         exponent += 1.0;
         mantissa /= 10.0;
     }
-    format!("{:.*}e{}", decimals, mantissa, exponent as i32)
+    format!("{}e{}", fixed(mantissa, decimals), exponent as i32)
 }
 
 /// Parameter-style short form with three significant digits: `8.03e9` → `"8.03 B"`,
@@ -129,11 +132,11 @@ fn scaled(x: f64, units: &[(f64, &str)]) -> String {
 fn three_significant(v: f64) -> String {
     let abs = v.abs();
     let text = if abs >= 99.95 {
-        format!("{v:.0}")
+        fixed(v, 0)
     } else if abs >= 9.995 {
-        format!("{v:.1}")
+        fixed(v, 1)
     } else {
-        format!("{v:.2}")
+        fixed(v, 2)
     };
     // "10.0 T" reads better as "10 T", "2.50 k" as "2.5 k".
     let text = if text.contains('.') {

@@ -11,6 +11,7 @@ use plotters::coord::Shift;
 use plotters::prelude::{Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontTransform;
+use shardcalc_core::decimal::fixed;
 use std::fmt::Write;
 
 /// Horizontal text anchor.
@@ -257,7 +258,8 @@ impl Scene {
 /// One decimal, without a trailing `.0` (SVG coordinates).
 fn r1(x: f64) -> String {
     let v = (x * 10.0).round() / 10.0;
-    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.1}") }
+    // Not format!: core's float printing costs a page ~10 KB (shardcalc_core::decimal).
+    if v.fract() == 0.0 { fixed(v, 0) } else { fixed(v, 1) }
 }
 
 /// `text` escaped for SVG content and attributes.

@@ -9,6 +9,7 @@
 pub mod activations;
 pub mod collectives;
 pub mod dtype;
+pub mod decimal;
 pub mod error;
 pub mod flops;
 pub mod hardware;

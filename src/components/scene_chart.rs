@@ -69,7 +69,7 @@ fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> Result<(), JsValue> {
                 ctx.fill_rect(from.0, from.1, to.0 - from.0, to.1 - from.1);
             }
             Item::Text { at, text, size, color, anchor, baseline, vertical } => {
-                ctx.set_font(&format!("{size}px sans-serif"));
+                ctx.set_font(&format!("{}px sans-serif", shardcalc_core::decimal::shortest(*size)));
                 ctx.set_fill_style_str(&color.hex());
                 ctx.set_text_align(match anchor {
                     Anchor::Start => "left",

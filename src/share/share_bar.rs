@@ -87,8 +87,9 @@ pub fn ShareBar() -> impl IntoView {
 /// Reads a chosen file and loads its scenario; the message says how it went.
 async fn open_file(state: AppState, file: &web_sys::File) -> Message {
     let name = file.name();
-    let size = file.size();
-    if size > MAX_SCENARIO_BYTES as f64 {
+    // A byte count, printed without core's float printing (see core::decimal).
+    let size = shardcalc_core::decimal::shortest(file.size());
+    if file.size() > MAX_SCENARIO_BYTES as f64 {
         return Message::Failed(format!(
             "{name} was not opened: it is {size} bytes; a scenario file is at most {MAX_SCENARIO_BYTES} bytes."
         ));

@@ -49,7 +49,7 @@ impl Workload {
         if self.per_device_batch.is_finite() && self.per_device_batch <= 0.0 {
             c.push(
                 "per_device_batch",
-                format!("must be greater than 0 (got {})", self.per_device_batch),
+                format!("must be greater than 0 (got {})", crate::decimal::shortest(self.per_device_batch)),
             );
         } else {
             c.range_f64("per_device_batch", self.per_device_batch, MIN_PER_DEVICE_BATCH, 1e7);

@@ -13,7 +13,7 @@ fn count(path: &str, v: f64) -> Result<u64, String> {
         // Integral, positive and at most 2^53: the conversion is exact.
         Ok(v as u64)
     } else {
-        Err(format!("{path}: must be a whole number of at least 1 (got {v})"))
+        Err(format!("{path}: must be a whole number of at least 1 (got {})", crate::decimal::shortest(v)))
     }
 }
 

@@ -132,7 +132,7 @@ impl Topology {
         let up: f64 = self.scale_up_sizes().map(|n| n as f64).product();
         let max = chip.scale_up.max_chips;
         c.ensure(up <= max as f64, "axes", || {
-            format!("scale-up axes span {up} chips; a {} {} holds at most {max}", chip.name, chip.scale_up.name)
+            format!("scale-up axes span {} chips; a {} {} holds at most {max}", crate::decimal::shortest(up), chip.name, chip.scale_up.name)
         });
         if let Fabric::Torus { dims, .. } = chip.scale_up.fabric {
             let n = self.scale_up_sizes().count() as u64;

@@ -2,6 +2,7 @@
 
 use super::chip::{Chip, Fabric, LinkBandwidth, WrapRule};
 use crate::error::{Checker, Invalid};
+use crate::decimal::shortest;
 
 /// Upper bound on any rate or size we accept (far above any real chip, far below
 /// overflow), so that sums and products of catalog numbers stay finite.
@@ -24,7 +25,7 @@ fn link(c: &mut Checker, field: &str, l: &LinkBandwidth) {
     if one.is_finite() && bidi.is_finite() && one > 0.0 {
         let rel = (bidi - 2.0 * one).abs() / (2.0 * one);
         c.ensure(rel <= 1e-9, &format!("{field}.bidirectional"), || {
-            format!("must be twice {field}.one_way ({bidi} != 2 × {one})")
+            format!("must be twice {field}.one_way ({} != 2 × {})", shortest(bidi), shortest(one))
         });
     }
 }
@@ -59,7 +60,7 @@ impl Chip {
                         (false, true) => "a positive finite number",
                         (false, false) => "a number from 1 to 1e30",
                     };
-                    c.push(*path, format!("must be {range} (got {v})"));
+                    c.push(*path, format!("must be {range} (got {})", shortest(*v)));
                 }
             }
         }
@@ -94,7 +95,7 @@ impl Chip {
                 format!("{:?} is not a numeric field of this chip", a.field)
             });
             c.ensure(a.value.is_finite() && a.value > 0.0, &format!("alternatives[{i}].value"), || {
-                format!("must be a positive finite number (got {})", a.value)
+                format!("must be a positive finite number (got {})", crate::decimal::shortest(a.value))
             });
             c.ensure(!a.source.trim().is_empty(), &format!("alternatives[{i}].source"), || {
                 "must name a source".into()

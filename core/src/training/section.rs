@@ -319,7 +319,7 @@ impl TrainingSection {
 
 fn positive(c: &mut Checker, field: &str, v: f64, hi: f64) {
     if v.is_finite() && v <= 0.0 {
-        c.push(field, format!("must be greater than 0 (got {v})"));
+        c.push(field, format!("must be greater than 0 (got {})", crate::decimal::shortest(v)));
     } else {
         c.range_f64(field, v, 0.0, hi);
     }

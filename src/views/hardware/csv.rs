@@ -103,7 +103,8 @@ fn id(value: &impl Id) -> String {
 }
 
 fn num(x: f64) -> String {
-    format!("{x}")
+    // Not format!("{x}"): see shardcalc_core::decimal.
+    shardcalc_core::decimal::shortest(x)
 }
 
 /// The spec table: field path, label, value (base unit; empty when not published), source,

@@ -65,7 +65,8 @@ pub fn roofline_html(r: &RooflineReport) -> String {
         if let Some(p) = m.mxu {
             items.push(format!(
                 "MXU {0}×{0}: padded to B {1}, D {2}, F {3}; utilization {4}, padding waste {5} (D and F pad to the MXU side, B to 8 rows)",
-                p.mxu_size,
+                // Not `{}` of the f64: see shardcalc_core::decimal.
+                shardcalc_core::decimal::shortest(p.mxu_size),
                 count(p.padded_b),
                 count(p.padded_d),
                 count(p.padded_f),

@@ -52,9 +52,10 @@ pub fn plain(x: f64) -> String {
         return String::new();
     }
     if x != 0.0 && (x.abs() >= 1e15 || x.abs() < 1e-6) {
-        return format!("{x:e}");
+        return shardcalc_core::decimal::exponent(x);
     }
-    let text = format!("{x:.6}");
+    // Not format!: core's float printing costs every page ~10 KB (core::decimal).
+    let text = shardcalc_core::decimal::fixed(x, 6);
     let text = text.trim_end_matches('0').trim_end_matches('.');
     if text == "-0" { "0".into() } else { text.to_string() }
 }

@@ -2,6 +2,8 @@
 //! and embeds.
 
 use shardcalc_charts::table::Table;
+// decimal::shortest, not format!("{x}"): see core::decimal.
+use shardcalc_core::decimal;
 use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::notebook::NotebookTables;
 use shardcalc_core::report::{FlopsByConvention, ParamsReport};
@@ -9,7 +11,7 @@ use shardcalc_core::report::{FlopsByConvention, ParamsReport};
 /// Parameters per component: exact integers where exact.
 #[must_use]
 pub fn params(p: &ParamsReport) -> Table {
-    let number = |x: f64| format!("{x}");
+    let number = decimal::shortest;
     let mut out = Table::new(["component", "label", "total_params", "active_params"]);
     for r in &p.breakdown {
         out.push([serde_id(&r.component), r.label.clone(), number(r.total.get()), number(r.active.get())]);
@@ -34,7 +36,7 @@ pub fn flops(f: &FlopsByConvention) -> Table {
             let s = f.get(c);
             let r = s.rows.iter().find(|r| r.component == component);
             for v in [r.map(|r| r.forward_tflops), r.map(|r| r.backward_tflops), r.map(|r| r.total_tflops)] {
-                row.push(format!("{}", v.unwrap_or(0.0)));
+                row.push(decimal::shortest(v.unwrap_or(0.0)));
             }
         }
         out.push(row);
@@ -52,8 +54,8 @@ pub fn notebook(n: &NotebookTables) -> Table {
                 table.to_string(),
                 r.label.clone(),
                 r.unit.clone(),
-                format!("{}", r.printed),
-                format!("{}", r.correct),
+                decimal::shortest(r.printed),
+                decimal::shortest(r.correct),
                 r.discrepancy.clone().unwrap_or_default(),
             ]);
         }

@@ -79,7 +79,7 @@ pub fn ImportConfig() -> impl IntoView {
             outcome.set(Some(Outcome::Failed(vec![format!(
                 "{} is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.",
                 file.name(),
-                file.size()
+                shardcalc_core::decimal::shortest(file.size())
             )])));
             return;
         }

@@ -15,7 +15,7 @@ static BATCH: NumberSpec = NumberSpec {
     unit: "sequences",
     hint: "per device per micro-step; may be fractional, as in MaxText (0.5 = two devices per sequence)",
     kind: NumberKind::PositiveReal,
-    get: |d| Some(d.workload.per_device_batch.to_string()),
+    get: |d| Some(shardcalc_core::decimal::shortest(d.workload.per_device_batch)),
     set: |d, n| {
         if let Number::Real(x) = n {
             d.workload.per_device_batch = x;

@@ -40,7 +40,7 @@ pub fn compare_table(scenarios: &[(String, Scenario)]) -> Table {
     row("Active parameters", &|_, i| computed(i, &|r| r.params.active.exact().map_or_else(|| si(r.params.active.get()), thousands)));
     row("Weights in bf16 (GB)", &|_, i| computed(i, &|r| significant(r.params.total.get() * 2.0 / 1e9, 4)));
     row("Sequence length (tokens)", &|s, _| thousands(s.workload.seq_len));
-    row("Batch per device (sequences)", &|s, _| format!("{}", s.workload.per_device_batch));
+    row("Batch per device (sequences)", &|s, _| shardcalc_core::decimal::shortest(s.workload.per_device_batch));
     row("Gradient accumulation", &|s, _| thousands(s.workload.grad_accum));
     row("Remat", &|s, _| serde_id(&s.workload.remat));
     row("FLOP convention", &|s, _| s.conventions.flops.label().to_string());
