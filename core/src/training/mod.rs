@@ -39,6 +39,7 @@ pub mod pipeline;
 pub mod placement;
 pub mod plan;
 pub mod profile;
+pub mod replan;
 pub mod report;
 pub mod search;
 pub mod section;
