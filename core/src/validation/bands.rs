@@ -203,17 +203,15 @@ pub fn training_bands_of(
     ];
     // A measured step is predicted · (1 + e) off, e the signed error: measured =
     // calibrated / (1 + e) for e between the held-back runs' 10th and 90th percentiles.
-    let r = calibration::bundled_file().map(|f| f.residuals);
-    let (res_low, res_high) = r.map_or((calibrated, calibrated), |r| {
-        (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0))
-    });
+    let r = calibration::bundled_residuals();
+    let (res_low, res_high) = (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0));
     contributions.push((BandTerm::Residuals, (res_high - res_low) / 2.0));
     let value = match mode {
         PredictionMode::Ideal => ideal,
         PredictionMode::Calibrated => calibrated,
     };
     let (low, high) = envelope(&[ideal, calibrated, res_low, res_high]);
-    let spread = r.map(|_| (res_low.min(res_high), res_low.max(res_high)));
+    let spread = Some((res_low.min(res_high), res_low.max(res_high)));
     let step_band = Band { value, ideal, calibrated, low, high, spread, dominant: dominant(&contributions, BandTerm::Matmul), contributions };
     let t = shown.step_time_s.get();
     let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
