@@ -215,15 +215,19 @@ async fn cross_field_conflicts_are_explained() {
 async fn speculative_decoding_and_price_add_their_numbers() {
     let page = Page::open().await;
     assert!(!page.exists("#serving-speculative"));
-    assert_eq!(page.text("#serving-cost-value"), "no price");
+    // The catalog prices the v5e (book 8.1), so cost shows from the start.
+    let r = plan(&default_serving());
+    let catalog = show(r.cost.as_ref().unwrap().decode_usd_per_million_tokens, Unit::Usd);
+    assert_eq!(page.text("#serving-cost-value"), catalog);
     page.type_into("#inference-speculative-draft_len", "4").await;
     assert!(page.text("#serving-speculative-value").contains("tokens/step"), "{}", page.text("#serving-speculative-value"));
     // (1 − 0.8⁵) / 0.2 = 3.36 accepted tokens per step.
     assert_eq!(page.text("#row-speculative-expected_tokens_per_step"), "3.362 tokens");
     page.choose("#inference-speculative-draft", "llama-3-8b").await;
     assert!(page.text("#row-speculative-draft_step_s").ends_with("ms"));
-    page.type_into("#inference-price_per_chip_hour_usd", "1.2").await;
+    page.type_into("#inference-price_per_chip_hour_usd", "2.4").await;
     assert!(page.text("#serving-cost-value").starts_with('$'), "{}", page.text("#serving-cost-value"));
+    assert_ne!(page.text("#serving-cost-value"), catalog, "the price typed replaces the catalog's");
     page.type_into("#inference-speculative-draft_len", "").await;
     assert!(!page.exists("#serving-speculative"));
 }
