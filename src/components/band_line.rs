@@ -11,7 +11,7 @@ use shardcalc_core::validation::PredictionMode;
 /// dominant: matmul efficiency`. Without a residual spread (serving: no published serving
 /// runs calibrate it) the range is the roofline-to-calibrated one and says so.
 #[must_use]
-pub fn band_text(b: &Band, mode: PredictionMode, number: impl Fn(f64) -> String) -> String {
+pub fn band_text(b: &Band, mode: PredictionMode, number: fn(f64) -> String) -> String {
     let range = match b.spread {
         Some((lo, hi)) => format!("{}–{}, p10–p90 of held-back runs", number(lo), number(hi)),
         None => format!("{}–{}, roofline to calibrated; no published runs calibrate it further", number(b.low), number(b.high)),

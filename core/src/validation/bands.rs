@@ -93,9 +93,10 @@ pub struct Band {
 }
 
 impl Band {
-    /// The band of `f(x)` for an increasing `f` (days from step time).
+    /// The band of `f(x)` for an increasing `f` (days from step time). (`&dyn`: one copy
+    /// of this code in a page, not one per closure.)
     #[must_use]
-    pub fn map_increasing(&self, f: impl Fn(f64) -> f64) -> Band {
+    pub fn map_increasing(&self, f: &dyn Fn(f64) -> f64) -> Band {
         Band {
             value: f(self.value),
             ideal: f(self.ideal),
@@ -110,7 +111,7 @@ impl Band {
 
     /// The band of `f(x)` for a decreasing `f` (MFU, tokens per second from step time).
     #[must_use]
-    pub fn map_decreasing(&self, f: impl Fn(f64) -> f64) -> Band {
+    pub fn map_decreasing(&self, f: &dyn Fn(f64) -> f64) -> Band {
         let mut b = self.map_increasing(f);
         (b.low, b.high) = (b.high, b.low);
         b.spread = b.spread.map(|(lo, hi)| (hi, lo));
@@ -216,10 +217,10 @@ pub fn training_bands_of(
     let t = shown.step_time_s.get();
     let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
     Ok(TrainingBands {
-        mfu: step_band.map_decreasing(|s_| scale(shown.mfu, s_)),
-        tokens_per_s: step_band.map_decreasing(|s_| scale(shown.tokens_per_s, s_)),
-        days: shown.days.map(|d| step_band.map_increasing(|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
-        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
+        mfu: step_band.map_decreasing(&|s_| scale(shown.mfu, s_)),
+        tokens_per_s: step_band.map_decreasing(&|s_| scale(shown.tokens_per_s, s_)),
+        days: shown.days.map(|d| step_band.map_increasing(&|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
+        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(&|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
         step_time_s: step_band,
     })
 }
