@@ -9,12 +9,15 @@ use shardcalc_core::validation::PredictionMode;
 /// the calibrated value reads exactly as the headline does in calibrated mode):
 /// `calibrated 1.23 s (1.10 s–1.41 s, p10–p90 of held-back runs); roofline 0.95 s;
 /// dominant: matmul efficiency`. Without a residual spread (serving: no published serving
-/// runs calibrate it) the range is the roofline-to-calibrated one and says so.
+/// runs calibrate it) the range is the roofline-to-calibrated one and says so, or, when the
+/// calibration does not move the number (HBM-bound), says that.
 #[must_use]
 pub fn band_text(b: &Band, mode: PredictionMode, number: fn(f64) -> String) -> String {
     let range = match b.spread {
         Some((lo, hi)) => format!("{}–{}, p10–p90 of held-back runs", number(lo), number(hi)),
-        None => format!("{}–{}, roofline to calibrated; no published runs calibrate it further", number(b.low), number(b.high)),
+        // HBM-bound: the calibration scales no HBM term, so the band has no width.
+        None if b.high - b.low <= 1e-9 * b.high.abs() => "the calibration does not move it".to_string(),
+        None => format!("{}–{}, roofline to calibrated; no published runs to widen it", number(b.low), number(b.high)),
     };
     let other = match mode {
         PredictionMode::Calibrated => format!("roofline {}", number(b.ideal)),
