@@ -28,6 +28,7 @@
 //! | [`budget`] | days and cost for a token budget (6.2) |
 //! | [`search`] | every valid mesh × microbatches × remat, ranked, Pareto front |
 //! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
+//! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
 pub mod budget;
 pub mod comms;
