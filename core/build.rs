@@ -5,6 +5,10 @@
 //!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
 //!   tab and newline outside strings removed (about a third of their bytes; the wasm
 //!   page ships them). The text parses to the same JSON (each loader tests that).
+//! - The numbers of `data/calibration.json` (the five fitted fractions and the held-back
+//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`: the
+//!   training and serving pages need only these, not a JSON parser for the whole file
+//!   (`validation::calibration` tests that they are the file's).
 //! - `data/published-runs.csv` (a copy of the shared reference table, kept as CSV so it
 //!   can be compared with its source line by line) as `$OUT_DIR/published-runs.json`: a
 //!   JSON array with one object per row, keys from the header, numbers unquoted, empty
@@ -31,6 +35,9 @@ fn main() {
         fs::write(Path::new(&out_dir).join(name), without_whitespace(&text))
             .unwrap_or_else(|e| panic!("writing the compact {path}: {e}"));
     }
+    let calibration = fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
+    fs::write(Path::new(&out_dir).join("calibration_values.rs"), calibration_values(&without_whitespace(&calibration)))
+        .unwrap_or_else(|e| panic!("writing calibration_values.rs: {e}"));
     println!("cargo:rerun-if-changed={RUNS_CSV}");
     let csv = fs::read_to_string(RUNS_CSV).unwrap_or_else(|e| panic!("reading {RUNS_CSV}: {e}"));
     let json = csv_to_json(&csv, &RUNS_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{RUNS_CSV}: {e}"));
@@ -144,4 +151,30 @@ fn csv_to_json(csv: &str, text_columns: &[&str]) -> Result<String, String> {
     }
     out.push(']');
     Ok(out)
+}
+
+/// The number after the first `"key":` that follows `after` in compact JSON.
+fn number_after(json: &str, after: &str, key: &str) -> String {
+    let start = json.find(after).unwrap_or_else(|| panic!("calibration.json has no {after}"));
+    let rest = &json[start..];
+    let at = rest.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("calibration.json has no {key} after {after}")) + key.len() + 3;
+    let number: String = rest[at..].chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')).collect();
+    number.parse::<f64>().unwrap_or_else(|e| panic!("calibration.json: {key} after {after}: {number:?}: {e}"));
+    number
+}
+
+/// `calibration_values.rs`: the fitted fractions in `PARAMETER_IDS` order and the residuals.
+fn calibration_values(json: &str) -> String {
+    let ids = ["matmul_tpu", "matmul_gpu", "ici", "dcn", "overlap"];
+    let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();
+    format!(
+        "/// The fitted fractions of `data/calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
+         pub(crate) const FITTED: [f64; 5] = [{}];\n\
+         /// Its residuals: held-back runs, 10th and 90th percentile of the signed step-time error, %.\n\
+         pub(crate) const RESIDUALS: (usize, f64, f64) = ({}, {}, {});\n",
+        values.iter().map(|v| format!("{v}_f64")).collect::<Vec<_>>().join(", "),
+        number_after(json, "\"residuals\"", "runs"),
+        number_after(json, "\"residuals\"", "step_pct_p10"),
+        number_after(json, "\"residuals\"", "step_pct_p90"),
+    )
 }

@@ -215,15 +215,19 @@ async fn cross_field_conflicts_are_explained() {
 async fn speculative_decoding_and_price_add_their_numbers() {
     let page = Page::open().await;
     assert!(!page.exists("#serving-speculative"));
-    assert_eq!(page.text("#serving-cost-value"), "no price");
+    // The catalog prices the v5e (book 8.1), so cost shows from the start.
+    let r = plan(&default_serving());
+    let catalog = show(r.cost.as_ref().unwrap().decode_usd_per_million_tokens, Unit::Usd);
+    assert_eq!(page.text("#serving-cost-value"), catalog);
     page.type_into("#inference-speculative-draft_len", "4").await;
     assert!(page.text("#serving-speculative-value").contains("tokens/step"), "{}", page.text("#serving-speculative-value"));
     // (1 − 0.8⁵) / 0.2 = 3.36 accepted tokens per step.
     assert_eq!(page.text("#row-speculative-expected_tokens_per_step"), "3.362 tokens");
     page.choose("#inference-speculative-draft", "llama-3-8b").await;
     assert!(page.text("#row-speculative-draft_step_s").ends_with("ms"));
-    page.type_into("#inference-price_per_chip_hour_usd", "1.2").await;
+    page.type_into("#inference-price_per_chip_hour_usd", "2.4").await;
     assert!(page.text("#serving-cost-value").starts_with('$'), "{}", page.text("#serving-cost-value"));
+    assert_ne!(page.text("#serving-cost-value"), catalog, "the price typed replaces the catalog's");
     page.type_into("#inference-speculative-draft_len", "").await;
     assert!(!page.exists("#serving-speculative"));
 }
@@ -281,4 +285,52 @@ async fn every_field_survives_garbage() {
     let values: Vec<String> = (0..select.length()).filter_map(|i| select.item(i)).map(|o| o.get_attribute("value").unwrap_or_default()).collect();
     let names: Vec<&str> = shardcalc_core::dtype::DType::ALL.iter().map(|d| d.name()).collect();
     assert_eq!(values, names);
+}
+
+/// Issue 8: the decode step, throughput, cost and TTFT cards carry their band, with the
+/// calibrated value as the headline writes it and the roofline-to-calibrated range around
+/// it; a loading-bound decode step names HBM, which nothing calibrates; the prediction
+/// switch moves the headline to the calibrated number, which the band names.
+#[wasm_bindgen_test]
+async fn headline_bands_name_the_calibrated_value_and_follow_the_switch() {
+    use shardcalc_core::validation::bands::serving_bands;
+    use shardcalc_core::validation::PredictionMode;
+    let page = Page::open().await;
+    let s = default_serving();
+    let m = s.validate().unwrap();
+    let b = serving_bands(&m, &s).unwrap().unwrap();
+    let step = page.text("#serving-step-band");
+    assert!(step.starts_with(&format!("calibrated {} (", seconds(b.decode_step_s.calibrated))), "{step}");
+    assert!(b.decode_step_s.low <= b.decode_step_s.calibrated && b.decode_step_s.calibrated <= b.decode_step_s.high);
+    assert!(step.contains(&seconds(b.decode_step_s.low)) && step.contains(&seconds(b.decode_step_s.high)), "{step}");
+    assert!(step.contains(&format!("dominant: {}", b.decode_step_s.dominant.label())), "{step}");
+    let throughput = page.text("#serving-throughput-band");
+    assert!(throughput.contains(&format!("calibrated {}", show(b.tokens_per_s_per_chip.calibrated, Unit::TokensPerS))), "{throughput}");
+    let ttft = page.text("#serving-ttft-band");
+    assert!(ttft.contains(&format!("calibrated {}", seconds(b.ttft_s.calibrated))), "{ttft}");
+    // The catalog prices the v5e, so cost has its band too.
+    let cost = b.decode_usd_per_million_tokens.as_ref().unwrap();
+    assert!(page.text("#serving-cost-band").contains(&format!("calibrated {}", show(cost.calibrated, Unit::Usd))));
+    assert!(!page.exists("#serving-kv-band"), "KV bytes are not calibrated: no band");
+
+    page.find::<HtmlElement>("#prediction-calibrated").click();
+    leptos::task::tick().await;
+    leptos::task::tick().await;
+    let mut cal = s.clone();
+    cal.conventions.prediction = PredictionMode::Calibrated;
+    let r = plan(&cal);
+    let shown = page.text("#serving-ttft-value");
+    assert_eq!(shown, seconds(r.prefill.ttft_s.get()));
+    assert!(page.text("#serving-ttft-band").starts_with(&format!("calibrated {shown} (")), "{}", page.text("#serving-ttft-band"));
+    assert!(page.text("#serving-ttft-band").contains(&format!("roofline {};", seconds(b.ttft_s.ideal))));
+}
+
+/// A weight-loading-bound decode step (batch 1) has no calibrated width, and its band says
+/// HBM is not calibrated.
+#[wasm_bindgen_test]
+async fn a_loading_bound_step_s_band_says_hbm_is_not_calibrated() {
+    let page = Page::open().await;
+    page.type_into("#inference-batch", "1").await;
+    let band = page.text("#serving-step-band");
+    assert!(band.contains("dominant: HBM bandwidth (not calibrated)"), "{band}");
 }

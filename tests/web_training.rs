@@ -260,3 +260,59 @@ async fn the_reference_search_is_timed_in_the_browser() {
     wasm_bindgen_test::console_log!("training page, batch typed on that case -> every output and chart updated: {}; best {best}", summary(times));
     assert!(!best.is_empty());
 }
+
+/// Issue 8: step time, throughput, MFU, days and cost carry their band: the calibrated value
+/// as the headline writes it, its p10–p90 range over the held-back runs around it, the
+/// roofline, and the dominant term. The prediction switch replans in calibrated mode: the
+/// headline becomes the calibrated number the band names.
+#[wasm_bindgen_test]
+async fn headline_bands_bracket_the_calibrated_value_and_follow_the_switch() {
+    use shardcalc::views::training::headline::seconds;
+    use shardcalc_core::validation::bands::training_bands_of;
+    use shardcalc_core::validation::calibration::section_for;
+    use shardcalc_core::validation::PredictionMode;
+    let page = Page::open().await;
+    let section = TrainingSection::default();
+    let chip = catalog::get("tpu-v5p").unwrap();
+    let hw = ResolvedHardware { axes: Topology::tpu_slice(&[4, 4, 4], 1).resolve(&chip).unwrap(), chip };
+    let m = presets::get("llama-3-8b").unwrap().config;
+    let bands = |mode: PredictionMode| {
+        let shown = plan(&m, &hw, &section_for(&section, &hw.chip, mode), FlopConvention::MaxText).unwrap();
+        (training_bands_of(&m, &hw, &section, FlopConvention::MaxText, mode, &shown).unwrap(), shown)
+    };
+    let (b, shown) = bands(PredictionMode::Ideal);
+    assert_eq!(page.text("#training-step-time-value"), seconds(shown.step_time_s.get()));
+    let st = &b.step_time_s;
+    let (lo, hi) = st.spread.unwrap();
+    assert!(lo < st.calibrated && st.calibrated < hi, "{st:?}");
+    let text = page.text("#training-step-time-band");
+    assert_eq!(
+        text,
+        format!(
+            "calibrated {} ({}–{}, p10–p90 of held-back runs); roofline {} shown; dominant: {}",
+            seconds(st.calibrated),
+            seconds(lo),
+            seconds(hi),
+            seconds(st.ideal),
+            st.dominant.label()
+        )
+    );
+    for id in ["training-tokens-per-s", "training-mfu", "training-days", "training-cost"] {
+        let t = page.text(&format!("#{id}-band"));
+        assert!(t.starts_with("calibrated ") && t.contains("p10–p90 of held-back runs") && t.contains("dominant: "), "{id}: {t}");
+    }
+    let mfu = page.text("#training-mfu-band");
+    assert!(mfu.starts_with(&format!("calibrated {}% (", shardcalc_charts::format::significant(100.0 * b.mfu.calibrated, 3))), "{mfu}");
+    assert!(!page.exists("#training-mesh-band") && !page.exists("#training-memory-band"));
+
+    page.click("#prediction-calibrated").await;
+    let (b, shown) = bands(PredictionMode::Calibrated);
+    let value = page.text("#training-step-time-value");
+    assert_eq!(value, seconds(shown.step_time_s.get()));
+    assert_eq!(value, seconds(b.step_time_s.calibrated), "calibrated mode shows the calibrated value");
+    let text = page.text("#training-step-time-band");
+    assert!(text.starts_with(&format!("calibrated {value} (")) && text.contains(&format!("; roofline {};", seconds(b.step_time_s.ideal))), "{text}");
+    let (lo, hi) = b.step_time_s.spread.unwrap();
+    assert!(lo < b.step_time_s.calibrated && b.step_time_s.calibrated < hi);
+    assert!(page.find::<HtmlInputElement>("#prediction-calibrated").checked());
+}

@@ -2,8 +2,9 @@
 //! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
 //! topology picker, field messages, the error summary, a chart canvas with downloads (and
 //! [`SceneChart`], an SVG chart that links no plotters), a CSV download button, and the
-//! ideal/calibrated prediction switch.
+//! ideal/calibrated prediction switch and the uncertainty band line under a headline number.
 
+mod band_line;
 mod chart_backend;
 mod chart_canvas;
 mod choice;
@@ -20,6 +21,7 @@ mod section_field;
 mod svg_chart;
 mod text_field;
 
+pub use band_line::band_text;
 pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use choice::{CheckField, SelectField};

@@ -229,6 +229,11 @@ pub struct InferenceSection {
 /// Largest batch accepted.
 pub const MAX_BATCH: u64 = 1 << 24;
 
+/// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
+/// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
+/// no-panic test).
+pub const MIN_FRACTION: f64 = 1e-6;
+
 impl InferenceSection {
     /// A section with every default: bf16 throughout, the largest batch that fits.
     #[must_use]
@@ -270,7 +275,7 @@ impl InferenceSection {
             c.range_f64("price_per_chip_hour_usd", p, 0.0, 1e6);
         }
         if let Some(m) = self.prefill.mfu {
-            positive(&mut c, "prefill.mfu", m, 1.0);
+            c.range_f64("prefill.mfu", m, MIN_FRACTION, 1.0);
         }
         if let Some(k) = self.prefill.chunk {
             c.range("prefill.chunk", k, 1, MAX_SEQ_LEN);

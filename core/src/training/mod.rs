@@ -28,6 +28,7 @@
 //! | [`budget`] | days and cost for a token budget (6.2) |
 //! | [`search`] | every valid mesh × microbatches × remat, ranked, Pareto front |
 //! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
+//! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
 pub mod budget;
 pub mod comms;
@@ -39,6 +40,7 @@ pub mod pipeline;
 pub mod placement;
 pub mod plan;
 pub mod profile;
+pub mod replan;
 pub mod report;
 pub mod search;
 pub mod section;

@@ -325,8 +325,9 @@ fn communication(setup: &Setup, cache: &CostCache, mc: &MeshContext, s: &StepPar
         .collect()
 }
 
+/// The report of one evaluated configuration (also [`super::replan`]'s).
 #[allow(clippy::too_many_arguments)]
-fn report(
+pub(super) fn report(
     setup: &Setup,
     section: &TrainingSection,
     hw: &ResolvedHardware,

@@ -210,13 +210,15 @@ impl TrainingSection {
         if let Some(b) = self.token_budget {
             c.range_f64("token_budget", b, 0.0, 1e18);
         }
+        // At least one in a million: a subnormal fraction of a rate overflows a time to
+        // infinity (as `prefill.mfu` did; found by the no-panic test).
         for (field, v) in [
             ("efficiency.flops", self.efficiency.flops),
             ("efficiency.ici", self.efficiency.ici),
             ("efficiency.dcn", self.efficiency.dcn),
             ("efficiency.pcie", self.efficiency.pcie),
         ] {
-            positive(&mut c, field, v, 1.0);
+            c.range_f64(field, v, crate::inference::options::MIN_FRACTION, 1.0);
         }
         c.range_f64("efficiency.overlap", self.efficiency.overlap, 0.0, 1.0);
         positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);

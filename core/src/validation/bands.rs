@@ -9,6 +9,7 @@
 use super::calibration::{self, Calibration};
 use super::mode::PredictionMode;
 use crate::error::Invalid;
+use crate::flops::FlopConvention;
 use crate::hardware::chip::ChipFamily;
 use crate::hardware::query::ResolvedHardware;
 use crate::inference::decode::DecodeBound;
@@ -17,8 +18,8 @@ use crate::inference::prefill::PrefillBound;
 use crate::inference::InferenceReport;
 use crate::model::ModelConfig;
 use crate::scenario::Scenario;
-use crate::training::tensors::Remat;
-use crate::training::{plan, TrainingReport, TrainingSection};
+use crate::training::replan::replan;
+use crate::training::{TrainingReport, TrainingSection};
 use serde::{Deserialize, Serialize};
 
 /// What widens a band.
@@ -80,6 +81,10 @@ pub struct Band {
     pub low: f64,
     /// Upper end.
     pub high: f64,
+    /// The calibrated value's range over the held-back runs' residuals (10th to 90th
+    /// percentile), low to high; `None` where no runs calibrate the number (serving).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<(f64, f64)>,
     /// The term that moves the number most.
     pub dominant: BandTerm,
     /// How much each term moves the number (its own unit; the residuals' is half the
@@ -88,15 +93,17 @@ pub struct Band {
 }
 
 impl Band {
-    /// The band of `f(x)` for an increasing `f` (days from step time).
+    /// The band of `f(x)` for an increasing `f` (days from step time). (`&dyn`: one copy
+    /// of this code in a page, not one per closure.)
     #[must_use]
-    pub fn map_increasing(&self, f: impl Fn(f64) -> f64) -> Band {
+    pub fn map_increasing(&self, f: &dyn Fn(f64) -> f64) -> Band {
         Band {
             value: f(self.value),
             ideal: f(self.ideal),
             calibrated: f(self.calibrated),
             low: f(self.low),
             high: f(self.high),
+            spread: self.spread.map(|(lo, hi)| (f(lo), f(hi))),
             dominant: self.dominant,
             contributions: self.contributions.iter().map(|(t, d)| (*t, (f(self.ideal + d) - f(self.ideal)).abs())).collect(),
         }
@@ -104,9 +111,10 @@ impl Band {
 
     /// The band of `f(x)` for a decreasing `f` (MFU, tokens per second from step time).
     #[must_use]
-    pub fn map_decreasing(&self, f: impl Fn(f64) -> f64) -> Band {
+    pub fn map_decreasing(&self, f: &dyn Fn(f64) -> f64) -> Band {
         let mut b = self.map_increasing(f);
         (b.low, b.high) = (b.high, b.low);
+        b.spread = b.spread.map(|(lo, hi)| (hi, lo));
         b
     }
 
@@ -147,33 +155,38 @@ pub struct TrainingBands {
     pub cost_usd: Option<Band>,
 }
 
-/// The section that evaluates `shown`'s configuration (mesh, microbatches, remat)
-/// explicitly: no search, so the band is about this plan, not about another mesh.
-fn fixed_section(section: &TrainingSection, shown: &TrainingReport) -> TrainingSection {
-    let mut s = section.clone();
-    s.mesh = Some(shown.mesh.degrees);
-    s.microbatches = Some(shown.microbatches);
-    s.search = None;
-    if let Some(r) = Remat::preset(&shown.remat) {
-        s.remat = r;
-    }
-    s
-}
-
 /// The bands of `shown`, the plan of scenario `s` (model `m`, hardware `hw`) in the
-/// scenario's prediction mode. Plans the shown configuration under the roofline, the
-/// calibration and each calibrated parameter alone: seven explicit evaluations, no
+/// scenario's prediction mode. Plans the shown configuration ([`replan`]) under the
+/// roofline, the calibration and each calibrated parameter alone: six evaluations, no
 /// search.
 ///
 /// # Errors
-/// As [`plan::plan`]; `training` when the scenario has none.
+/// As [`replan`]; `training` when the scenario has none.
 pub fn training_bands(m: &ModelConfig, hw: &ResolvedHardware, s: &Scenario, shown: &TrainingReport) -> Result<TrainingBands, Invalid> {
     let section = s.training.as_ref().ok_or_else(|| Invalid::one("training", "is required for a band"))?;
-    let fixed = fixed_section(section, shown);
+    training_bands_of(m, hw, section, s.conventions.flops, s.conventions.prediction, shown)
+}
+
+/// [`training_bands`] from the parts of the scenario it reads: the `training` section as
+/// written (its own efficiencies, before any calibration), the FLOP convention of MFU and
+/// the prediction mode `shown` was planned in. What a page with memos per section calls.
+///
+/// # Errors
+/// As [`replan`].
+pub fn training_bands_of(
+    m: &ModelConfig,
+    hw: &ResolvedHardware,
+    section: &TrainingSection,
+    flops: FlopConvention,
+    mode: PredictionMode,
+    shown: &TrainingReport,
+) -> Result<TrainingBands, Invalid> {
+    // `shown`'s own configuration (its split over the networks, microbatches and remat),
+    // no search: the band is about this plan, not about another mesh.
     let step = |c: &Calibration| -> Result<f64, Invalid> {
-        let mut sec = fixed.clone();
+        let mut sec = section.clone();
         sec.efficiency = c.efficiency(&hw.chip, section.efficiency);
-        plan::plan(m, hw, &sec, s.conventions.flops).map(|r| r.step_time_s.get())
+        replan(m, hw, &sec, flops, shown).map(|r| r.step_time_s.get())
     };
     let cal = calibration::bundled();
     let ideal = step(&Calibration::IDEAL)?;
@@ -191,24 +204,23 @@ pub fn training_bands(m: &ModelConfig, hw: &ResolvedHardware, s: &Scenario, show
     ];
     // A measured step is predicted · (1 + e) off, e the signed error: measured =
     // calibrated / (1 + e) for e between the held-back runs' 10th and 90th percentiles.
-    let r = calibration::bundled_file().map(|f| f.residuals);
-    let (res_low, res_high) = r.map_or((calibrated, calibrated), |r| {
-        (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0))
-    });
+    let r = calibration::bundled_residuals();
+    let (res_low, res_high) = (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0));
     contributions.push((BandTerm::Residuals, (res_high - res_low) / 2.0));
-    let value = match s.conventions.prediction {
+    let value = match mode {
         PredictionMode::Ideal => ideal,
         PredictionMode::Calibrated => calibrated,
     };
     let (low, high) = envelope(&[ideal, calibrated, res_low, res_high]);
-    let step_band = Band { value, ideal, calibrated, low, high, dominant: dominant(&contributions, BandTerm::Matmul), contributions };
+    let spread = Some((res_low.min(res_high), res_low.max(res_high)));
+    let step_band = Band { value, ideal, calibrated, low, high, spread, dominant: dominant(&contributions, BandTerm::Matmul), contributions };
     let t = shown.step_time_s.get();
     let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
     Ok(TrainingBands {
-        mfu: step_band.map_decreasing(|s_| scale(shown.mfu, s_)),
-        tokens_per_s: step_band.map_decreasing(|s_| scale(shown.tokens_per_s, s_)),
-        days: shown.days.map(|d| step_band.map_increasing(|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
-        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
+        mfu: step_band.map_decreasing(&|s_| scale(shown.mfu, s_)),
+        tokens_per_s: step_band.map_decreasing(&|s_| scale(shown.tokens_per_s, s_)),
+        days: shown.days.map(|d| step_band.map_increasing(&|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
+        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(&|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
         step_time_s: step_band,
     })
 }
@@ -226,6 +238,8 @@ pub struct ServingBands {
     pub ttft_s: Band,
     /// Time to generate the output, seconds.
     pub request_decode_time_s: Band,
+    /// Cost per million generated tokens, USD, when the plan has a price.
+    pub decode_usd_per_million_tokens: Option<Band>,
 }
 
 fn decode_term(b: DecodeBound) -> BandTerm {
@@ -252,6 +266,7 @@ fn two_point(value_ideal: f64, value_cal: f64, mode: PredictionMode, term: BandT
         calibrated: value_cal,
         low,
         high,
+        spread: None,
         dominant: term,
         contributions: vec![(term, value_cal - value_ideal)],
     }
@@ -284,5 +299,10 @@ pub fn serving_bands_of(ideal: &InferenceReport, cal: &InferenceReport, mode: Pr
         tokens_per_s_per_chip: two_point(ideal.decode.tokens_per_s_per_chip, cal.decode.tokens_per_s_per_chip, mode, d),
         ttft_s: two_point(ideal.prefill.ttft_s.get(), cal.prefill.ttft_s.get(), mode, p),
         request_decode_time_s: two_point(ideal.decode.request_decode_time_s.get(), cal.decode.request_decode_time_s.get(), mode, d),
+        decode_usd_per_million_tokens: ideal
+            .cost
+            .as_ref()
+            .zip(cal.cost.as_ref())
+            .map(|(i, c)| two_point(i.decode_usd_per_million_tokens, c.decode_usd_per_million_tokens, mode, d)),
     }
 }

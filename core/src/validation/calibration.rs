@@ -197,11 +197,27 @@ pub fn bundled_file() -> Option<&'static CalibrationFile> {
     CELL.get_or_init(|| parse_bundled().ok()).as_ref()
 }
 
-/// The bundled calibration (the ideal roofline if the file were unusable, which a test
-/// rules out).
+// `FITTED` and `RESIDUALS`: the file's numbers as constants (core/build.rs), so a page that
+// only plans (training, serving) carries no parser for the whole file.
+include!(concat!(env!("OUT_DIR"), "/calibration_values.rs"));
+
+/// The bundled calibration (the ideal roofline if a fraction were outside (0, 1], which a
+/// test rules out): the constants build.rs reads off `data/calibration.json`, equal to
+/// `Calibration::from_file(bundled_file())` (tested).
 #[must_use]
 pub fn bundled() -> Calibration {
-    bundled_file().and_then(Calibration::from_file).unwrap_or(Calibration::IDEAL)
+    if FITTED.iter().all(|v| *v > 0.0 && *v <= 1.0) {
+        Calibration::from_values(FITTED)
+    } else {
+        Calibration::IDEAL
+    }
+}
+
+/// The bundled file's residuals (from the same constants).
+#[must_use]
+pub fn bundled_residuals() -> Residuals {
+    let (runs, step_pct_p10, step_pct_p90) = RESIDUALS;
+    Residuals { runs, step_pct_p10, step_pct_p90 }
 }
 
 /// The training section the planner runs in `mode`: as written for the ideal roofline,
@@ -235,6 +251,13 @@ mod tests {
             assert!(PARAMETER_IDS.contains(&p.id.as_str()), "unknown parameter {}", p.id);
             assert!(!p.label.is_empty() && p.meaning.len() > 20, "{} needs an explanation", p.id);
         }
+    }
+
+    #[test]
+    fn the_constants_are_the_file_s_numbers() {
+        let f = parse_bundled().unwrap();
+        assert_eq!(Some(bundled()), Calibration::from_file(&f));
+        assert_eq!(bundled_residuals(), f.residuals);
     }
 
     #[test]

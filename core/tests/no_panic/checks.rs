@@ -7,8 +7,11 @@
 //! totals add up, FLOPs per token do not depend on the batch, and every series and cache
 //! size is finite. Either way, the formulas that
 //! assume a valid model are also run on the invalid one: meaningless numbers are fine
-//! there, a panic is not.
+//! there, a panic is not. A valid scenario's `training` and `inference` sections, and
+//! their bands, are checked by `planning.rs`; there `evaluate` may fail, but only on a
+//! plan, naming a field of a section.
 
+use super::planning;
 use super::scenarios::Case;
 use serde_json::Value;
 use shardcalc_core::error::Invalid;
@@ -26,7 +29,9 @@ use shardcalc_core::scenario::{ModelSource, Scenario};
 const NULLABLE: &[&str] = &["discrepancy"];
 
 /// How many coverage classes [`classes`] reports.
-pub const CLASS_COUNT: usize = 32;
+const MODEL_CLASSES: usize = 32;
+/// With the sections' ([`planning::CLASS_NAMES`]).
+pub const CLASS_COUNT: usize = MODEL_CLASSES + planning::CLASS_NAMES.len();
 
 /// How a case ended.
 pub enum Outcome {
@@ -70,9 +75,15 @@ fn check_scenario(s: &Scenario, case: &Case, from_text: bool) -> Result<Outcome,
         (Ok(m), Ok(report)) => {
             check_report(&report, &m, s)?;
             check_series(&m, s, case)?;
-            Ok(Outcome::Valid(class_bits(&m, s, from_text)))
+            let plans = planning::check_sections(&m, s, Some(&report))?;
+            Ok(Outcome::Valid(class_bits(&m, s, from_text) | plans << MODEL_CLASSES))
         }
-        (Ok(_), Err(e)) => Err(format!("valid but evaluate failed: {e}")),
+        (Ok(m), Err(e)) => {
+            planning::evaluate_failed(s, &e)?;
+            check_series(&m, s, case)?;
+            let plans = planning::check_sections(&m, s, None)?;
+            Ok(Outcome::Valid(class_bits(&m, s, from_text) | plans << MODEL_CLASSES))
+        }
         (Err(e), Ok(_)) => Err(format!("invalid ({e}) but evaluate succeeded")),
     }
 }
@@ -95,7 +106,13 @@ fn scenario_round_trip(s: &Scenario, valid: bool) -> Result<(), String> {
     let text = serde_json::to_string(s).map_err(|e| format!("scenario does not serialize: {e}"))?;
     match Scenario::from_json(&text) {
         Ok(back) if valid && back != *s => Err(format!("scenario changed in a JSON round trip: {text}")),
-        Ok(back) if back.validate().is_ok() != valid => Err("verdict changed in a JSON round trip".into()),
+        // An invalid value JSON cannot hold (NaN or an infinity, written `null`, reads back
+        // as an absent option) may make the scenario valid: then it did not survive the trip.
+        Ok(back) if back.validate().is_ok() != valid && (valid || back == *s) => Err(format!(
+            "verdict changed in a JSON round trip: valid {valid} ({:?}), now {:?}",
+            s.validate().err(),
+            back.validate().err()
+        )),
         Ok(_) => Ok(()),
         // NaN and infinities serialize as `null`, which does not parse as a number.
         Err(e) if valid => Err(format!("valid scenario does not parse back: {e}")),
@@ -114,13 +131,20 @@ fn errors_name_fields(s: &Scenario, e: &Invalid) -> Result<(), String> {
         if err.message.trim().is_empty() {
             return Err(format!("empty message for {}", err.field));
         }
-        let pointer = |path: &str| format!("/{}", path.replace('.', "/"));
+        // `a.b[1].c` is the JSON pointer `/a/b/1/c`.
+        let pointer = |path: &str| format!("/{}", path.replace('[', ".").replace(']', "").replace('.', "/"));
         let exists = match err.field.split_once('.') {
             Some(("model", rest)) if matches!(s.model, ModelSource::Preset(_)) && rest == "preset" => true,
             Some(("model", rest)) => model
                 .as_ref()
                 .is_some_and(|m| m.pointer(&pointer(rest)).is_some()),
-            _ => doc.pointer(&pointer(&err.field)).is_some(),
+            // A field left at its default may be omitted from the document (an empty
+            // `inference.sharding.d_axes`): its object is enough.
+            _ => {
+                let p = pointer(&err.field);
+                doc.pointer(&p).is_some()
+                    || p.rsplit_once('/').is_some_and(|(parent, _)| doc.pointer(parent).is_some_and(Value::is_object))
+            }
         };
         if !exists {
             return Err(format!("error names no field of the scenario: {err}"));
@@ -192,8 +216,19 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> String {
 }
 
 fn check_report(report: &Report, m: &ModelConfig, s: &Scenario) -> Result<(), String> {
+    // The model's sections: no negative number and no null. The planning sections may
+    // hold negatives (memory headroom when it does not fit): `planning.rs` checks them.
+    let model_part = Report {
+        inference: None,
+        hardware: None,
+        collectives: Vec::new(),
+        roofline: None,
+        training: None,
+        ..report.clone()
+    };
+    let model_text = serde_json::to_string(&model_part).map_err(|e| format!("report does not serialize: {e}"))?;
+    scan_numbers(&model_text).map_err(|e| format!("report: {e}"))?;
     let text = serde_json::to_string(report).map_err(|e| format!("report does not serialize: {e}"))?;
-    scan_numbers(&text).map_err(|e| format!("report: {e}"))?;
     let back: Report = serde_json::from_str(&text).map_err(|e| format!("report does not parse back: {e}"))?;
     if back != *report {
         let (a, b) = (serde_json::to_value(report), serde_json::to_value(&back));
@@ -301,11 +336,13 @@ fn local_attention(m: &ModelConfig) -> Option<LocalAttention> {
     m.layout.pattern.contains(&LayerKind::Local).then_some(m.layout.local).flatten()
 }
 
-/// The coverage class names, in bit order.
-pub fn class_names() -> [&'static str; CLASS_COUNT] {
+/// The coverage class names, in bit order: the model's, then the sections'.
+pub fn class_names() -> Vec<&'static str> {
     let s = Scenario::default();
     let m = s.model.resolve().expect("the default scenario's preset exists");
-    classes(&m, &s, false).map(|(name, _)| name)
+    let mut names: Vec<&str> = classes(&m, &s, false).map(|(name, _)| name).to_vec();
+    names.extend(planning::CLASS_NAMES);
+    names
 }
 
 /// Which coverage classes a valid scenario falls in, as a bit set.
@@ -318,7 +355,7 @@ fn class_bits(m: &ModelConfig, s: &Scenario, from_text: bool) -> u64 {
 }
 
 /// Every coverage class with whether this valid scenario falls in it.
-fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bool); CLASS_COUNT] {
+fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bool); MODEL_CLASSES] {
     let gqa = match &m.attention {
         Attention::Gqa(a) => Some((a.num_heads, a.num_kv_heads)),
         Attention::Mla(_) => None,

@@ -1,9 +1,10 @@
 //! No scenario makes the core panic, hang or report a number that is not finite
 //! (issue 7): a million generated scenarios, random and adversarial, go through
 //! `Scenario::validate` and, when valid, `report::evaluate` (which includes
-//! `notebook_tables`), `flops_vs_seq_len`, `attention_crossover`, `kv_bytes_per_sequence`
-//! and a JSON round trip of the report. See `scenarios.rs` for what is generated and
-//! `checks.rs` for what is checked.
+//! `notebook_tables`, and, when the scenario has them, the training planner and the
+//! serving model), `flops_vs_seq_len`, `attention_crossover`, `kv_bytes_per_sequence`,
+//! the bands of the plans' headline numbers and a JSON round trip of the report. See `scenarios.rs` and `sections.rs` for what is
+//! generated and `checks.rs` and `planning.rs` for what is checked.
 //!
 //! Environment:
 //! - `SHARDCALC_NO_PANIC_CASES`: how many cases (default 1,000,000 in an optimised build,
@@ -19,8 +20,10 @@
 
 mod checks;
 mod models;
+mod planning;
 mod rng;
 mod scenarios;
+mod sections;
 
 use checks::{check, class_names, Outcome, CLASS_COUNT};
 use std::cell::RefCell;
@@ -62,12 +65,17 @@ struct Failure {
 }
 
 /// Counts over all cases.
-#[derive(Default)]
 struct Tally {
     valid: u64,
     rejected: u64,
     /// Valid cases per class.
     classes: [u64; CLASS_COUNT],
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self { valid: 0, rejected: 0, classes: [0; CLASS_COUNT] }
+    }
 }
 
 /// A replayable description of case `index`.

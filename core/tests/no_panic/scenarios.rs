@@ -7,7 +7,8 @@
 //! gives the largest models the validator admits); `Hostile` cases put each field out of
 //! bounds or out of step with another field with some probability. A quarter of the cases
 //! are also sent as JSON text with one value replaced by something the Rust types cannot
-//! hold (negatives, fractions, 1e400, 2^64, strings, null, ...).
+//! hold (negatives, fractions, 1e400, 2^64, strings, null, ...). Half the cases also
+//! carry `hardware` with `training`, `inference` or both (`sections.rs`).
 
 use super::rng::Rng;
 use shardcalc_core::dtype::DType;
@@ -211,7 +212,7 @@ impl Gen<'_> {
         } else {
             SCENARIO_VERSION
         };
-        Scenario {
+        let mut s = Scenario {
             version,
             model,
             workload: self.workload(),
@@ -219,10 +220,26 @@ impl Gen<'_> {
                 flops: self.r.pick(&FlopConvention::ALL),
                 prediction: self.r.pick(&PredictionMode::ALL),
             },
-            // TODO(issue 7): generate the hardware, collectives, roofline and inference
-            // sections too; until then they are covered by their own property tests.
+            // `collectives` and `roofline` are covered by their own property tests
+            // (core/tests/hardware_scenarios.rs).
             ..Scenario::default()
+        };
+        // Half the cases plan: hardware with training, inference or both (sections.rs).
+        if self.r.chance(0.5) {
+            let hw = self.hardware();
+            let axes = hw.topology.as_ref().map_or_else(Vec::new, |t| t.axes.clone());
+            let chips = axes.iter().fold(1u64, |a, x| a.saturating_mul(x.size));
+            let names: Vec<String> = axes.into_iter().map(|a| a.name).collect();
+            let which = self.r.below(3);
+            if which != 1 {
+                s.training = Some(self.training(chips));
+            }
+            if which != 0 {
+                s.inference = Some(self.inference(&names));
+            }
+            s.hardware = Some(hw);
         }
+        s
     }
 
     fn preset_id(&mut self) -> String {

@@ -28,6 +28,12 @@ fn training_band_spans_ideal_and_calibrated() {
         assert!(st.ideal < st.calibrated && st.low <= st.ideal && st.high >= st.calibrated, "{st:?}");
         assert_eq!(st.dominant, BandTerm::Matmul, "72% of peak moves the step most: {:?}", st.contributions);
         assert!(b.mfu.low <= b.mfu.value && b.mfu.value <= b.mfu.high);
+        // The residual spread is the calibrated value's, inside the envelope, in each
+        // number's own direction (MFU falls as the step grows).
+        let (lo, hi) = st.spread.unwrap();
+        assert!(st.low <= lo && lo < st.calibrated && st.calibrated < hi && hi <= st.high, "{st:?}");
+        let (lo, hi) = b.mfu.spread.unwrap();
+        assert!(b.mfu.low <= lo && lo < b.mfu.calibrated && b.mfu.calibrated < hi && hi <= b.mfu.high, "{:?}", b.mfu);
         assert!((b.mfu.ideal * st.ideal - b.mfu.calibrated * st.calibrated).abs() < 1e-9, "MFU × step time is constant");
         assert!(b.days.is_none());
     }
@@ -83,6 +89,11 @@ fn serving_band_names_hbm_when_loading_binds() {
     assert_eq!(b.decode_step_s.dominant, BandTerm::Hbm, "{:?}", b.decode_step_s);
     assert!((b.decode_step_s.calibrated - b.decode_step_s.ideal).abs() <= 1e-3 * b.decode_step_s.ideal);
     assert_eq!(b.ttft_s.dominant, BandTerm::Matmul);
+    assert!(b.decode_step_s.spread.is_none(), "no published serving runs: no residual spread");
+    // The catalog prices the v5e: cost per million generated tokens moves against throughput.
+    let cost = b.decode_usd_per_million_tokens.as_ref().unwrap();
+    let tps = &b.tokens_per_s_per_chip;
+    assert!((cost.calibrated * tps.calibrated - cost.ideal * tps.ideal).abs() <= 1e-9 * cost.ideal * tps.ideal, "{cost:?} {tps:?}");
     let ratio = b.ttft_s.calibrated / b.ttft_s.ideal;
     assert!(ratio > 1.0 && ratio <= 1.0 / calibration::bundled().matmul_tpu + 1e-9, "{ratio}");
     // The calibrated mode's serving report is the derated one.

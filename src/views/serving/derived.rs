@@ -1,12 +1,16 @@
 //! What the serving view computes from the scenario, as memos: the model, the `inference`
 //! section and its report. The report is `scenario_inference` alone (never the whole
-//! `report::evaluate`), recomputed only when the scenario changes.
+//! `report::evaluate`), recomputed only when the scenario changes; the headline numbers'
+//! bands (issue 8) evaluate the same section once more, in the other prediction mode
+//! (ideal roofline or calibrated), and keep only the bands.
 
 use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::{InferenceReport, InferenceSection};
 use shardcalc_core::model::ModelConfig;
+use shardcalc_core::validation::bands::{serving_bands_of, ServingBands};
+use shardcalc_core::validation::PredictionMode;
 
 use crate::state::AppState;
 
@@ -20,6 +24,10 @@ pub struct Derived {
     /// The serving plan: `None` without an `inference` section, an error naming the field
     /// that stops it.
     pub report: Memo<Result<Option<InferenceReport>, Invalid>>,
+    /// The prediction mode the report is in (`conventions.prediction`).
+    pub prediction: Memo<PredictionMode>,
+    /// The bands of the headline numbers: `None` while there is no report.
+    pub bands: Memo<Option<ServingBands>>,
 }
 
 impl Derived {
@@ -39,7 +47,26 @@ impl Derived {
             },
             |_, _| true,
         );
-        Self { model, section, report }
+        let prediction = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
+        let bands = Memo::new(move |_| {
+                let mode = prediction.get();
+                let other = state.scenario.with(|s| {
+                    let mut o = s.clone();
+                    o.conventions.prediction = match mode {
+                        PredictionMode::Ideal => PredictionMode::Calibrated,
+                        PredictionMode::Calibrated => PredictionMode::Ideal,
+                    };
+                    s.model.resolve().ok().and_then(|m| scenario_inference(&m, &o).ok().flatten())
+                })?;
+                report.with(|r| {
+                    let shown = r.as_ref().ok()?.as_ref()?;
+                    Some(match mode {
+                        PredictionMode::Ideal => serving_bands_of(shown, &other, mode),
+                        PredictionMode::Calibrated => serving_bands_of(&other, shown, mode),
+                    })
+                })
+        });
+        Self { model, section, report, prediction, bands }
     }
 
     /// Applies `f` to the report when there is one.

@@ -1,17 +1,51 @@
 //! The headline numbers of the serving plan, each with the term that binds it: decode step,
 //! throughput, cost, time to first token, KV cache, where it fits, the disaggregation ratio
-//! and, when set, speculative decoding. One component, so that a later uncertainty band
-//! (issue 8) attaches to every headline number in one place.
+//! and, when set, speculative decoding. The numbers the calibration moves (decode step,
+//! throughput, cost, time to first token) carry their uncertainty band (issue 8) as
+//! `#<id>-band`: calibrated and roofline values and what dominates; HBM-bound terms are
+//! not calibrated, and the band says so.
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, significant, thousands};
 use shardcalc_core::inference::report::TopologySource;
 use shardcalc_core::inference::InferenceReport;
+use shardcalc_core::validation::bands::{Band, ServingBands};
 
 use super::derived::Derived;
 use super::fields::use_refused;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
+use crate::components::band_text;
 use crate::state::use_app_state;
+
+/// Which band of [`ServingBands`] a headline carries, and how its numbers read.
+struct Banded {
+    of: fn(&ServingBands) -> Option<&Band>,
+    number: fn(f64) -> String,
+}
+
+fn step_band(b: &ServingBands) -> Option<&Band> {
+    Some(&b.decode_step_s)
+}
+
+fn throughput_band(b: &ServingBands) -> Option<&Band> {
+    Some(&b.tokens_per_s_per_chip)
+}
+
+fn cost_band(b: &ServingBands) -> Option<&Band> {
+    b.decode_usd_per_million_tokens.as_ref()
+}
+
+fn ttft_band(b: &ServingBands) -> Option<&Band> {
+    Some(&b.ttft_s)
+}
+
+fn tokens_per_s(x: f64) -> String {
+    show(x, Unit::TokensPerS)
+}
+
+fn usd(x: f64) -> String {
+    show(x, Unit::Usd)
+}
 
 /// One headline: title, value and a line of context, each computed from the report.
 struct Headline {
@@ -20,6 +54,8 @@ struct Headline {
     title: &'static str,
     value: fn(&InferenceReport) -> String,
     detail: fn(&InferenceReport) -> String,
+    /// The uncertainty band (`#<id>-band`), for the numbers the calibration moves.
+    band: Option<Banded>,
 }
 
 const HEADLINES: [Headline; 7] = [
@@ -27,6 +63,7 @@ const HEADLINES: [Headline; 7] = [
         id: "serving-step",
         title: "Decode step (per-token latency)",
         value: |r| seconds(r.decode.step.step_time_s.get()),
+        band: Some(Banded { of: step_band, number: seconds }),
         detail: |r| {
             let t = &r.decode.step;
             format!(
@@ -42,7 +79,8 @@ const HEADLINES: [Headline; 7] = [
     Headline {
         id: "serving-throughput",
         title: "Throughput per chip",
-        value: |r| show(r.decode.tokens_per_s_per_chip, Unit::TokensPerS),
+        value: |r| tokens_per_s(r.decode.tokens_per_s_per_chip),
+        band: Some(Banded { of: throughput_band, number: tokens_per_s }),
         detail: |r| {
             format!(
                 "{} on {} at batch {}; {} requests/s/chip",
@@ -56,7 +94,8 @@ const HEADLINES: [Headline; 7] = [
     Headline {
         id: "serving-cost",
         title: "Cost per million tokens",
-        value: |r| r.cost.as_ref().map_or_else(|| "no price".into(), |c| show(c.decode_usd_per_million_tokens, Unit::Usd)),
+        value: |r| r.cost.as_ref().map_or_else(|| "no price".into(), |c| usd(c.decode_usd_per_million_tokens)),
+        band: Some(Banded { of: cost_band, number: usd }),
         detail: |r| match &r.cost {
             Some(c) => format!(
                 "generated, at ${}/chip-hour; prompt tokens {} per million",
@@ -70,6 +109,7 @@ const HEADLINES: [Headline; 7] = [
         id: "serving-ttft",
         title: "Time to first token",
         value: |r| seconds(r.prefill.ttft_s.get()),
+        band: Some(Banded { of: ttft_band, number: seconds }),
         detail: |r| {
             format!(
                 "prefill bound by {} on {}, at {} of peak FLOP/s",
@@ -83,6 +123,7 @@ const HEADLINES: [Headline; 7] = [
         id: "serving-kv",
         title: "KV cache per token",
         value: |r| show(r.kv_bytes_per_token.get(), Unit::Bytes),
+        band: None,
         detail: |r| {
             format!(
                 "{} per sequence, {} per batch; {}",
@@ -96,6 +137,7 @@ const HEADLINES: [Headline; 7] = [
         id: "serving-fit",
         title: "Topology and largest batch",
         value: |r| format!("{} · B ≤ {}", r.serving.topology, thousands(r.max_batch)),
+        band: None,
         detail: |r| {
             let chosen = match r.serving.topology_source {
                 TopologySource::Scenario => "given",
@@ -113,6 +155,7 @@ const HEADLINES: [Headline; 7] = [
         id: "serving-ratio",
         title: "Prefill : decode servers",
         value: |r| format!("{} : 1", significant(r.disaggregation.prefill_per_decode, 3)),
+        band: None,
         detail: |r| {
             let d = &r.disaggregation;
             format!(
@@ -140,11 +183,19 @@ pub fn Headline(
         .map(|h| {
             let value = move || derived.with_report(h.value).unwrap_or_default();
             let detail = move || derived.with_report(h.detail).unwrap_or_default();
+            let band = h.band.as_ref().map(|banded| {
+                let text = move || {
+                    let mode = derived.prediction.get();
+                    derived.bands.with(|b| b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default())
+                };
+                view! { <p class="detail band" id=format!("{}-band", h.id)>{text}</p> }
+            });
             view! {
                 <div class="card" id=h.id>
                     <h3>{h.title}</h3>
                     <p class="value" id=format!("{}-value", h.id)>{value}</p>
                     <p class="detail" id=format!("{}-detail", h.id)>{detail}</p>
+                    {band}
                 </div>
             }
         })

@@ -11,7 +11,7 @@ use super::fields::{
 use super::options_inputs::{CONVENTIONS, COST};
 use super::sharding_inputs::{PREFILL, SHARDING};
 use super::speculative_inputs::SpeculativeInputs;
-use crate::components::{HardwarePicker, PresetSelect};
+use crate::components::{HardwarePicker, PredictionSwitch, PresetSelect};
 use crate::state::{url, use_app_state};
 
 static PROMPT: InferenceSpec = InferenceSpec {
@@ -97,6 +97,7 @@ pub fn ServingInputs() -> impl IntoView {
             </p>
         </fieldset>
         <HardwarePicker default_chip="tpu-v5e" default_shape="" allow_no_topology=true />
+        <PredictionSwitch />
         {move || {
             state.generation.track();
             let groups = [&WORKLOAD, &FORMATS, &SHARDING, &PREFILL].map(|g| view! { <FieldGroup group=g /> });

@@ -1,7 +1,10 @@
 //! What the training view computes from the scenario, as memos: the mesh search runs
 //! only when something it depends on changes (not the token budget, the price or the
 //! explored mesh), the explored mesh is planned alone, and the budget is applied to the
-//! search's result without searching again.
+//! search's result without searching again. Every plan is in the scenario's prediction
+//! mode (`conventions.prediction`: the roofline, or its efficiencies scaled by the bundled
+//! calibration), and the shown plan's headline numbers get their bands
+//! ([`shardcalc_core::validation::bands`]: seven plans of the shown mesh, no search).
 
 use leptos::prelude::*;
 use shardcalc_charts::training::{explore_section, search_section};
@@ -12,6 +15,9 @@ use shardcalc_core::model::ModelConfig;
 use shardcalc_core::training::budget::apply_budget;
 use shardcalc_core::training::section::TrainingSection;
 use shardcalc_core::training::{plan, TrainingReport};
+use shardcalc_core::validation::bands::{training_bands_of, TrainingBands};
+use shardcalc_core::validation::calibration::section_for;
+use shardcalc_core::validation::PredictionMode;
 
 use crate::state::AppState;
 
@@ -27,6 +33,8 @@ pub struct Derived {
     pub hw: Memo<Result<Option<ResolvedHardware>, Invalid>>,
     /// The FLOP convention of MFU.
     pub convention: Memo<FlopConvention>,
+    /// Ideal roofline or calibrated (`conventions.prediction`).
+    pub prediction: Memo<PredictionMode>,
     /// The `training` section.
     pub section: Memo<Option<TrainingSection>>,
     /// The search's plan without the budget ([`search_section`] with budget and price
@@ -40,6 +48,9 @@ pub struct Derived {
     pub shown: Memo<Option<TrainingReport>>,
     /// The explored mesh's plan (`training.mesh`), when one is explored.
     pub explored: PlanMemo,
+    /// The bands of the shown plan's headline numbers: `None` before a plan, an error
+    /// when the current inputs cannot plan the shown mesh.
+    pub bands: Memo<Option<Result<TrainingBands, Invalid>>>,
     /// Bumped when a change moves other fields' values (the batch unit, the schedule,
     /// the remat policy, the explored mesh set from the best or a ranked row), so the form's
     /// uncontrolled inputs rebuild.
@@ -58,6 +69,7 @@ impl Derived {
         let hardware = Memo::new(move |_| state.scenario.with(|s| s.hardware.clone()));
         let hw = Memo::new(move |_| hardware.with(|h| shardcalc_core::hardware::query::resolve(h.as_ref(), &[], None)));
         let convention = Memo::new(move |_| state.scenario.with(|s| s.conventions.flops));
+        let prediction = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
         let section = Memo::new(move |_| state.scenario.with(|s| s.training.clone()));
         let search_key = Memo::new(move |_| {
             section.with(|s| {
@@ -72,7 +84,7 @@ impl Derived {
         let searched = Memo::new(move |_| {
             let key = search_key.get()?;
             let started = now();
-            let result = run(model, hw, convention, &key);
+            let result = run(model, hw, convention, prediction, &key);
             Some((result, now() - started))
         });
         let best = Memo::new(move |_| {
@@ -98,9 +110,38 @@ impl Derived {
         let explored_section = Memo::new(move |_| section.with(|s| s.as_ref().and_then(explore_section)));
         let explored = Memo::new(move |_| {
             let s = explored_section.get()?;
-            Some(run(model, hw, convention, &s))
+            Some(run(model, hw, convention, prediction, &s))
         });
-        Self { model, hw, convention, section, searched, best, shown, explored, form_generation: RwSignal::new(0) }
+        let bands = Memo::new(move |_| {
+            let (flops, mode) = (convention.get(), prediction.get());
+            shown.with(|r| {
+                let r = r.as_ref()?;
+                Some(section.with(|sec| {
+                    let sec = sec.as_ref().ok_or_else(|| Invalid::one("training", "is required for a band"))?;
+                    model.with(|m| {
+                        let m = m.as_ref().ok_or_else(|| Invalid::one("model", "could not be resolved"))?;
+                        hw.with(|h| match h {
+                            Ok(Some(h)) => training_bands_of(m, h, sec, flops, mode, r),
+                            Ok(None) => Err(Invalid::one("hardware", "is required by `training`")),
+                            Err(e) => Err(e.clone()),
+                        })
+                    })
+                }))
+            })
+        });
+        Self {
+            model,
+            hw,
+            convention,
+            prediction,
+            section,
+            searched,
+            best,
+            shown,
+            explored,
+            bands,
+            form_generation: RwSignal::new(0),
+        }
     }
 
     /// The best plan shown (the last that succeeded).
@@ -122,18 +163,20 @@ impl Derived {
     }
 }
 
-/// Plans `section` on the scenario's model and hardware.
+/// Plans `section` on the scenario's model and hardware, in the prediction mode (as
+/// `training::plan::for_scenario` does).
 fn run(
     model: Memo<Option<ModelConfig>>,
     hw: Memo<Result<Option<ResolvedHardware>, Invalid>>,
     convention: Memo<FlopConvention>,
+    prediction: Memo<PredictionMode>,
     section: &TrainingSection,
 ) -> Result<TrainingReport, Invalid> {
-    let conv = convention.get();
+    let (conv, mode) = (convention.get(), prediction.get());
     model.with(|m| {
         let m = m.as_ref().ok_or_else(|| Invalid::one("model", "could not be resolved"))?;
         hw.with(|h| match h {
-            Ok(Some(h)) => plan(m, h, section, conv),
+            Ok(Some(h)) => plan(m, h, &section_for(section, &h.chip, mode), conv),
             Ok(None) => Err(Invalid::one("hardware", "is required by `training` (a chip and a topology)")),
             Err(e) => Err(e.clone()),
         })

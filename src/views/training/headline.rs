@@ -1,7 +1,9 @@
 //! The headline numbers of the plan: the best mesh and where it sits, whether it fits,
 //! step time, throughput, MFU/HFU, days and cost for the budget, and what binds. Every
-//! headline number is rendered here (and only here), so that a later calibration can
-//! add its uncertainty band to each in one place ([`HEADLINES`] and `Card`).
+//! headline number is rendered here (and only here); step time, throughput, MFU, days
+//! and cost carry their uncertainty band (issue 8) as `#<id>-band`: the calibrated value,
+//! its p10–p90 range over the held-back published runs, the roofline, and the term that
+//! moves the number most ([`Banded`], [`crate::components::band_text`]).
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, short_count, significant, thousands};
@@ -9,6 +11,9 @@ use shardcalc_charts::training::{mesh_label, time_unit};
 use shardcalc_core::collectives::AxisShape;
 use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::training::TrainingReport;
+use shardcalc_core::validation::bands::{Band, TrainingBands};
+
+use crate::components::band_text;
 
 use super::derived::Derived;
 
@@ -63,8 +68,17 @@ pub fn placement_text(r: &TrainingReport) -> String {
     }
 }
 
-/// One headline number: element id stem (`#<id>`, `#<id>-value`, `#<id>-detail`), title,
-/// value and one line of context, each read from the plan.
+/// Which band of [`TrainingBands`] a headline carries, and how its numbers read (the
+/// headline value's own formatter).
+pub struct Banded {
+    /// The band.
+    pub of: fn(&TrainingBands) -> Option<&Band>,
+    /// One number with its unit.
+    pub number: fn(f64) -> String,
+}
+
+/// One headline number: element id stem (`#<id>`, `#<id>-value`, `#<id>-detail`, and
+/// `#<id>-band` when banded), title, value and one line of context, each read from the plan.
 pub struct Headline {
     /// Element id stem.
     pub id: &'static str,
@@ -74,6 +88,44 @@ pub struct Headline {
     pub value: fn(&TrainingReport) -> String,
     /// One line of context.
     pub detail: fn(&TrainingReport) -> String,
+    /// The uncertainty band, for the numbers the calibration moves.
+    pub band: Option<Banded>,
+}
+
+fn tokens_per_s(x: f64) -> String {
+    format!("{} tokens/s", grouped(x, 0))
+}
+
+fn percent_of(x: f64) -> String {
+    format!("{}%", significant(100.0 * x, 3))
+}
+
+fn days(d: f64) -> String {
+    format!("{} days", significant(d, 3))
+}
+
+fn dollars(c: f64) -> String {
+    format!("${}", short_count(c))
+}
+
+fn step_band(b: &TrainingBands) -> Option<&Band> {
+    Some(&b.step_time_s)
+}
+
+fn tokens_band(b: &TrainingBands) -> Option<&Band> {
+    Some(&b.tokens_per_s)
+}
+
+fn mfu_band(b: &TrainingBands) -> Option<&Band> {
+    Some(&b.mfu)
+}
+
+fn days_band(b: &TrainingBands) -> Option<&Band> {
+    b.days.as_ref()
+}
+
+fn cost_band(b: &TrainingBands) -> Option<&Band> {
+    b.cost_usd.as_ref()
 }
 
 fn mesh_detail(r: &TrainingReport) -> String {
@@ -119,19 +171,26 @@ fn cost_detail(r: &TrainingReport) -> String {
 
 /// The headline numbers, in order.
 pub const HEADLINES: [Headline; 8] = [
-    Headline { id: "training-mesh", title: "Best mesh", value: |r| mesh_label(&r.mesh.degrees), detail: mesh_detail },
-    Headline { id: "training-memory", title: "Memory per device", value: memory_value, detail: memory_detail },
-    Headline { id: "training-step-time", title: "Step time", value: |r| seconds(r.step_time_s.get()), detail: step_detail },
+    Headline { id: "training-mesh", title: "Best mesh", value: |r| mesh_label(&r.mesh.degrees), detail: mesh_detail, band: None },
+    Headline { id: "training-memory", title: "Memory per device", value: memory_value, detail: memory_detail, band: None },
+    Headline {
+        id: "training-step-time",
+        title: "Step time",
+        value: |r| seconds(r.step_time_s.get()),
+        detail: step_detail,
+        band: Some(Banded { of: step_band, number: seconds }),
+    },
     Headline {
         id: "training-tokens-per-s",
         title: "Throughput",
-        value: |r| format!("{} tokens/s", grouped(r.tokens_per_s, 0)),
+        value: |r| tokens_per_s(r.tokens_per_s),
         detail: |r| format!("{} tokens ({} sequences) per step", thousands(r.global_batch_tokens as u64), thousands(r.global_batch_sequences)),
+        band: Some(Banded { of: tokens_band, number: tokens_per_s }),
     },
     Headline {
         id: "training-mfu",
         title: "MFU",
-        value: |r| format!("{}%", significant(100.0 * r.mfu, 3)),
+        value: |r| percent_of(r.mfu),
         detail: |r| {
             format!(
                 "HFU {}% (with recompute and padding); {}; a roofline unless the efficiency settings say otherwise",
@@ -139,26 +198,42 @@ pub const HEADLINES: [Headline; 8] = [
                 r.flops_convention.label()
             )
         },
+        band: Some(Banded { of: mfu_band, number: percent_of }),
     },
     Headline {
         id: "training-days",
         title: "Time to train",
-        value: |r| r.days.map_or_else(|| "no budget".into(), |d| format!("{} days", significant(d, 3))),
+        value: |r| r.days.map_or_else(|| "no budget".into(), days),
         detail: days_detail,
+        band: Some(Banded { of: days_band, number: days }),
     },
     Headline {
         id: "training-cost",
         title: "Cost",
-        value: |r| r.cost_usd.map_or_else(|| "no price".into(), |c| format!("${}", short_count(c))),
+        value: |r| r.cost_usd.map_or_else(|| "no price".into(), dollars),
         detail: cost_detail,
+        band: Some(Banded { of: cost_band, number: dollars }),
     },
     Headline {
         id: "training-bound",
         title: "What binds",
         value: |r| bottleneck_label(r.bound.resource).to_string(),
         detail: |r| r.bound.explanation.clone(),
+        band: None,
     },
 ];
+
+/// The band line of `banded` in the view's prediction mode: empty before a plan or when
+/// the number has no band (no budget, no price), the reason when the inputs cannot be
+/// banded.
+fn band_line(banded: &Banded, derived: Derived) -> String {
+    let mode = derived.prediction.get();
+    derived.bands.with(|b| match b {
+        Some(Ok(b)) => (banded.of)(b).map(|band| band_text(band, mode, banded.number)).unwrap_or_default(),
+        Some(Err(e)) => format!("no band: {e}"),
+        None => String::new(),
+    })
+}
 
 /// One headline card.
 #[component]
@@ -168,13 +243,17 @@ fn Card(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let Headline { id, title, value, detail } = *headline;
+    let Headline { id, title, value, detail, ref band } = *headline;
     let read = move |f: fn(&TrainingReport) -> String| move || derived.shown.with(|b| b.as_ref().map(f).unwrap_or_default());
+    let band = band.as_ref().map(|banded| {
+        view! { <p class="detail band" id=format!("{id}-band")>{move || band_line(banded, derived)}</p> }
+    });
     view! {
         <div class="card" id=id>
             <h3>{title}</h3>
             <p class="value" id=format!("{id}-value")>{read(value)}</p>
             <p class="detail" id=format!("{id}-detail")>{read(detail)}</p>
+            {band}
         </div>
     }
 }

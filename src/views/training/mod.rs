@@ -1,14 +1,15 @@
 //! The training view (issue 4; book chapters 5–6): model, hardware, batch and the
 //! training state on the left; the search's best mesh, whether it fits, step time, MFU,
 //! days and cost, the book's thresholds, every mesh ranked, an explorable mesh, and
-//! charts on the right. It computes only `training::plan` (never `report::evaluate`).
+//! charts on the right. It computes only `training::plan` (never `report::evaluate`), in
+//! the prediction mode of the switch (`#prediction-mode`), and the headline numbers' bands.
 //!
 //! | module | what |
 //! |---|---|
 //! | [`derived`] | memos: the search (only when its inputs change), the budget applied, the explored mesh |
 //! | [`fields`], [`conflicts`] | how inputs reach `training` ([`fields::apply`]); planning problems at their fields |
 //! | [`inputs`], [`remat_inputs`], [`explore`] | the form's fields as data; the explored mesh |
-//! | [`headline`] | the headline numbers (one place, for uncertainty bands later) |
+//! | [`headline`] | the headline numbers, with their uncertainty bands (`#<id>-band`) |
 //! | [`thresholds`], [`ranked`], [`details`], [`charts`], [`csv`] | results, tables, charts, CSV |
 
 pub mod charts;
@@ -31,7 +32,7 @@ use shardcalc_charts::format::short_count;
 use shardcalc_core::params::count_params;
 use shardcalc_core::training::section::{default_hardware, TrainingSection, DEFAULT_CHIP};
 
-use crate::components::{HardwarePicker, PresetPicker};
+use crate::components::{HardwarePicker, PredictionSwitch, PresetPicker};
 use crate::state::use_app_state;
 
 /// The two-column training view (stacked on narrow screens).
@@ -65,6 +66,7 @@ pub fn TrainingView() -> impl IntoView {
                 </fieldset>
                 <HardwarePicker default_chip=DEFAULT_CHIP default_shape="4x4x4" />
                 <conflicts::ConflictMessage id="hw-shape" paths=&["hardware", "hardware.topology"] />
+                <PredictionSwitch />
                 // Rebuilt from the scenario when it is replaced wholesale (a link) or a change
                 // moved other fields' values (uncontrolled inputs).
                 {move || {
