@@ -14,7 +14,6 @@ pub mod memory;
 pub mod mfu;
 pub mod pareto;
 pub mod step;
-pub mod xy;
 
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::FlopConvention;
