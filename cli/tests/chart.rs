@@ -58,7 +58,11 @@ fn every_chart_is_written_as_the_shared_svg() {
         let chart = catalog::build(entry.name, &scenario).unwrap();
         assert_eq!(svg, shardcalc_charts::svg::to_svg(&chart).unwrap(), "{}", entry.name);
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{}", entry.name);
-        assert!(svg.contains("Llama 3 70B"), "{}: the title names the model", entry.name);
+        // The model and serving charts name the model in their titles; the hardware, training
+        // and validation charts are about the chip, the plan or the published runs.
+        if matches!(entry.view, "model" | "serving") {
+            assert!(svg.contains("Llama 3 70B"), "{}: the title names the model", entry.name);
+        }
     }
 }
 
