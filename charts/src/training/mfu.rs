@@ -15,7 +15,7 @@ use shardcalc_core::training::plan;
 
 use crate::format::{short_count, significant};
 use crate::theme::{self, Rgb};
-use crate::training::pareto::training_series as xy_series;
+use crate::training::training_series as xy_series;
 use crate::xy::{Rule, XyAxis, XyChart, XySeries, XyStyle};
 
 /// Global batches per curve: the smallest the mesh splits, times 2⁰ … 2¹⁰.

@@ -4,10 +4,10 @@
 
 use shardcalc_core::training::report::{SearchReport, SearchRow};
 
-use super::time_unit;
+use super::{time_unit, training_series};
 use crate::format::{significant, thousands};
 use crate::theme;
-use crate::xy::{Rule, XyAxis, XyChart, XySeries, XyStyle};
+use crate::xy::{Rule, XyAxis, XyChart, XyStyle};
 
 /// A configuration to highlight (the explored mesh): legend text, bytes, seconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,11 +46,6 @@ pub fn pareto_chart(search: &SearchReport, hbm_bytes: f64, highlight: Option<&Hi
         note: None,
     }
     .drawable()
-}
-
-/// A series of the training charts (lines 2 px wide).
-pub(super) fn training_series(name: String, color: theme::Rgb, style: XyStyle, points: Vec<(f64, f64)>) -> XySeries {
-    XySeries { name, color, points, width: 2, style }
 }
 
 #[cfg(test)]
