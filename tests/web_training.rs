@@ -22,7 +22,7 @@ use shardcalc_core::training::plan;
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -118,10 +118,14 @@ async fn the_default_page_shows_core_s_plan_thresholds_and_charts() {
     assert!(stats.contains(&shardcalc_charts::format::thousands(want.search.as_ref().unwrap().evaluated)), "{stats}");
     // Ten ranked rows, each explorable; the first is the best.
     assert!(page.exists("#training-ranked-explore-9") && !page.exists("#training-ranked-explore-10"));
+    // Each chart drawn once on its canvas, at the size and with the title of the catalog's
+    // chart of the same name (what "Download SVG" and `shardcalc chart` draw).
     for id in ["training-step", "training-memory", "training-mfu", "training-pareto"] {
-        let el: HtmlElement = page.find(&format!("#chart-{id}"));
-        assert!(el.inner_html().starts_with("<svg"), "{id}");
+        let canvas: HtmlCanvasElement = page.find(&format!("#chart-{id}"));
         assert_eq!(page.attr(&format!("#chart-{id}"), "data-draws"), "1", "{id}");
+        let chart = shardcalc_charts::catalog::build(id, &shardcalc_core::scenario::Scenario::default()).unwrap();
+        assert_eq!((canvas.width(), canvas.height()), chart.size(), "{id}");
+        assert_eq!(page.attr(&format!("#chart-{id}"), "aria-label"), chart.title(), "{id}");
     }
     assert!(!page.exists("#training-conflicts"));
 }
@@ -130,14 +134,14 @@ async fn the_default_page_shows_core_s_plan_thresholds_and_charts() {
 async fn editing_the_batch_and_the_topology_replans_and_redraws() {
     let page = Page::open().await;
     let step_before = page.text("#training-step-time-value");
-    let svg_before = page.find::<HtmlElement>("#chart-training-step").inner_html();
+    let drawn_before = page.find::<HtmlCanvasElement>("#chart-training-step").to_data_url().unwrap();
     page.type_into("#training-global_batch", "4194304").await;
     let mut s = TrainingSection::default();
     s.global_batch = GlobalBatch::Tokens(4_194_304.0);
     let want = expected("llama-3-8b", &[4, 4, 4], &s);
     assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
     assert_ne!(page.text("#training-step-time-value"), step_before);
-    assert_ne!(page.find::<HtmlElement>("#chart-training-step").inner_html(), svg_before);
+    assert_ne!(page.find::<HtmlCanvasElement>("#chart-training-step").to_data_url().unwrap(), drawn_before);
     assert_eq!(page.attr("#chart-training-step", "data-draws"), "2");
     // A bigger slice: 512 chips.
     page.type_into("#hw-shape", "8x8x8").await;

@@ -6,7 +6,6 @@ use crate::format;
 use crate::frame::{Frame, FrameSpec};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
-use crate::training::xy::XyMark;
 use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -36,6 +35,17 @@ pub struct Bar {
     pub series: usize,
 }
 
+/// A labelled dashed vertical line at a value (e.g. the HBM capacity on a memory chart).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarMark {
+    /// Where, in the value axis' units.
+    pub x: f64,
+    /// What it is (drawn to its left, at the top of the plot).
+    pub label: String,
+    /// Colour.
+    pub color: Rgb,
+}
+
 /// A horizontal bar chart: categories top to bottom, values along x from 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BarChart {
@@ -54,7 +64,7 @@ pub struct BarChart {
     /// One label per tick of `axis`.
     pub tick_labels: Vec<String>,
     /// Labelled vertical lines at values (e.g. the HBM capacity), within the axis.
-    pub marks: Vec<XyMark>,
+    pub marks: Vec<BarMark>,
 }
 
 /// Parameters per component of `params` (non-zero components only): total and active

@@ -17,10 +17,7 @@
 //! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::RooflineChart::scene`], then [`scene::Scene`] (SVG text or plotters) |
 //! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::CollectiveTimesChart::scene`], then [`scene::Scene`] |
 //! | training: step-time and memory breakdowns | [`training::step`], [`training::memory`] | [`bars::draw_bars`] |
-//! | training: MFU vs tokens per device, memory vs step time | [`training::mfu`], [`training::pareto`] | [`training::xy::draw_xy`] |
-//!
-//! [`markup`] writes bar and XY charts as SVG markup without plotters (the training page's
-//! charts, so that page does not link plotters' drawing).
+//! | training: MFU vs tokens per device, memory vs step time | [`training::mfu`], [`training::pareto`] | [`xy::draw_xy`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -38,7 +35,6 @@ pub mod scene;
 pub mod serving;
 pub mod residuals;
 pub mod scatter;
-pub mod markup;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod theme;
@@ -63,7 +59,7 @@ pub enum Chart {
     Bars(BarChart),
     /// FLOPs per token vs sequence length.
     SeqLen(SeqLenChart),
-    /// Lines on x–y axes (the serving charts).
+    /// Lines and points on x–y axes (the serving charts, training's MFU and Pareto charts).
     Xy(xy::XyChart),
     /// Predicted vs measured MFU.
     Scatter(scatter::ScatterChart),
@@ -73,8 +69,6 @@ pub enum Chart {
     /// collective-time chart. Pages show these as SVG without plotters, and a page that
     /// draws other charts links only [`scene::Scene::draw`], not their layout code.
     Scene(scene::Scene),
-    /// Points and lines with vertical marks (the training charts).
-    TrainingXy(training::xy::XyChart),
 }
 
 impl Chart {
@@ -85,7 +79,6 @@ impl Chart {
             Chart::Bars(c) => c.size(),
             Chart::SeqLen(c) => c.size(),
             Chart::Xy(c) => c.size(),
-            Chart::TrainingXy(c) => c.size(),
             Chart::Scatter(c) => c.size(),
             Chart::Residuals(c) => c.size(),
             Chart::Scene(s) => (s.width, s.height),
@@ -99,7 +92,6 @@ impl Chart {
             Chart::Bars(c) => &c.title,
             Chart::SeqLen(c) => &c.title,
             Chart::Xy(c) => &c.title,
-            Chart::TrainingXy(c) => &c.title,
             Chart::Scatter(c) => &c.title,
             Chart::Residuals(c) => &c.title,
             Chart::Scene(s) => &s.title,
@@ -124,7 +116,6 @@ impl Chart {
             Chart::Bars(c) => bars::draw_bars(area, c),
             Chart::SeqLen(c) => lines::draw_seq_len(area, c),
             Chart::Xy(c) => xy::draw_xy(area, c),
-            Chart::TrainingXy(c) => training::xy::draw_xy(area, c),
             Chart::Scatter(c) => scatter::draw_scatter(area, c),
             Chart::Residuals(c) => residuals::draw_residuals(area, c),
             Chart::Scene(s) => s.draw(area),

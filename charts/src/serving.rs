@@ -11,7 +11,7 @@
 
 use crate::format;
 use crate::theme::{self, Rgb};
-use crate::xy::{extent, Marker, Rule, XyAxis, XyChart, XySeries};
+use crate::xy::{extent, Marker, Rule, XyAxis, XyChart, XySeries, XyStyle};
 use shardcalc_core::inference::InferenceReport;
 
 /// Colours of the lines of one chart, in order (Okabe–Ito).
@@ -53,7 +53,7 @@ fn ratio(v: f64) -> String {
 }
 
 fn line(name: String, color: Rgb, points: Vec<(f64, f64)>) -> XySeries {
-    XySeries { name, color, points, width: 2 }
+    XySeries { name, color, points, width: 2, style: XyStyle::Line }
 }
 
 /// "8K context (this scenario)".
@@ -115,7 +115,7 @@ pub fn step_breakdown_chart(model: &str, r: &InferenceReport) -> XyChart {
     if pts.iter().any(|p| p.comms_s.get() > 0.0) {
         series.push(line("collectives".into(), theme::PURPLE, pick(|p| p.comms_s.get())));
     }
-    series.push(XySeries { name: "step".into(), color: theme::INK, points: pick(|p| p.step_time_s.get()), width: 3 });
+    series.push(XySeries { name: "step".into(), color: theme::INK, points: pick(|p| p.step_time_s.get()), width: 3, style: XyStyle::Line });
     let at = (r.serving.batch as f64, r.decode.step.step_time_s.get() * 1e3);
     let xs = pts.iter().map(|p| p.batch as f64).chain([at.0]);
     let (x_lo, x_hi) = extent(xs, |v| v > 0.0).unwrap_or((1.0, 2.0));

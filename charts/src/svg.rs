@@ -100,4 +100,120 @@ mod tests {
             assert_eq!(svg.estimate_text_size(text, &style).unwrap(), estimate_text_size(size, text), "{text:?} at {size}");
         }
     }
+
+    fn count(haystack: &str, needle: &str) -> usize {
+        haystack.matches(needle).count()
+    }
+
+    /// Each `<text>` element's anchor and text (plotters puts the text on a line of its own).
+    fn texts(svg: &str) -> Vec<(String, String)> {
+        svg.split("<text").skip(1).filter_map(|e| {
+            let (attrs, rest) = e.split_once('>')?;
+            let anchor = attrs.split("text-anchor=\"").nth(1)?.split('"').next()?.to_string();
+            Some((anchor, rest.split("</text>").next()?.trim_matches('\n').to_string()))
+        }).collect()
+    }
+
+    /// `fill="#RRGGBB"` as plotters writes it.
+    fn fill(c: crate::theme::Rgb) -> String {
+        format!(r#"fill="{}""#, c.hex().to_uppercase())
+    }
+
+    /// Filled rectangles whose width is not zero, of colour `c`.
+    fn wide_rects(svg: &str, c: crate::theme::Rgb) -> usize {
+        let f = fill(c);
+        svg.split("<rect").skip(1).filter(|r| r.contains(&f) && !r.contains(r#"width="0""#)).count()
+    }
+
+    #[test]
+    fn bars_draw_one_rect_per_positive_value_a_dashed_mark_and_escape_text() {
+        use crate::bars::{BarChart, BarMark, BarSeries};
+        use crate::theme;
+        let axis = crate::ticks::linear_ticks(10.0, 5);
+        let c = BarChart {
+            title: "A < B & C".into(),
+            value_label: "s".into(),
+            categories: vec!["best".into(), "yours".into()],
+            series: vec![
+                BarSeries { name: "compute".into(), color: theme::BLUE, values: vec![4.0, 6.0] },
+                BarSeries { name: "TP".into(), color: theme::ORANGE, values: vec![0.0, 3.0] },
+            ],
+            stacked: true,
+            tick_labels: axis.values.iter().map(|v| v.to_string()).collect(),
+            axis,
+            marks: vec![BarMark { x: 8.0, label: "HBM".into(), color: theme::PURPLE }],
+        };
+        let svg = to_svg(&Chart::Bars(c)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("A &lt; B &amp; C"), "{svg}");
+        // Two bars each plus the legend swatch; the zero value has no width.
+        assert_eq!(wide_rects(&svg, theme::BLUE), 2 + 1);
+        assert_eq!(wide_rects(&svg, theme::ORANGE), 1 + 1);
+        // The mark: dashes of its colour down the plot and its label.
+        let stroke = format!(r#"stroke="{}""#, theme::PURPLE.hex().to_uppercase());
+        assert!(count(&svg, &stroke) > 5, "{svg}");
+        assert!(texts(&svg).contains(&("end".into(), "HBM ".into())), "{svg}");
+    }
+
+    #[test]
+    fn xy_points_map_inside_the_plot_area() {
+        use crate::theme;
+        use crate::xy::{Rule, XyAxis, XyChart, XySeries, XyStyle};
+        let c = XyChart {
+            title: "t".into(),
+            x: XyAxis::log("x", 10.0, 1000.0, 10.0, |v| v.to_string()),
+            y: XyAxis::linear_stepped("y", 1.0, 6),
+            series: vec![XySeries {
+                name: "s".into(),
+                color: theme::BLUE,
+                style: XyStyle::LineAndPoints,
+                width: 2,
+                points: vec![(10.0, 0.0), (100.0, 0.5), (1000.0, 1.0), (-1.0, 0.5)],
+            }],
+            rules: vec![Rule { value: 100.0, vertical: true, label: "m".into(), color: theme::GREEN }],
+            markers: Vec::new(),
+            note: None,
+        }
+        .drawable();
+        let svg = to_svg(&Chart::Xy(c.clone())).unwrap();
+        let dot = fill(theme::BLUE);
+        let circles: Vec<&str> = svg.split("<circle").skip(1).filter(|e| e.contains(&dot)).collect();
+        assert_eq!(circles.len(), 3, "the negative x is off a log axis");
+        let blue_line = format!(r#"stroke="{}" stroke-width="2""#, theme::BLUE.hex().to_uppercase());
+        assert_eq!(svg.split("<polyline").skip(1).filter(|e| e.contains(&blue_line)).count(), 1);
+        // The middle point sits halfway across the plot on the log axis (plot from x = 76 to
+        // the width less 28).
+        let (w, _) = c.size();
+        let mid = (76 + (i64::from(w) - 28)) / 2;
+        assert!(circles[1].contains(&format!(r#"cx="{mid}""#)), "{svg}");
+        // A points-only series has dots and no line.
+        let mut scatter = c;
+        scatter.series[0].style = XyStyle::Points;
+        let svg = to_svg(&Chart::Xy(scatter)).unwrap();
+        assert_eq!(svg.split("<circle").skip(1).filter(|e| e.contains(&dot)).count(), 3);
+        assert_eq!(svg.split("<polyline").skip(1).filter(|e| e.contains(&blue_line)).count(), 0);
+        // The rule is dashed in its colour, labelled.
+        assert!(count(&svg, &format!(r#"stroke="{}""#, theme::GREEN.hex().to_uppercase())) > 5);
+        assert!(texts(&svg).contains(&("start".into(), " m".into())), "{svg}");
+    }
+
+    #[test]
+    fn a_vertical_rule_near_the_right_edge_has_its_label_on_its_left() {
+        use crate::theme;
+        use crate::xy::{Rule, XyAxis, XyChart};
+        let rule = |value: f64| Rule { value, vertical: true, label: "HBM 95 GB".into(), color: theme::INK };
+        let chart = |value: f64| XyChart {
+            title: "t".into(),
+            x: XyAxis::linear_stepped("GB", 100.0, 5),
+            y: XyAxis::linear_stepped("s", 1.0, 5),
+            series: Vec::new(),
+            rules: vec![rule(value)],
+            markers: Vec::new(),
+            note: None,
+        };
+        let left = to_svg(&Chart::Xy(chart(10.0))).unwrap();
+        assert!(texts(&left).contains(&("start".into(), " HBM 95 GB".into())), "{left}");
+        let right = to_svg(&Chart::Xy(chart(98.0))).unwrap();
+        assert!(texts(&right).contains(&("end".into(), "HBM 95 GB ".into())), "{right}");
+    }
 }

@@ -38,6 +38,19 @@ pub fn linear_ticks(data_max: f64, target: usize) -> LinearTicks {
     }
 }
 
+/// A linear tick value with as many decimals as its step needs: `20`, `0.5`, `2.5`, `0.25`;
+/// zero is `0`.
+#[must_use]
+pub fn tick_label(v: f64, step: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let power = if step > 0.0 && step.is_finite() { step.log10().floor() } else { 0.0 };
+    let mantissa = step / 10f64.powf(power);
+    let decimals = (-power + if (mantissa - 2.5).abs() < 1e-9 { 1.0 } else { 0.0 }).max(0.0);
+    crate::format::grouped(v, decimals.min(12.0) as usize)
+}
+
 /// Tick marks of a logarithmic axis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogTicks {
@@ -100,6 +113,17 @@ mod tests {
         let t = linear_ticks(100.0, 4);
         assert_eq!(t.step, 25.0);
         assert_eq!(t.max, 100.0);
+    }
+
+    #[test]
+    fn tick_labels_have_the_decimals_their_step_needs() {
+        assert_eq!(tick_label(0.0, 0.5), "0");
+        assert_eq!(tick_label(20.0, 20.0), "20");
+        assert_eq!(tick_label(1.5, 0.5), "1.5");
+        assert_eq!(tick_label(1.0, 0.5), "1.0");
+        assert_eq!(tick_label(7.5, 2.5), "7.5");
+        assert_eq!(tick_label(0.25, 0.25), "0.25");
+        assert_eq!(tick_label(1_250_000.0, 250_000.0), "1,250,000");
     }
 
     #[test]

@@ -1,11 +1,14 @@
-//! Lines on x–y axes, linear or logarithmic, with reference rules and marked points: the
-//! serving charts (latency against throughput, step time against batch, memory against
-//! context, server ratio against prompt length). Data first — axes with their ticks and tick
-//! labels already computed, series in chart coordinates — and one drawing function below.
+//! Lines and points on x–y axes, linear or logarithmic, with reference rules and marked
+//! points: the serving charts (latency against throughput, step time against batch, memory
+//! against context, server ratio against prompt length) and the training charts (MFU against
+//! tokens per device with the critical batches as rules, memory against step time with HBM as
+//! a rule). Data first — axes with their ticks and tick labels already computed, series in
+//! chart coordinates — and one drawing function below, so a page showing any of them compiles
+//! it once.
 
 use crate::axis::TickedAxis;
 use crate::theme::{self, Rgb};
-use crate::ticks::{linear_ticks, log_ticks};
+use crate::ticks::{linear_ticks, log_ticks, tick_label};
 use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::{Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, ShapeStyle, Text, TextStyle, WHITE};
@@ -38,6 +41,15 @@ impl XyAxis {
         Self { label: label.into(), log: false, min: 0.0, max: t.max, ticks: t.values, tick_labels }
     }
 
+    /// A linear axis from 0 covering `data_max` with about `target` intervals, each tick
+    /// labelled with the decimals its step needs ([`tick_label`]: `0`, `0.5`, `1.0`, …).
+    #[must_use]
+    pub fn linear_stepped(label: &str, data_max: f64, target: usize) -> Self {
+        let t = linear_ticks(data_max, target);
+        let tick_labels = t.values.iter().map(|v| tick_label(*v, t.step)).collect();
+        Self { label: label.into(), log: false, min: 0.0, max: t.max, ticks: t.values, tick_labels }
+    }
+
     /// A logarithmic axis on powers of `base` covering `lo..hi` (positive).
     #[must_use]
     pub fn log(label: &str, lo: f64, hi: f64, base: f64, fmt: fn(f64) -> String) -> Self {
@@ -64,6 +76,12 @@ impl XyAxis {
         v.is_finite() && (!self.log || v > 0.0)
     }
 
+    /// Whether `v` is drawable and within the axis' range (its ends included).
+    #[must_use]
+    pub fn covers(&self, v: f64) -> bool {
+        self.accepts(v) && v >= self.min.min(self.max) && v <= self.max.max(self.min)
+    }
+
     fn ticked(&self) -> TickedAxis {
         if self.log {
             TickedAxis::log(self.min, self.max, self.ticks.clone())
@@ -73,7 +91,18 @@ impl XyAxis {
     }
 }
 
-/// One line.
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XyStyle {
+    /// A line through the points (a dot when there is only one).
+    Line,
+    /// A dot at each point, no line (a scatter).
+    Points,
+    /// A line with a dot at each point.
+    LineAndPoints,
+}
+
+/// One line or set of points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct XySeries {
     /// Legend text.
@@ -84,6 +113,8 @@ pub struct XySeries {
     pub points: Vec<(f64, f64)>,
     /// Stroke width in pixels.
     pub width: u32,
+    /// Line, dots, or both.
+    pub style: XyStyle,
 }
 
 /// A horizontal or vertical reference line across the plot, labelled.
@@ -136,16 +167,16 @@ impl XyChart {
         (theme::WIDTH, 400)
     }
 
-    /// Drops the points an axis cannot show (log of non-positive, non-finite), and rules and
-    /// markers likewise; every remaining value lies on the axes' ranges when they were built
-    /// from the same data.
+    /// Drops the points an axis cannot show (log of non-positive, non-finite), rules outside
+    /// the axes' ranges, and markers an axis cannot show; every remaining point and marker
+    /// lies on the axes' ranges when they were built from the same data.
     #[must_use]
     pub fn drawable(mut self) -> Self {
         let (x, y) = (self.x.clone(), self.y.clone());
         for s in &mut self.series {
             s.points.retain(|&(a, b)| x.accepts(a) && y.accepts(b));
         }
-        self.rules.retain(|r| if r.vertical { x.accepts(r.value) } else { y.accepts(r.value) });
+        self.rules.retain(|r| if r.vertical { x.covers(r.value) } else { y.covers(r.value) });
         self.markers.retain(|m| x.accepts(m.at.0) && y.accepts(m.at.1));
         self
     }
@@ -163,6 +194,8 @@ pub fn extent(values: impl IntoIterator<Item = f64>, accepts: impl Fn(f64) -> bo
 /// Pixels around the plot inside the chart body: left (y labels and title), right, top,
 /// bottom (x labels and title).
 const PAD: (i32, i32, i32, i32) = (76, 28, 8, 56);
+/// Estimated width of a label character, pixels.
+const LABEL_CHAR_PX: i32 = theme::LABEL_CHAR_PX as i32;
 /// Dash and gap of the reference rules, in pixels.
 const DASH: (f64, f64) = (6.0, 4.0);
 
@@ -273,16 +306,30 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
         for [p, q] in dashes(a, b) {
             line(p, q, color.stroke_width(1))?;
         }
+        // A vertical rule's label goes to its left when it would run off the chart's right
+        // edge (widths estimated as in the legend).
+        let chars = i32::try_from(r.label.chars().count()).unwrap_or(i32::MAX);
+        let wide = chars.saturating_add(1).saturating_mul(LABEL_CHAR_PX);
+        let (label, x, pos) = if r.vertical && at.0 + 2 + wide > w {
+            (format!("{} ", r.label), at.0 - 2, Pos::new(HPos::Right, VPos::Top))
+        } else {
+            (format!(" {}", r.label), at.0 + 2, pos)
+        };
         let style = font.clone().color(&color).pos(pos);
-        text(format!(" {}", r.label), (at.0 + 2, at.1 + drop), &style)?;
+        text(label, (x, at.1 + drop), &style)?;
     }
     for s in &chart.series {
         let style = s.color.plotters().stroke_width(s.width);
         let points: Vec<(i32, i32)> = s.points.iter().map(|p| f.px(*p)).collect();
-        if let [only] = points.as_slice() {
-            body.draw(&Circle::new(*only, 3, style.filled())).map_err(ChartError::draw)?;
-        } else {
-            body.draw(&PathElement::new(points, style)).map_err(ChartError::draw)?;
+        // A line of one point is a dot.
+        let single = points.len() == 1;
+        if s.style != XyStyle::Points && !single {
+            body.draw(&PathElement::new(points.clone(), style)).map_err(ChartError::draw)?;
+        }
+        if s.style != XyStyle::Line || single {
+            for p in points {
+                body.draw(&Circle::new(p, 3, style.filled())).map_err(ChartError::draw)?;
+            }
         }
     }
     for m in &chart.markers {
@@ -315,6 +362,19 @@ mod tests {
         assert!(l.log && l.min == 128.0 && l.max >= 1_048_576.0);
         assert_eq!(l.label_at(l.max), format::tokens(l.max as u64));
         assert!(!l.accepts(0.0) && l.accepts(1.0) && !a.accepts(f64::NAN) && a.accepts(-1.0));
+        assert!(a.covers(20.0) && a.covers(0.0) && !a.covers(-1.0) && !a.covers(20.5));
+    }
+
+    #[test]
+    fn stepped_axes_cover_the_data_and_label_every_tick_with_its_decimals() {
+        let a = XyAxis::linear_stepped("GB", 87.3, 6);
+        assert_eq!((a.min, a.max), (0.0, 100.0));
+        assert_eq!(a.ticks.len(), a.tick_labels.len());
+        assert_eq!(a.label_at(20.0), "20");
+        assert_eq!(XyAxis::linear_stepped("s", 2.7, 6).tick_labels, ["0", "0.5", "1.0", "1.5", "2.0", "2.5", "3.0"]);
+        let l = XyAxis::log("tokens", 100.0, 70_000.0, 10.0, fmt);
+        assert_eq!((l.min, l.max), (100.0, 100_000.0));
+        assert!(l.accepts(5.0) && !l.accepts(0.0) && !l.accepts(f64::NAN));
     }
 
     #[test]
@@ -324,14 +384,27 @@ mod tests {
             title: "t".into(),
             x: axis.clone(),
             y: axis,
-            series: vec![XySeries { name: "s".into(), color: theme::BLUE, points: vec![(0.0, 1.0), (2.0, 3.0), (4.0, f64::NAN)], width: 2 }],
-            rules: vec![Rule { value: -1.0, vertical: true, label: "no".into(), color: theme::INK }],
+            series: vec![XySeries {
+                name: "s".into(),
+                color: theme::BLUE,
+                points: vec![(0.0, 1.0), (2.0, 3.0), (4.0, f64::NAN)],
+                width: 2,
+                style: XyStyle::Line,
+            }],
+            rules: vec![
+                Rule { value: -1.0, vertical: true, label: "no".into(), color: theme::INK },
+                Rule { value: 50.0, vertical: true, label: "in".into(), color: theme::INK },
+                Rule { value: 5.0, vertical: false, label: "in too".into(), color: theme::INK },
+                Rule { value: 0.5, vertical: true, label: "below the axis".into(), color: theme::INK },
+                Rule { value: f64::INFINITY, vertical: false, label: "nowhere".into(), color: theme::INK },
+            ],
             markers: vec![Marker { at: (10.0, 10.0), label: "me".into(), color: theme::INK }],
             note: None,
         }
         .drawable();
         assert_eq!(c.series[0].points, [(2.0, 3.0)]);
-        assert!(c.rules.is_empty());
+        let kept: Vec<&str> = c.rules.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(kept, ["in", "in too"]);
         assert_eq!(c.markers.len(), 1);
         assert_eq!(extent([3.0, -1.0, 7.0, f64::NAN], |v| v > 0.0), Some((3.0, 7.0)));
         assert_eq!(extent([], |_| true), None);

@@ -18,7 +18,6 @@ mod prediction_switch;
 mod preset_picker;
 mod scene_chart;
 mod section_field;
-mod svg_chart;
 mod text_field;
 
 pub use band_line::band_text;
@@ -34,5 +33,4 @@ pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use scene_chart::{scene_canvas, Figure, SceneChart};
 pub use section_field::{messages_under, SectionField};
-pub use svg_chart::SvgChart;
 pub use text_field::TextField;

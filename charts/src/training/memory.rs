@@ -5,12 +5,10 @@
 use shardcalc_core::training::report::MemoryComponent;
 use shardcalc_core::training::TrainingReport;
 
-use crate::bars::{BarChart, BarSeries};
+use crate::bars::{BarChart, BarMark, BarSeries};
 use crate::format::significant;
 use crate::theme::{self, Rgb};
-use crate::ticks::linear_ticks;
-use crate::training::xy::tick_label;
-use crate::training::xy::XyMark;
+use crate::ticks::{linear_ticks, tick_label};
 
 /// The components in stacking order, with their legend text and colour.
 const COMPONENTS: [(MemoryComponent, &str, Rgb); 6] = [
@@ -53,7 +51,7 @@ pub fn memory_chart(rows: &[(String, &TrainingReport)]) -> BarChart {
         stacked: true,
         axis,
         tick_labels,
-        marks: vec![XyMark { x: hbm, label: format!("HBM {} GB", significant(hbm, 3)), color: theme::INK }],
+        marks: vec![BarMark { x: hbm, label: format!("HBM {} GB", significant(hbm, 3)), color: theme::INK }],
     }
 }
 

@@ -15,7 +15,8 @@ use shardcalc_core::training::plan;
 
 use crate::format::{short_count, significant};
 use crate::theme::{self, Rgb};
-use crate::training::xy::{XyAxis, XyChart, XyMark, XySeries, XyStyle};
+use crate::training::training_series as xy_series;
+use crate::xy::{Rule, XyAxis, XyChart, XySeries, XyStyle};
 
 /// Global batches per curve: the smallest the mesh splits, times 2⁰ … 2¹⁰.
 pub const DOUBLINGS: u32 = 10;
@@ -72,51 +73,53 @@ const CURVE_COLORS: [Rgb; 2] = [theme::BLUE, theme::VERMILLION];
 
 /// The chart: MFU (%) against tokens per device on a log axis; points that do not fit
 /// in HBM drawn grey; the critical batches of `t` and `current` (the scenario's tokens
-/// per device) marked.
+/// per device) as vertical rules.
 #[must_use]
 pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) -> XyChart {
     let mut series: Vec<XySeries> = curves
         .iter()
         .zip(CURVE_COLORS.iter().cycle())
-        .map(|(c, color)| XySeries {
-            name: c.name.clone(),
-            color: *color,
-            style: XyStyle::LineAndPoints,
-            points: c.points.iter().map(|p| (p.tokens_per_device, 100.0 * p.mfu)).collect(),
+        .map(|(c, color)| {
+            xy_series(c.name.clone(), *color, XyStyle::LineAndPoints, c.points.iter().map(|p| (p.tokens_per_device, 100.0 * p.mfu)).collect())
         })
         .collect();
     let over: Vec<(f64, f64)> =
         curves.iter().flat_map(|c| c.points.iter().filter(|p| !p.fits).map(|p| (p.tokens_per_device, 100.0 * p.mfu))).collect();
     if !over.is_empty() {
-        series.push(XySeries { name: "does not fit in HBM".into(), color: theme::GREY, style: XyStyle::Points, points: over });
+        series.push(xy_series("does not fit in HBM".into(), theme::GREY, XyStyle::Points, over));
     }
     let mut marks = vec![
-        XyMark {
-            x: t.fsdp_critical_batch_all_axes,
+        Rule {
+            value: t.fsdp_critical_batch_all_axes,
+            vertical: true,
             label: format!("FSDP compute-bound above α/{} = {}", t.ici_axes.max(1), significant(t.fsdp_critical_batch_all_axes, 3)),
             color: theme::GREEN,
         },
-        XyMark {
-            x: t.mixed.critical_batch_per_device,
+        Rule {
+            value: t.mixed.critical_batch_per_device,
+            vertical: true,
             label: format!("FSDP+TP above {}", significant(t.mixed.critical_batch_per_device, 3)),
             color: theme::PURPLE,
         },
     ];
     if let Some(d) = &t.dcn {
         let per_device = d.critical_batch_per_slice / t.devices_per_slice.max(1) as f64;
-        marks.push(XyMark { x: per_device, label: format!("DCN above {}", significant(per_device, 3)), color: theme::ORANGE });
+        marks.push(Rule { value: per_device, vertical: true, label: format!("DCN above {}", significant(per_device, 3)), color: theme::ORANGE });
     }
-    marks.push(XyMark { x: current, label: format!("this batch: {}", significant(current, 3)), color: theme::INK });
-    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(marks.iter().map(|m| m.x)).filter(|x| x.is_finite() && *x > 0.0);
+    marks.push(Rule { value: current, vertical: true, label: format!("this batch: {}", significant(current, 3)), color: theme::INK });
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(marks.iter().map(|m| m.value)).filter(|x| x.is_finite() && *x > 0.0);
     let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
     let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0, f64::max);
     XyChart {
         title: "MFU against tokens per device (fixed meshes)".into(),
         x: XyAxis::log("tokens per device per step (log scale)", lo, hi, 10.0, short_count),
-        y: XyAxis::linear("MFU (%)", top.max(1.0)),
+        y: XyAxis::linear_stepped("MFU (%)", top.max(1.0), 6),
         series,
-        marks,
+        rules: marks,
+        markers: Vec::new(),
+        note: None,
     }
+    .drawable()
 }
 
 #[cfg(test)]
@@ -141,8 +144,9 @@ mod tests {
         assert!(points.last().is_some_and(|p| !p.fits));
         let current = best.global_batch_tokens / best.devices as f64;
         let c = mfu_batch_chart(&[MfuCurve { name: "fsdp 16 × tp 4".into(), points }], &best.thresholds, current);
-        assert_eq!(c.marks[0].x, best.thresholds.fsdp_critical_batch_all_axes);
-        assert_eq!(c.marks.last().map(|m| m.x), Some(current));
+        assert_eq!(c.rules[0].value, best.thresholds.fsdp_critical_batch_all_axes);
+        assert_eq!(c.rules.last().map(|m| m.value), Some(current));
+        assert!(c.rules.iter().all(|r| r.vertical && c.x.covers(r.value)));
         assert!(c.series.iter().any(|s| s.name == "does not fit in HBM"));
         assert!(c.x.min <= 1024.0 && c.x.max >= 1024.0 * 1024.0);
         assert!(c.y.max >= 100.0 * c.series[0].points.iter().map(|p| p.1 / 100.0).fold(0.0, f64::max));

@@ -14,7 +14,6 @@ pub mod memory;
 pub mod mfu;
 pub mod pareto;
 pub mod step;
-pub mod xy;
 
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::FlopConvention;
@@ -27,6 +26,14 @@ use shardcalc_core::training::tensors::Remat;
 use shardcalc_core::training::{plan, TrainingReport};
 
 use crate::format::thousands;
+use crate::theme::Rgb;
+use crate::xy::{XySeries, XyStyle};
+
+/// A series of the training XY charts (lines 2 px wide, as serving's).
+#[must_use]
+pub fn training_series(name: String, color: Rgb, style: XyStyle, points: Vec<(f64, f64)>) -> XySeries {
+    XySeries { name, color, points, width: 2, style }
+}
 
 /// The section the training page searches (its "best"): the scenario's without the
 /// explored mesh; while a mesh is explored, `microbatches` is that mesh's, so the search

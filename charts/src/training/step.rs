@@ -8,8 +8,7 @@ use shardcalc_core::training::TrainingReport;
 use super::time_unit;
 use crate::bars::{BarChart, BarSeries};
 use crate::theme::{self, Rgb};
-use crate::ticks::linear_ticks;
-use crate::training::xy::tick_label;
+use crate::ticks::{linear_ticks, tick_label};
 
 /// Colour of each kind's exposed communication, in [`Parallelism::ALL`] order.
 const COMM_COLORS: [Rgb; 6] = [theme::SKY, theme::ORANGE, theme::VERMILLION, theme::PURPLE, theme::GREEN, theme::YELLOW];

@@ -1,14 +1,18 @@
 //! The four charts: step-time breakdown, memory against HBM, MFU against tokens per
 //! device, and the search's memory against step time (data from `shardcalc_charts::training`),
-//! shown as inline SVG ([`SvgChart`]) so the page links no plotters drawing code.
+//! drawn on canvases by [`ChartCanvas`] like every page's charts. The memos hold the chart
+//! kinds themselves (`BarChart`, `XyChart`), not `Chart`, so the page links only
+//! `draw_bars` and `draw_xy`. "Download SVG" comes from the catalog (`training-step`, ...),
+//! byte for byte the CLI's `shardcalc chart`.
 
 use leptos::prelude::*;
+use shardcalc_charts::bars::BarChart;
 use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto, TrainingInputs};
-use shardcalc_charts::Chart;
+use shardcalc_charts::xy::XyChart;
 use shardcalc_core::training::TrainingReport;
 
 use super::derived::Derived;
-use crate::components::SvgChart;
+use crate::components::ChartCanvas;
 
 /// The charts of the best (and explored) plan.
 #[component]
@@ -18,12 +22,13 @@ pub fn TrainingCharts(
 ) -> impl IntoView {
     let best = Memo::new(move |_| derived.best_ok());
     let explored = Memo::new(move |_| derived.explored_ok());
-    let with_plans = move |f: fn(Option<&TrainingReport>, Option<&TrainingReport>) -> Option<Chart>| {
-        Memo::new(move |_| best.with(|b| explored.with(|e| f(b.as_ref(), e.as_ref()))))
+    let bars = move |f: fn(&[(String, &TrainingReport)]) -> BarChart| {
+        Memo::new(move |_| best.with(|b| explored.with(|e| b.as_ref().map(|_| f(&breakdown_rows(b.as_ref(), e.as_ref()))))))
     };
-    let step = with_plans(|b, e| b.map(|_| Chart::Bars(shardcalc_charts::training::step::step_time_chart(&breakdown_rows(b, e)))));
-    let memory = with_plans(|b, e| b.map(|_| Chart::Bars(shardcalc_charts::training::memory::memory_chart(&breakdown_rows(b, e)))));
-    let pareto_chart = with_plans(|b, e| {
+    let step = bars(shardcalc_charts::training::step::step_time_chart);
+    let memory = bars(shardcalc_charts::training::memory::memory_chart);
+    let pareto_chart: Memo<Option<XyChart>> = Memo::new(move |_| best.with(|b| explored.with(|e| {
+        let (b, e) = (b.as_ref(), e.as_ref());
         let b = b?;
         let search = b.search.as_ref()?;
         let highlight = e.map(|e| pareto::Highlight {
@@ -31,9 +36,9 @@ pub fn TrainingCharts(
             memory_bytes: e.memory.per_device_bytes.get(),
             step_time_s: e.step_time_s.get(),
         });
-        Some(Chart::TrainingXy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
-    });
-    let mfu_chart = Memo::new(move |_| {
+        Some(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref()))
+    })));
+    let mfu_chart: Memo<Option<XyChart>> = Memo::new(move |_| {
         let b = best.get()?;
         let e = explored.get();
         let section = derived.section.get()?;
@@ -42,27 +47,27 @@ pub fn TrainingCharts(
         let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
         let curves = mfu_curves(&inputs, Some(&b), e.as_ref());
         let current = b.global_batch_tokens / b.devices.max(1) as f64;
-        Some(Chart::TrainingXy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
+        Some(mfu::mfu_batch_chart(&curves, &b.thresholds, current))
     });
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">
             <h3 id="training-charts-heading">"Charts"</h3>
-            <SvgChart
+            <ChartCanvas
                 id="chart-training-step"
                 chart=step
                 caption="Each bar ends at the step time: compute, then the communication not hidden behind it (per kind of parallelism), the pipeline bubble and host offload. A roofline: ideal kernels and overlap unless the efficiency settings say otherwise.".to_string()
             />
-            <SvgChart
+            <ChartCanvas
                 id="chart-training-memory"
                 chart=memory
                 caption="HBM per device at the peak of a step, by component, against the chip's HBM.".to_string()
             />
-            <SvgChart
+            <ChartCanvas
                 id="chart-training-mfu"
                 chart=mfu_chart
                 caption="Each curve keeps its mesh, remat policy and microbatch count and changes only the global batch (doubling from the smallest the mesh can split). Data and fully-sharded parallelism stop being communication-bound past the critical batch (book 5.1).".to_string()
             />
-            <SvgChart
+            <ChartCanvas
                 id="chart-training-pareto"
                 chart=pareto_chart
                 caption="Every configuration on the front is the fastest for its memory; the blue points are the fastest that fit.".to_string()

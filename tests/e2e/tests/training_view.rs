@@ -101,8 +101,8 @@ async fn training_view_end_to_end() {
     assert_ne!(seconds(pod.step_time_s.get()), seconds(pod_1m.step_time_s.get()));
     assert_eq!(browser.text("#training-binding").await, pod.thresholds.explanation);
     wait_until(&browser, "#training-search-stats", "the search's size", |t| t.contains("63,936 configurations")).await;
-    let svg = browser.eval("return document.getElementById('chart-training-pareto').innerHTML;", vec![]).await;
-    assert!(svg.as_str().is_some_and(|s| s.starts_with("<svg") && s.contains("Pareto front")), "{svg}");
+    let pareto_drawn = browser.canvas_data_url("#chart-training-pareto").await;
+    assert!(pareto_drawn.starts_with("data:image/png"), "{pareto_drawn}");
     browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
     browser.screenshot("training-view-desktop").await;
     browser
@@ -114,6 +114,33 @@ async fn training_view_end_to_end() {
     let hash = browser.eval("return location.hash;", vec![]).await;
     let hash = hash.as_str().expect("a fragment").to_string();
     assert!(hash.starts_with("#s=1."), "{hash}");
+
+    // The charts on their canvases are the catalog's charts of the page's scenario, and
+    // "Download SVG" gives the CLI's file (`shardcalc chart --chart <name>`) byte for byte.
+    let page_scenario = shardcalc_core::permalink::decode(hash.trim_start_matches("#s=")).expect("the link decodes");
+    browser.capture_downloads().await;
+    for name in ["training-step", "training-memory", "training-mfu", "training-pareto"] {
+        let chart = shardcalc_charts::catalog::build(name, &page_scenario).expect("the catalog builds it");
+        let label = browser.eval("return document.getElementById(arguments[0]).getAttribute('aria-label');", vec![format!("chart-{name}").into()]).await;
+        assert_eq!(label.as_str(), Some(chart.title()), "{name}");
+        browser.find(&format!("#chart-{name}-svg")).await.click().await.unwrap_or_else(|e| panic!("click {name}'s SVG: {e}"));
+    }
+    let deadline = Instant::now() + TIMEOUT;
+    let downloads = loop {
+        let d = browser.downloads().await;
+        if d.len() == 4 || Instant::now() > deadline {
+            break d;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(downloads.len(), 4, "four SVG downloads: {:?}", downloads.iter().map(|d| &d.0).collect::<Vec<_>>());
+    for name in ["training-step", "training-memory", "training-mfu", "training-pareto"] {
+        let file = format!("shardcalc-chart-{name}.svg");
+        let d = downloads.iter().find(|d| d.0 == file).unwrap_or_else(|| panic!("no {file}"));
+        assert_eq!(d.1, "image/svg+xml");
+        let cli = shardcalc_charts::svg::to_svg(&shardcalc_charts::catalog::build(name, &page_scenario).unwrap()).unwrap();
+        assert_eq!(d.2, cli, "{name}: the page's SVG is the CLI's");
+    }
     let reloaded = Browser::open_path(&format!("/training.html{hash}")).await;
     reloaded.wait_for_text("#training-mesh-value", &mesh_label(&pod.mesh.degrees)).await;
     assert_eq!(outputs(&reloaded).await, outputs(&browser).await);
