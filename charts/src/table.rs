@@ -82,7 +82,7 @@ impl Table {
         for row in &self.rows {
             match row.get(i).map(|c| c.trim()) {
                 None | Some("") => {}
-                Some(c) if c.parse::<f64>().is_ok() => any = true,
+                Some(c) if looks_numeric(c) => any = true,
                 Some(_) => return false,
             }
         }
@@ -155,6 +155,27 @@ impl Table {
         let columns = records.next().ok_or_else(|| "CSV has no header line".to_string())?;
         Ok(Self { columns, rows: records.collect() })
     }
+}
+
+/// Whether `cell` is a decimal number as the tables write them (`-1.5`, `4096`, `1e+300`,
+/// `NaN`/`inf` excluded): sign, digits with at most one point, optional exponent. Checked by
+/// hand rather than with `str::parse::<f64>`, which links an exact float parser and its tables
+/// into every page (about 4 KB of gzipped wasm) just to right-align a column.
+#[must_use]
+pub fn looks_numeric(cell: &str) -> bool {
+    let body = cell.strip_prefix(['-', '+']).unwrap_or(cell);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (body.get(..i).unwrap_or(""), body.get(i + 1..)),
+        None => (body, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac);
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
 }
 
 /// One CSV field, quoted when it contains a comma, quote or line break.
@@ -248,6 +269,17 @@ mod tests {
             if let Ok(t) = Table::from_csv(&text) {
                 let _ = (t.to_csv(), t.to_markdown());
             }
+        }
+    }
+
+    #[test]
+    fn numeric_cells_are_what_f64_parsing_accepts_for_table_numbers() {
+        for yes in ["0", "-1.5", "4096", "1e+300", "2.5E-7", ".5", "5.", "+3"] {
+            assert!(looks_numeric(yes), "{yes}");
+            assert!(yes.parse::<f64>().is_ok(), "{yes}");
+        }
+        for no in ["", "-", ".", "e5", "1e", "1.2.3", "NaN", "inf", "12 GB", "0x10", "1,000"] {
+            assert!(!looks_numeric(no), "{no}");
         }
     }
 }
