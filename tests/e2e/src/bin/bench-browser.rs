@@ -15,7 +15,7 @@
 //! - **size**: each page's wasm + JS + CSS, gzip -9, as `scripts/size-report.sh` counts it.
 //!
 //! Prints a Markdown table and writes it to `target/bench/browser.md`. A benchmark: it reports
-//! and never fails on slow numbers (`./dev.sh test` enforces the size budget).
+//! and never fails on slow numbers (`./dev.sh test` enforces the size limit).
 
 use std::fmt::Write as _;
 use std::process::Command;
