@@ -320,6 +320,22 @@ impl Browser {
         assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
     }
 
+    /// Runs a Chrome DevTools Protocol command through chromedriver (`goog/cdp/execute`) and
+    /// returns its result, e.g. `Page.addScriptToEvaluateOnNewDocument`.
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.client
+            .issue_cmd(Cdp(json!({ "cmd": cmd, "params": params })))
+            .await
+            .unwrap_or_else(|err| panic!("CDP {cmd}: {err}"))
+    }
+
+    /// Runs `script` at the start of every document loaded from now on, before the page's own
+    /// scripts (CDP `Page.addScriptToEvaluateOnNewDocument`): a probe that must see the page
+    /// from navigation start, such as the browser benchmark's paint timing.
+    pub async fn run_on_every_new_document(&self, script: &str) {
+        self.cdp("Page.addScriptToEvaluateOnNewDocument", json!({ "source": script })).await;
+    }
+
     /// Saves a PNG of the viewport to `target/screenshots/<name>.png` and returns the path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self
@@ -355,6 +371,25 @@ impl WebDriverCompatibleCommand for BrowserLog {
             http::Method::POST,
             Some(json!({ "type": self.0 }).to_string()),
         )
+    }
+}
+
+/// chromedriver's `POST /session/{id}/goog/cdp/execute`: one DevTools Protocol command
+/// (`{"cmd": ..., "params": {...}}`).
+#[derive(Debug)]
+struct Cdp(Value);
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/goog/cdp/execute", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.0.to_string()))
     }
 }
 

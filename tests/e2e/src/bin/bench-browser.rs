@@ -1,0 +1,351 @@
+//! `bench-browser [LOADS] [CHANGES]`: the browser budgets of issue 7, measured on the release
+//! build in `dist/` in headless Chromium (`./dev.sh bench` runs it after the core benchmarks):
+//!
+//! - **first result painted**: navigation start (`performance.timeOrigin`) to the first frame
+//!   in which the page's headline result is on screen and every chart of the view is drawn
+//!   (canvases' and SVG charts' `data-draws` ≥ 1, scene charts holding their `<svg>`), timed
+//!   after that frame; over LOADS loads per page (default 20; the first is cold, the rest come
+//!   from the browser's cache, as a reload on localhost does);
+//! - **input → repaint**: a field's value set and its `input` (or `change`) event dispatched,
+//!   to every effect run (Leptos's microtasks, the DOM, the tables, every chart redrawn) plus a
+//!   forced style and layout (`update`, compared with the 16 ms budget), and to the end of the
+//!   next animation frame (`frame`, which adds the wait for the display's next 16.7 ms tick);
+//!   over CHANGES changes per field (default 50), alternating two values so every change
+//!   redraws, after 4 changes not counted;
+//! - **size**: each page's wasm + JS + CSS, gzip -9, as `scripts/size-report.sh` counts it.
+//!
+//! Prints a Markdown table and writes it to `target/bench/browser.md`. A benchmark: it reports
+//! and never fails on slow numbers (`./dev.sh test` enforces the size limit).
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use shardcalc_e2e::{dist_dir, target_dir, workspace_root, Browser};
+
+/// Budgets of issue 7.
+const REPAINT_BUDGET_MS: f64 = 16.0;
+const FIRST_RESULT_BUDGET_MS: f64 = 300.0;
+const SIZE_BUDGET_GZIP: u64 = 300_000;
+
+/// A page, the element whose text is its first result, and the fields timed on it:
+/// `(element id, other value, event)`; each change alternates the field's own value and the other.
+struct Page {
+    file: &'static str,
+    result: &'static str,
+    fields: &'static [(&'static str, &'static str, &'static str)],
+}
+
+const PAGES: &[Page] = &[
+    Page { file: "index.html", result: "#total-params-value", fields: &[("workload-seq_len", "8192", "input"), ("model-d_model", "4160", "input")] },
+    Page { file: "hardware.html", result: "#collective-result-0", fields: &[("collective-0-bytes", "16 MB", "input")] },
+    Page { file: "training.html", result: "#training-mesh-value", fields: &[("training-global_batch", "2097152", "input")] },
+    Page {
+        file: "serving.html",
+        result: "#serving-step-value",
+        fields: &[("inference-batch", "64", "input"), ("inference-prompt_len", "2048", "input")],
+    },
+    Page { file: "validation.html", result: "#card-held-back-mfu-value", fields: &[("validation-filter-chip", "tpu-v5e", "change")] },
+    // Nothing to edit on an empty list: its first result is the list (or its "nothing saved").
+    Page { file: "saved.html", result: "#saved-empty, #saved-table", fields: &[] },
+];
+
+/// Installed on every new document: from navigation start, checks at each animation frame
+/// whether the result is shown and the charts drawn, and records `performance.now()` once the
+/// frame that first shows them is done (a message posted from the frame's callback).
+const PAINT_PROBE: &str = r"
+(() => {
+  const specs = __SPECS__;
+  const file = location.pathname.split('/').pop() || 'index.html';
+  const sel = specs[file];
+  if (!sel) return;
+  const b = window.__bench = { result: null, all: null, fcp: null, charts: 0 };
+  const after = (f) => { const c = new MessageChannel(); c.port1.onmessage = () => f(performance.now()); c.port2.postMessage(0); };
+  const shown = () => { const e = document.querySelector(sel); return !!e && e.textContent.trim() !== ''; };
+  const charts = () => [...document.querySelectorAll('.view canvas, .view .svg-chart, .view .scene-chart')];
+  const drawn = (e) => e.classList.contains('scene-chart') ? !!e.querySelector('svg') : Number(e.dataset.draws || 0) > 0;
+  let asked = 0;
+  const frame = () => {
+    if (shown()) {
+      if (asked < 1) { asked = 1; after((t) => { b.result = t; }); }
+      const list = charts();
+      if (asked < 2 && list.every(drawn)) { asked = 2; b.charts = list.length; after((t) => { b.all = t; }); }
+    }
+    if (asked < 2 && performance.now() < 30000) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) if (e.name === 'first-contentful-paint') b.fcp = e.startTime; })
+    .observe({ type: 'paint', buffered: true });
+})();
+";
+
+/// Reads the probe's record, with the first contentful paint from the performance timeline.
+const READ_PROBE: &str = "const b = window.__bench; if (!b) return null;\
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];\
+    return Object.assign({}, b, { fcp: fcp ? fcp.startTime : b.fcp });";
+
+/// Times `values.length` changes of field `id`: `[update ms, frame ms, charts redrawn, DOM
+/// mutations in the view]` each.
+const CHANGE_SCRIPT: &str = r"
+const [id, values, kind, done] = [arguments[0], arguments[1], arguments[2], arguments[arguments.length - 1]];
+const el = document.getElementById(id);
+if (!el) { done('no #' + id); return; }
+const charts = () => [...document.querySelectorAll('.view canvas, .view .svg-chart, .view .scene-chart')]
+  .map((e) => e.classList.contains('scene-chart') ? e.innerHTML : (e.dataset.draws || '0'));
+let mutated = 0;
+const observer = new MutationObserver((r) => { mutated += r.length; });
+observer.observe(document.querySelector('.view'), { subtree: true, childList: true, characterData: true, attributes: true });
+const out = [];
+let i = 0;
+const next = () => {
+  if (i >= values.length) { observer.disconnect(); done(out); return; }
+  const before = charts();
+  mutated = 0;
+  const t0 = performance.now();
+  el.value = values[i];
+  el.dispatchEvent(new Event(kind, { bubbles: true }));
+  const c = new MessageChannel();
+  c.port1.onmessage = () => {
+    void document.body.offsetHeight;
+    const t1 = performance.now();
+    requestAnimationFrame(() => {
+      const d = new MessageChannel();
+      d.port1.onmessage = () => {
+        const t2 = performance.now();
+        const now = charts();
+        mutated += observer.takeRecords().length;
+        out.push([t1 - t0, t2 - t0, now.filter((x, j) => x !== before[j]).length, mutated]);
+        i += 1;
+        next();
+      };
+      d.port2.postMessage(0);
+    });
+  };
+  c.port2.postMessage(0);
+};
+next();
+";
+
+/// The `q`-quantile (nearest rank) of sorted `xs`.
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len());
+    xs[rank - 1]
+}
+
+/// Milliseconds, rounded to `decimals`, or "–" without a measurement.
+fn ms(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$} ms")
+    } else {
+        "–".into()
+    }
+}
+
+fn sorted(mut xs: Vec<f64>) -> Vec<f64> {
+    xs.sort_by(f64::total_cmp);
+    xs
+}
+
+fn arg(n: usize, default: usize) -> usize {
+    std::env::args().nth(n).and_then(|a| a.parse().ok()).unwrap_or(default)
+}
+
+/// Loads `page` `loads` times; returns (result ms, result+charts ms, FCP ms, charts) per load.
+async fn first_results(browser: &Browser, page: &Page, loads: usize) -> Vec<(f64, Option<f64>, Option<f64>, u64)> {
+    let mut out = Vec::new();
+    for _ in 0..loads {
+        browser.goto(page.file).await;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut drawn_at = None;
+        loop {
+            let b = browser.eval(READ_PROBE, vec![]).await;
+            // The browser reports its first contentful paint once the frame is presented,
+            // which can come after the probe's record: wait up to 2 s more for it.
+            if !b["all"].is_null() && drawn_at.is_none() {
+                drawn_at = Some(Instant::now());
+            }
+            let fcp_or_late = !b["fcp"].is_null() || drawn_at.is_some_and(|t| t.elapsed() > Duration::from_secs(2));
+            let done = (!b["all"].is_null() && fcp_or_late) || (Instant::now() > deadline && !b["result"].is_null());
+            if done {
+                if let Some(result) = b["result"].as_f64() {
+                    out.push((result, b["all"].as_f64(), b["fcp"].as_f64(), b["charts"].as_u64().unwrap_or(0)));
+                }
+                break;
+            }
+            if Instant::now() > deadline {
+                eprintln!("bench-browser: {}: no result within 30 s ({b})", page.file);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    out
+}
+
+/// Times `changes` changes of one field (after 4 not counted): (its own value, update ms, frame ms, fewest
+/// charts redrawn and fewest DOM mutations in one change).
+async fn changes_of(browser: &Browser, id: &str, other: &str, kind: &str, changes: usize) -> Option<(String, Vec<f64>, Vec<f64>, u64, u64)> {
+    let base = browser.eval("const e = document.getElementById(arguments[0]); return e ? e.value : null;", vec![json!(id)]).await;
+    let base = base.as_str()?.to_string();
+    if base == other {
+        eprintln!("bench-browser: #{id} already holds {other}; its changes would change nothing");
+        return None;
+    }
+    let values: Vec<&str> = (0..changes + 4).map(|i| if i % 2 == 0 { other } else { base.as_str() }).collect();
+    let times = browser.client().execute_async(CHANGE_SCRIPT, vec![json!(id), json!(values), json!(kind)]).await;
+    let times = match times {
+        Ok(Value::Array(t)) => t,
+        other => {
+            eprintln!("bench-browser: #{id}: {other:?}");
+            return None;
+        }
+    };
+    let rows: Vec<&Vec<Value>> = times.iter().skip(4).filter_map(Value::as_array).collect();
+    let update = sorted(rows.iter().filter_map(|r| r.first().and_then(Value::as_f64)).collect());
+    let frame = sorted(rows.iter().filter_map(|r| r.get(1).and_then(Value::as_f64)).collect());
+    let redrawn = rows.iter().filter_map(|r| r.get(2).and_then(Value::as_u64)).min().unwrap_or(0);
+    let mutations = rows.iter().filter_map(|r| r.get(3).and_then(Value::as_u64)).min().unwrap_or(0);
+    Some((base, update, frame, redrawn, mutations))
+}
+
+/// `page -> wasm+js+css gzip bytes`, from `scripts/size-report.sh`.
+fn sizes() -> Vec<(String, u64)> {
+    let out = Command::new("bash").arg("scripts/size-report.sh").current_dir(workspace_root()).output();
+    let Ok(out) = out else { return Vec::new() };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut page = String::new();
+    let mut sizes = Vec::new();
+    for line in text.lines() {
+        if let Some(p) = line.strip_suffix(" loads (bytes):") {
+            page = p.to_string();
+        } else if let Some(rest) = line.trim_start().strip_prefix("total wasm+js+css") {
+            let numbers: Vec<u64> = rest.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            if let Some(gz) = numbers.get(1) {
+                sizes.push((page.clone(), *gz));
+            }
+        }
+    }
+    sizes
+}
+
+fn shell(cmd: &str) -> String {
+    Command::new("sh").args(["-c", cmd]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default()
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "within"
+    } else {
+        "OVER"
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let (loads, changes) = (arg(1, 20), arg(2, 50));
+    let specs: serde_json::Map<String, Value> = PAGES.iter().map(|p| (p.file.to_string(), json!(p.result))).collect();
+    let probe = PAINT_PROBE.replace("__SPECS__", &Value::Object(specs).to_string());
+    // Starts on a blank page, so that the first load of index.html is cold too.
+    let browser = Browser::open_url("about:blank").await;
+    browser.run_on_every_new_document(&probe).await;
+
+    let mut md = String::new();
+    let date = shell("date -u '+%Y-%m-%d %H:%M UTC'");
+    let cpu = shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2");
+    let cores = shell("nproc");
+    let load = shell("cut -d' ' -f1-3 /proc/loadavg");
+    let chromium = shell("${CHROMIUM:-/usr/bin/chromium} --version");
+    let _ = writeln!(md, "Browser budgets (issue 7), {date}: {chromium} headless, {cores} cores ({}), load average {load}; release build in dist/.\n", cpu.trim());
+
+    let _ = writeln!(md, "First result painted (navigation start to the later of: the end of the first frame showing the headline with every chart drawn, and the browser's first contentful paint; {loads} loads, the first cold; budget {FIRST_RESULT_BUDGET_MS} ms):\n");
+    let _ = writeln!(md, "| page | charts | cold load | median | p95 | frame with result and charts, median | first contentful paint, median | budget |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---|");
+    let pages: Vec<&Page> = PAGES.iter().filter(|p| dist_dir().join(p.file).is_file()).collect();
+    for page in PAGES.iter().filter(|p| !dist_dir().join(p.file).is_file()) {
+        eprintln!("bench-browser: dist/{} is missing; not measured", page.file);
+    }
+    for page in pages.iter().copied() {
+        let runs = first_results(&browser, page, loads).await;
+        let Some(&cold) = runs.first() else {
+            let _ = writeln!(md, "| {} | | no result | | | | | |", page.file);
+            continue;
+        };
+        // On screen: the frame that holds the result, or the first contentful paint if the
+        // browser presented it later (the body is empty until the wasm renders the view, so
+        // the first contentful paint is the view's first frame).
+        let painted = |r: &(f64, Option<f64>, Option<f64>, u64)| r.1.unwrap_or(r.0).max(r.2.unwrap_or(0.0));
+        let shown = sorted(runs.iter().map(painted).collect());
+        let in_dom = sorted(runs.iter().map(|r| r.1.unwrap_or(r.0)).collect());
+        let fcp = sorted(runs.iter().filter_map(|r| r.2).collect());
+        let p95 = quantile(&shown, 0.95);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            page.file,
+            cold.3,
+            ms(painted(&cold), 0),
+            ms(quantile(&shown, 0.5), 0),
+            ms(p95, 0),
+            ms(quantile(&in_dom, 0.5), 0),
+            ms(quantile(&fcp, 0.5), 0),
+            verdict(p95 < FIRST_RESULT_BUDGET_MS)
+        );
+        println!("{}: first result median {:.0} ms, p95 {p95:.0} ms", page.file, quantile(&shown, 0.5));
+    }
+
+    let _ = writeln!(md, "\nInput → repaint ({changes} changes per field; `update` = input event to every output, table and chart updated plus style and layout, compared with the {REPAINT_BUDGET_MS} ms budget, its minimum the cost on an idle core; `frame` = to the end of the next animation frame):\n");
+    let _ = writeln!(md, "| page | field | charts redrawn per change | DOM changes per change | update min | update p50 | update p95 | frame p50 | frame p95 | budget |");
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for page in pages.iter().copied().filter(|p| !p.fields.is_empty()) {
+        browser.goto(page.file).await;
+        // Let the first result and the charts settle before typing.
+        let wait = Instant::now() + Duration::from_secs(30);
+        while browser.eval("return !!(window.__bench && window.__bench.all !== null);", vec![]).await != json!(true) && Instant::now() < wait {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for &(id, other, kind) in page.fields {
+            let Some((base, update, frame, redrawn, mutations)) = changes_of(&browser, id, other, kind, changes).await else {
+                let _ = writeln!(md, "| {} | #{id} | | | not measured | | | | | |", page.file);
+                continue;
+            };
+            let p95 = quantile(&update, 0.95);
+            let _ = writeln!(
+                md,
+                "| {} | #{id}: {} ↔ {other} | {redrawn} | {mutations} | {} | {} | {} | {} | {} | {} |",
+                page.file,
+                if base.is_empty() { "(all)" } else { base.as_str() },
+                ms(update.first().copied().unwrap_or(f64::NAN), 1),
+                ms(quantile(&update, 0.5), 1),
+                ms(p95, 1),
+                ms(quantile(&frame, 0.5), 1),
+                ms(quantile(&frame, 0.95), 1),
+                verdict(p95 < REPAINT_BUDGET_MS)
+            );
+            println!("{} #{id}: update p50 {:.1} ms, p95 {p95:.1} ms", page.file, quantile(&update, 0.5));
+        }
+    }
+    let errors = browser.console_errors().await;
+    browser.close().await;
+
+    let _ = writeln!(md, "\nShipped wasm + JS + CSS per page, gzip -9 (scripts/size-report.sh; budget {SIZE_BUDGET_GZIP} B):\n");
+    let _ = writeln!(md, "| page | gzip bytes | budget |");
+    let _ = writeln!(md, "|---|---:|---|");
+    for (page, gz) in sizes() {
+        let _ = writeln!(md, "| {page} | {gz} | {} |", verdict(gz <= SIZE_BUDGET_GZIP));
+    }
+    if !errors.is_empty() {
+        let _ = writeln!(md, "\nThe pages logged errors during the run: {errors:?}");
+    }
+
+    println!("\n{md}");
+    let dir = target_dir().join("bench");
+    let path = dir.join("browser.md");
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &md)) {
+        Ok(()) => println!("written to {}", path.display()),
+        Err(e) => eprintln!("bench-browser: cannot write {}: {e}", path.display()),
+    }
+}
