@@ -27,8 +27,8 @@ BUDGET_GZIP=300000
 # hardware (293,449) is under the budget.
 declare -A CEILING_GZIP=(
   [index.html]=312000
-  [training.html]=351500
-  [serving.html]=322000
+  [training.html]=366000
+  [serving.html]=324000
   [validation.html]=307300
 )
 
