@@ -186,7 +186,14 @@ pub fn training_bands_of(
     let step = |c: &Calibration| -> Result<f64, Invalid> {
         let mut sec = section.clone();
         sec.efficiency = c.efficiency(&hw.chip, section.efficiency);
-        replan(m, hw, &sec, flops, shown).map(|r| r.step_time_s.get())
+        let t = replan(m, hw, &sec, flops, shown)?.step_time_s.get();
+        // With extreme inputs (a scale-out link of a few bytes per second, say) a derated
+        // re-plan can overflow where the shown plan did not: no band rather than a NaN one.
+        if t.is_finite() {
+            Ok(t)
+        } else {
+            Err(Invalid::one("training", "this plan's time under the calibrated efficiencies is not a finite number (the inputs are too extreme), so it has no uncertainty band"))
+        }
     };
     let cal = calibration::bundled();
     let ideal = step(&Calibration::IDEAL)?;
