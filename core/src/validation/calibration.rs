@@ -165,13 +165,15 @@ impl Calibration {
         if let Some(c) = &mut chip.chiplets {
             c.die_to_die = LinkBandwidth::from_one_way(c.die_to_die.one_way * self.ici);
         }
-        chip.scale_out.bandwidth_per_chip = chip.scale_out.bandwidth_per_chip * self.dcn;
+        chip.scale_out.bandwidth_per_chip = crate::units::BytesPerSec((chip.scale_out.bandwidth_per_chip.get() * self.dcn).max(1.0));
         let axes = hw
             .axes
             .iter()
             .map(|a| {
                 let mut a = a.clone();
-                a.link = a.link * self.network(a.network);
+                // A link stays at least 1 B/s, the smallest a topology accepts (only an absurd
+                // override, a few bytes per second, is raised by this).
+                a.link = crate::units::BytesPerSec((a.link.get() * self.network(a.network)).max(1.0));
                 a
             })
             .collect();
