@@ -6,7 +6,6 @@
 //! choosing fires `change` events.
 #![cfg(target_arch = "wasm32")]
 
-use std::any::Any;
 
 use leptos::prelude::*;
 use shardcalc::views::model::ModelView;
@@ -17,102 +16,28 @@ use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+mod support;
+use support::{document, fire, sleep};
+
+/// The model page (or another view, [`open_with`]) mounted by [`support::Page`].
+type Page = support::Page;
+
+async fn open(url_sync: bool) -> Page {
+    open_with(url_sync, || view! { <ModelView /> }.into_any()).await
 }
 
-/// The page mounted in a fresh `<div>`; unmounted and removed on drop.
-struct Page {
-    root: HtmlElement,
-    _handle: Box<dyn Any>,
+/// The page around another view (or component).
+async fn open_with(url_sync: bool, render: fn() -> AnyView) -> Page {
+    Page::mount(move || view! { <App url_sync=url_sync>{render()}</App> }.into_any(), 1).await
 }
 
-impl Drop for Page {
-    fn drop(&mut self) {
-        self.root.remove();
-    }
-}
-
-impl Page {
-    async fn open(url_sync: bool) -> Self {
-        Self::open_with(url_sync, || view! { <ModelView /> }.into_any()).await
-    }
-
-    /// The page around another view (or component).
-    async fn open_with(url_sync: bool, render: fn() -> AnyView) -> Self {
-        let doc = document();
-        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-        doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), move || view! { <App url_sync=url_sync>{render()}</App> });
-        leptos::task::tick().await;
-        Self {
-            root,
-            _handle: Box::new(handle),
-        }
-    }
-
-    fn find<T: JsCast>(&self, selector: &str) -> T {
-        self.root
-            .query_selector(selector)
-            .unwrap()
-            .unwrap_or_else(|| panic!("no element matches {selector}"))
-            .unchecked_into()
-    }
-
-    fn exists(&self, selector: &str) -> bool {
-        self.root.query_selector(selector).unwrap().is_some()
-    }
-
-    fn text(&self, selector: &str) -> String {
-        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
-    }
-
-    /// Types `value` into the input at `selector` (replacing its text) and lets effects run.
-    async fn type_into(&self, selector: &str, value: &str) {
-        let input: HtmlInputElement = self.find(selector);
-        input.set_value(value);
-        fire(&input, "input");
-        leptos::task::tick().await;
-    }
-
-    /// Chooses `value` in the `<select>` at `selector`.
-    async fn choose(&self, selector: &str, value: &str) {
-        let select: web_sys::HtmlSelectElement = self.find(selector);
-        select.set_value(value);
-        fire(&select, "change");
-        leptos::task::tick().await;
-    }
-
-    /// Clicks the element at `selector` (checkboxes and radios toggle and fire `change`).
-    async fn click(&self, selector: &str) {
-        self.find::<HtmlElement>(selector).click();
-        leptos::task::tick().await;
-    }
-
-    fn total(&self) -> String {
-        self.text("#total-params-value")
-    }
-}
-
-fn fire(target: &web_sys::EventTarget, kind: &str) {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
-    target.dispatch_event(&event).unwrap();
-}
-
-async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+/// The total parameter count as the page shows it.
+fn total(page: &Page) -> String {
+    page.text("#total-params-value")
 }
 
 fn preset_scenario(id: &str) -> Scenario {
@@ -124,8 +49,8 @@ fn preset_scenario(id: &str) -> Scenario {
 
 #[wasm_bindgen_test]
 async fn default_page_shows_llama_3_8b_exactly() {
-    let page = Page::open(false).await;
-    assert_eq!(page.total(), "8,030,261,248");
+    let page = open(false).await;
+    assert_eq!(total(&page), "8,030,261,248");
     assert_eq!(page.find::<HtmlInputElement>("#model-d_model").value(), "4096");
     assert_eq!(page.text("#attention-label"), "GQA");
     assert!(!page.exists("#stale-note"));
@@ -133,20 +58,20 @@ async fn default_page_shows_llama_3_8b_exactly() {
 
 #[wasm_bindgen_test]
 async fn picking_a_preset_shows_its_exact_hugging_face_count() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#preset", "llama-3-70b").await;
-    assert_eq!(page.total(), "70,553,706,496");
+    assert_eq!(total(&page), "70,553,706,496");
     // The form was rebuilt from the preset.
     assert_eq!(page.find::<HtmlInputElement>("#model-d_model").value(), "8192");
     assert!(page.text("#preset-published").contains("identical"));
     page.choose("#preset", "mixtral-8x7b").await;
-    assert_eq!(page.total(), "46,702,792,704");
+    assert_eq!(total(&page), "46,702,792,704");
     assert_eq!(page.text("#active-params-value"), "12,879,925,248");
 }
 
 #[wasm_bindgen_test]
 async fn invalid_text_is_kept_and_explained_while_the_page_stays_alive() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     let field = "#model-attention-num_kv_heads";
     for (text, expected) in [
         ("abc", "is not a number"),
@@ -163,7 +88,7 @@ async fn invalid_text_is_kept_and_explained_while_the_page_stays_alive() {
         assert!(message.contains(expected), "{text:?}: {message}");
         // The text stays as typed, the results stay at the last valid scenario and say so.
         assert_eq!(page.find::<HtmlInputElement>(field).value(), text);
-        assert_eq!(page.total(), "8,030,261,248");
+        assert_eq!(total(&page), "8,030,261,248");
         assert!(page.exists("#stale-note"), "{text:?}: no stale note");
         assert_eq!(page.find::<HtmlElement>(field).get_attribute("aria-invalid").as_deref(), Some("true"));
     }
@@ -172,12 +97,12 @@ async fn invalid_text_is_kept_and_explained_while_the_page_stays_alive() {
     assert_eq!(page.text("#model-attention-num_kv_heads-error"), "");
     assert!(!page.exists("#stale-note"));
     assert_eq!(page.text("#attention-label"), "MHA");
-    assert_ne!(page.total(), "8,030,261,248");
+    assert_ne!(total(&page), "8,030,261,248");
 }
 
 #[wasm_bindgen_test]
 async fn cross_field_errors_appear_at_the_fields_they_name() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     // A local layer without a window or chunk size.
     page.type_into("#model-layout-pattern", "LLG").await;
     assert!(page.text("#model-layout-local-error").starts_with("model.layout.local: "));
@@ -206,7 +131,7 @@ async fn cross_field_errors_appear_at_the_fields_they_name() {
 /// summary's entry moves the focus to the field.
 #[wasm_bindgen_test]
 async fn conflicts_show_at_every_field_they_name_with_a_fix() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.type_into("#model-attention-num_heads", "30").await;
     let at_kv = page.text("#model-attention-num_kv_heads-error");
     assert!(at_kv.starts_with("model.attention.num_kv_heads: must divide attention.num_heads"), "{at_kv}");
@@ -229,7 +154,7 @@ async fn conflicts_show_at_every_field_they_name_with_a_fix() {
 /// A window at least as long as the sequence: a note at both fields, not an error.
 #[wasm_bindgen_test]
 async fn a_window_covering_the_sequence_is_a_note_not_an_error() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#preset", "gemma-3-27b").await;
     assert_eq!(page.text("#workload-seq_len-note"), "");
     page.type_into("#workload-seq_len", "512").await;
@@ -254,7 +179,7 @@ fn names_field_matches_whole_paths_only() {
 
 #[wasm_bindgen_test]
 async fn the_pattern_and_the_local_count_stay_in_step() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#model-layout-local", "sliding_window").await;
     page.type_into("#model-layout-locals_per_global", "5").await;
     assert_eq!(page.find::<HtmlInputElement>("#model-layout-pattern").value(), "LLLLLG");
@@ -269,7 +194,7 @@ async fn the_pattern_and_the_local_count_stay_in_step() {
 
 #[wasm_bindgen_test]
 async fn switching_the_convention_changes_the_tflops_to_core_s_value() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     let report = evaluate(&preset_scenario("llama-3-8b")).unwrap();
     assert_eq!(page.text("#tflops-value"), significant(report.flops.maxtext.total_tflops_per_device_step, 4));
     let params_draws = page.find::<HtmlElement>("#chart-params").get_attribute("data-draws");
@@ -290,7 +215,7 @@ async fn switching_the_convention_changes_the_tflops_to_core_s_value() {
 
 #[wasm_bindgen_test]
 async fn charts_draw_on_their_canvases() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     for id in ["#chart-params", "#chart-flops", "#chart-seq-len"] {
         let canvas: HtmlCanvasElement = page.find(id);
         let blank: HtmlCanvasElement = document().create_element("canvas").unwrap().unchecked_into();
@@ -332,20 +257,20 @@ async fn wait_for_text(page: &Page, selector: &str, needle: &str) {
 #[wasm_bindgen_test]
 async fn importing_a_config_replaces_the_model_and_bad_ones_do_not() {
     local_worker();
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#preset", "llama-3-70b").await;
     let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
     area.set_value("{\"model_type\": \"llama\",");
     fire(&area, "input");
     page.click("#import-button").await;
     wait_for_text(&page, "#import-result", "Could not import").await;
-    assert_eq!(page.total(), "70,553,706,496");
+    assert_eq!(total(&page), "70,553,706,496");
 
     area.set_value(include_str!("../core/tests/fixtures/hf-llama-3-8b.json"));
     fire(&area, "input");
     page.click("#import-button").await;
     wait_for_text(&page, "#import-result", "Imported").await;
-    assert_eq!(page.total(), "8,030,261,248");
+    assert_eq!(total(&page), "8,030,261,248");
     assert_eq!(page.find::<web_sys::HtmlSelectElement>("#preset").value(), "custom");
 }
 
@@ -354,9 +279,9 @@ async fn the_url_restores_the_scenario_and_a_bad_one_falls_back() {
     let location = web_sys::window().unwrap().location();
     location.set_hash("s=1.garbage!").unwrap();
     {
-        let page = Page::open(true).await;
+        let page = open(true).await;
         assert!(page.text("#notice").contains("could not be read"), "{}", page.text("#notice"));
-        assert_eq!(page.total(), "8,030,261,248");
+        assert_eq!(total(&page), "8,030,261,248");
         // The fragment follows the scenario after the debounce.
         sleep(400).await;
         let expected = format!("#s={}", shardcalc_core::permalink::encode(&Scenario::default()));
@@ -366,8 +291,8 @@ async fn the_url_restores_the_scenario_and_a_bad_one_falls_back() {
     s.workload.seq_len = 8192;
     s.conventions.flops = FlopConvention::Book;
     location.set_hash(&format!("s={}", shardcalc_core::permalink::encode(&s))).unwrap();
-    let page = Page::open(true).await;
-    assert_eq!(page.total(), "70,553,706,496");
+    let page = open(true).await;
+    assert_eq!(total(&page), "70,553,706,496");
     assert_eq!(page.find::<HtmlInputElement>("#workload-seq_len").value(), "8192");
     assert!(page.find::<HtmlInputElement>("#convention-book").checked());
     assert!(!page.exists("#notice"));
@@ -393,7 +318,7 @@ async fn input_to_update_ms(page: &Page, selector: &str, values: [&str; 2], roun
 
 #[wasm_bindgen_test]
 async fn input_to_repaint_is_fast() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     // seq_len redraws one chart (FLOPs per component); d_model redraws all three.
     for (selector, values, charts) in [
         ("#workload-seq_len", ["8192", "4096"], 1),
@@ -414,7 +339,7 @@ async fn input_to_repaint_is_fast() {
 
 #[wasm_bindgen_test]
 async fn deepseek_v3_shows_mla_moe_mtp_fields_and_the_notebook_s_bugs() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#preset", "deepseek-v3-mtp").await;
     assert_eq!(page.text("#attention-label"), "MLA");
     assert_eq!(page.find::<HtmlInputElement>("#model-attention-kv_lora_rank").value(), "512");
@@ -424,9 +349,9 @@ async fn deepseek_v3_shows_mla_moe_mtp_fields_and_the_notebook_s_bugs() {
     assert_eq!(page.find::<HtmlInputElement>("#model-mtp-depth").value(), "1");
     assert!(page.find::<HtmlInputElement>("#model-mtp-stores_embedding_copies").checked());
     let expected = evaluate(&preset_scenario("deepseek-v3-mtp")).unwrap();
-    assert_eq!(page.total(), thousands(expected.params.total.exact().unwrap()));
+    assert_eq!(total(&page), thousands(expected.params.total.exact().unwrap()));
     // The notebook's DeepSeek path: total without the router, a parameter count in a FLOPs row.
-    let wrong = page.root.query_selector_all("#notebook-params tr.wrong, #notebook-flops tr.wrong").unwrap();
+    let wrong = page.all("#notebook-params tr.wrong, #notebook-flops tr.wrong");
     assert_eq!(wrong.length(), 2);
     assert!(page.text("#notebook-flops").contains("prints the embedding's parameter count"));
 
@@ -440,7 +365,7 @@ async fn deepseek_v3_shows_mla_moe_mtp_fields_and_the_notebook_s_bugs() {
 #[wasm_bindgen_test]
 async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
     local_worker();
-    let page = Page::open(false).await;
+    let page = open(false).await;
     let crafted = include_str!("../core/tests/fixtures/hf-llama-3-8b.json")
         .replace("\"num_attention_heads\": 32", "\"num_attention_heads\": 9007199254740881")
         .replace("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 9007199254740880");
@@ -449,28 +374,28 @@ async fn a_config_with_a_huge_prime_head_count_is_refused_not_hanging() {
     fire(&area, "input");
     page.click("#import-button").await;
     wait_for_text(&page, "#import-result", "num_attention_heads: must be at most 16384").await;
-    assert_eq!(page.total(), "8,030,261,248");
+    assert_eq!(total(&page), "8,030,261,248");
 }
 
 #[wasm_bindgen_test]
 async fn a_maxtext_yaml_imports_too() {
     local_worker();
-    let page = Page::open(false).await;
+    let page = open(false).await;
     let area: web_sys::HtmlTextAreaElement = page.find("#import-text");
     area.set_value(include_str!("../core/tests/fixtures/maxtext-llama2-7b.yml"));
     fire(&area, "input");
     page.click("#import-button").await;
     wait_for_text(&page, "#import-result", "Imported").await;
-    assert_eq!(page.total(), "6,738,415,616", "{}", page.text("#import-result"));
+    assert_eq!(total(&page), "6,738,415,616", "{}", page.text("#import-result"));
 }
 
 #[wasm_bindgen_test]
 async fn every_field_survives_garbage() {
-    let page = Page::open(false).await;
+    let page = open(false).await;
     page.choose("#preset", "gemma-3-27b").await;
     page.click("#model-moe").await;
     page.type_into("#model-mtp-depth", "1").await;
-    let inputs = page.root.query_selector_all("form input[type=text]").unwrap();
+    let inputs = page.all("form input[type=text]");
     assert!(inputs.length() >= 24, "{} text inputs", inputs.length());
     for i in 0..inputs.length() {
         let input: HtmlInputElement = inputs.item(i).unwrap().unchecked_into();
@@ -531,7 +456,7 @@ fn parse_reads_numbers_and_explains_refusals() {
 #[wasm_bindgen_test]
 async fn the_hardware_picker_writes_valid_hardware_only() {
     use shardcalc::components::HardwarePicker;
-    let page = Page::open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
+    let page = open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
     assert!(page.text("#hw-summary").starts_with("64 devices of TPU v5p"), "{}", page.text("#hw-summary"));
     page.type_into("#hw-shape", "16x20x28").await;
     assert!(page.text("#hw-summary").starts_with("8960 devices"), "{}", page.text("#hw-summary"));

@@ -5,7 +5,6 @@
 //! expected numbers come from core or from the book.
 #![cfg(target_arch = "wasm32")]
 
-use std::any::Any;
 
 use leptos::prelude::*;
 use shardcalc::components::scene_canvas;
@@ -17,94 +16,21 @@ use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::catalog;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement};
+use web_sys::{HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
-}
+mod support;
+use support::{document, Page};
 
-/// The hardware page mounted in a fresh `<div>`; removed on drop.
-struct Page {
-    root: HtmlElement,
-    _handle: Box<dyn Any>,
-}
-
-impl Drop for Page {
-    fn drop(&mut self) {
-        self.root.remove();
-    }
-}
-
-async fn settle() {
-    for _ in 0..3 {
-        leptos::task::tick().await;
-    }
-}
-
-fn fire(target: &web_sys::EventTarget, kind: &str) {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
-    target.dispatch_event(&event).unwrap();
-}
-
-impl Page {
-    async fn open() -> Self {
-        let doc = document();
-        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-        doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), || {
-            view! { <App url_sync=false view=View::Hardware><HardwareView /></App> }
-        });
-        settle().await;
-        Self { root, _handle: Box::new(handle) }
-    }
-
-    fn find<T: JsCast>(&self, selector: &str) -> T {
-        self.root
-            .query_selector(selector)
-            .unwrap()
-            .unwrap_or_else(|| panic!("no element matches {selector}"))
-            .unchecked_into()
-    }
-
-    fn exists(&self, selector: &str) -> bool {
-        self.root.query_selector(selector).unwrap().is_some()
-    }
-
-    fn text(&self, selector: &str) -> String {
-        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
-    }
-
-    fn html(&self, selector: &str) -> String {
-        self.find::<HtmlElement>(selector).inner_html()
-    }
-
-    async fn type_into(&self, selector: &str, value: &str) {
-        let input: HtmlInputElement = self.find(selector);
-        input.set_value(value);
-        fire(&input, "input");
-        settle().await;
-    }
-
-    async fn choose(&self, selector: &str, value: &str) {
-        let select: web_sys::HtmlSelectElement = self.find(selector);
-        select.set_value(value);
-        fire(&select, "change");
-        settle().await;
-    }
-
-    async fn click(&self, selector: &str) {
-        self.find::<HtmlElement>(selector).click();
-        settle().await;
-    }
+/// The hardware page, settled for three ticks after every action.
+async fn open() -> Page {
+    Page::mount(|| view! { <App url_sync=false view=View::Hardware><HardwareView /></App> }.into_any(), 3).await
 }
 
 #[wasm_bindgen_test]
 async fn defaults_reproduce_the_books_v5e_numbers() {
-    let page = Page::open().await;
+    let page = open().await;
     assert!(page.text("#spec-chip").starts_with("TPU v5e"), "{}", page.text("#spec-chip"));
     // The book's spec table value, with its other value (8.2e11) listed and the row marked.
     let hbm = page.text("#spec-hbm-bandwidth");
@@ -127,7 +53,7 @@ async fn defaults_reproduce_the_books_v5e_numbers() {
 
 #[wasm_bindgen_test]
 async fn editing_the_op_changes_the_bound_and_the_chart() {
-    let page = Page::open().await;
+    let page = open().await;
     let before = page.html("#chart-roofline");
     page.type_into("#roofline-b", "128").await;
     assert_eq!(page.text("#roofline-bound"), "HBM bandwidth");
@@ -149,7 +75,7 @@ async fn editing_the_op_changes_the_bound_and_the_chart() {
 
 #[wasm_bindgen_test]
 async fn another_chip_changes_the_spec_table_and_the_intensities() {
-    let page = Page::open().await;
+    let page = open().await;
     page.choose("#hw-chip", "tpu-v6e").await;
     assert!(page.text("#spec-chip").starts_with("TPU v6e (Trillium)"));
     // MaxText guide: Trillium's critical ICI intensity is about 5100 over 2 links.
@@ -168,7 +94,7 @@ async fn another_chip_changes_the_spec_table_and_the_intensities() {
 
 #[wasm_bindgen_test]
 async fn a_custom_chip_is_edited_field_by_field_with_messages() {
-    let page = Page::open().await;
+    let page = open().await;
     assert!(!page.exists("#chip-hbm-bandwidth"));
     page.click("#chip-customize").await;
     let input: HtmlInputElement = page.find("#chip-hbm-bandwidth");
@@ -197,7 +123,7 @@ async fn a_custom_chip_is_edited_field_by_field_with_messages() {
 
 #[wasm_bindgen_test]
 async fn topology_overrides_and_collectives() {
-    let page = Page::open().await;
+    let page = open().await;
     // Book 2.2: an axis of 8 on a v5e has no wraparound; forcing one is refused at the field.
     page.choose("#axis-0-wraparound", "on").await;
     assert!(page.text("#axis-0-wraparound-error").contains("full axis of 16"), "{}", page.text("#axis-0-wraparound-error"));

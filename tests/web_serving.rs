@@ -4,7 +4,6 @@
 //! while the page lives on.
 #![cfg(target_arch = "wasm32")]
 
-use std::any::Any;
 
 use leptos::prelude::*;
 use shardcalc::views::serving::rows::{seconds, show, Unit};
@@ -16,67 +15,16 @@ use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::scenario::Scenario;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// The serving page mounted in a fresh `<div>`; removed on drop.
-struct Page {
-    root: HtmlElement,
-    _handle: Box<dyn Any>,
-}
+mod support;
+use support::{fire, Page};
 
-impl Drop for Page {
-    fn drop(&mut self) {
-        self.root.remove();
-    }
-}
-
-impl Page {
-    async fn open() -> Self {
-        let doc = web_sys::window().and_then(|w| w.document()).expect("a document");
-        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-        doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false><ServingView /></App> });
-        leptos::task::tick().await;
-        Self { root, _handle: Box::new(handle) }
-    }
-
-    fn find<T: JsCast>(&self, css: &str) -> T {
-        self.root.query_selector(css).unwrap().unwrap_or_else(|| panic!("no element matches {css}")).unchecked_into()
-    }
-
-    fn exists(&self, css: &str) -> bool {
-        self.root.query_selector(css).unwrap().is_some()
-    }
-
-    fn text(&self, css: &str) -> String {
-        self.find::<HtmlElement>(css).text_content().unwrap_or_default()
-    }
-
-    async fn type_into(&self, css: &str, value: &str) {
-        let input: HtmlInputElement = self.find(css);
-        input.set_value(value);
-        fire(&input, "input");
-        leptos::task::tick().await;
-    }
-
-    async fn choose(&self, css: &str, value: &str) {
-        let select: HtmlSelectElement = self.find(css);
-        select.set_value(value);
-        fire(&select, "change");
-        leptos::task::tick().await;
-    }
-
-    fn draws(&self, canvas: &str) -> u32 {
-        self.find::<HtmlElement>(canvas).get_attribute("data-draws").and_then(|d| d.parse().ok()).unwrap_or(0)
-    }
-}
-
-fn fire(target: &web_sys::EventTarget, kind: &str) {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    target.dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+/// The serving page.
+async fn open() -> Page {
+    Page::mount(|| view! { <App url_sync=false><ServingView /></App> }.into_any(), 1).await
 }
 
 /// The report core gives for `s`.
@@ -94,7 +42,7 @@ const CHARTS: [&str; 4] = ["#chart-serving-pareto", "#chart-serving-breakdown", 
 
 #[wasm_bindgen_test]
 async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
-    let page = Page::open().await;
+    let page = open().await;
     let r = plan(&default_serving());
     assert_eq!(page.text("#serving-step-value"), seconds(r.decode.step.step_time_s.get()));
     assert_eq!(page.text("#serving-throughput-value"), show(r.decode.tokens_per_s_per_chip, Unit::TokensPerS));
@@ -126,7 +74,7 @@ async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
 
 #[wasm_bindgen_test]
 async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
-    let page = Page::open().await;
+    let page = open().await;
     page.choose("#preset", "llama-3-70b").await;
     page.type_into("#hw-shape", "4x2").await;
     page.choose("#inference-dtypes-weights", "int8").await;
@@ -165,7 +113,7 @@ async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
 
 #[wasm_bindgen_test]
 async fn refused_text_stays_with_its_message_and_the_page_lives() {
-    let page = Page::open().await;
+    let page = open().await;
     let before = page.text("#serving-step-value");
     for (field, junk, says) in [
         ("#inference-batch", "abc", "inference.batch: is not a number"),
@@ -192,7 +140,7 @@ async fn refused_text_stays_with_its_message_and_the_page_lives() {
 
 #[wasm_bindgen_test]
 async fn cross_field_conflicts_are_explained() {
-    let page = Page::open().await;
+    let page = open().await;
     // A v5e has no fp8 peak: refused at the compute format, naming the chip.
     page.choose("#inference-dtypes-compute", "fp8").await;
     let e = page.text("#inference-dtypes-compute-error");
@@ -213,7 +161,7 @@ async fn cross_field_conflicts_are_explained() {
 
 #[wasm_bindgen_test]
 async fn speculative_decoding_and_price_add_their_numbers() {
-    let page = Page::open().await;
+    let page = open().await;
     assert!(!page.exists("#serving-speculative"));
     // The catalog prices the v5e (book 8.1), so cost shows from the start.
     let r = plan(&default_serving());
@@ -235,7 +183,7 @@ async fn speculative_decoding_and_price_add_their_numbers() {
 /// Milliseconds from typing into `css` until every memo, the table and the charts are updated.
 #[wasm_bindgen_test]
 async fn input_to_repaint_is_timed() {
-    let page = Page::open().await;
+    let page = open().await;
     let perf = web_sys::window().unwrap().performance().unwrap();
     let mut times = Vec::new();
     for i in 0..20 {
@@ -256,11 +204,11 @@ async fn input_to_repaint_is_timed() {
 /// follow the inputs again once the text is restored.
 #[wasm_bindgen_test]
 async fn every_field_survives_garbage() {
-    let page = Page::open().await;
+    let page = open().await;
     page.choose("#preset", "mixtral-8x7b").await;
     page.type_into("#hw-shape", "4x4").await;
     page.choose("#inference-sharding-weights", "weight_stationary_2d").await;
-    let inputs = page.root.query_selector_all(".serving input[type=text]").unwrap();
+    let inputs = page.all(".serving input[type=text]");
     // Chip shape and slices, 4 workload, D, model and expert axes (2D, MoE), 3 prefill, 3
     // speculative, price, reserved HBM.
     assert_eq!(inputs.length(), 17, "text inputs");
@@ -295,7 +243,7 @@ async fn every_field_survives_garbage() {
 async fn headline_bands_name_the_calibrated_value_and_follow_the_switch() {
     use shardcalc_core::validation::bands::serving_bands;
     use shardcalc_core::validation::PredictionMode;
-    let page = Page::open().await;
+    let page = open().await;
     let s = default_serving();
     let m = s.validate().unwrap();
     let b = serving_bands(&m, &s).unwrap().unwrap();
@@ -329,7 +277,7 @@ async fn headline_bands_name_the_calibrated_value_and_follow_the_switch() {
 /// HBM is not calibrated.
 #[wasm_bindgen_test]
 async fn a_loading_bound_step_s_band_says_hbm_is_not_calibrated() {
-    let page = Page::open().await;
+    let page = open().await;
     page.type_into("#inference-batch", "1").await;
     let band = page.text("#serving-step-band");
     assert!(band.contains("dominant: HBM bandwidth (not calibrated)"), "{band}");

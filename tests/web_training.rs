@@ -6,7 +6,6 @@
 //! person would: typing fires `input`, choosing fires `change`, buttons are clicked.
 #![cfg(target_arch = "wasm32")]
 
-use std::any::Any;
 
 use leptos::prelude::*;
 use shardcalc::views::training::TrainingView;
@@ -20,81 +19,18 @@ use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::presets;
 use shardcalc_core::training::plan;
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+use web_sys::{HtmlCanvasElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
-}
+mod support;
+use support::Page;
 
-/// The training page mounted in a fresh `<div>`; removed on drop.
-struct Page {
-    root: HtmlElement,
-    _handle: Box<dyn Any>,
-}
-
-impl Drop for Page {
-    fn drop(&mut self) {
-        self.root.remove();
-    }
-}
-
-impl Page {
-    async fn open() -> Self {
-        let doc = document();
-        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-        doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false view=View::Training><TrainingView /></App> });
-        leptos::task::tick().await;
-        Self { root, _handle: Box::new(handle) }
-    }
-
-    fn find<T: JsCast>(&self, selector: &str) -> T {
-        self.root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}")).unchecked_into()
-    }
-
-    fn exists(&self, selector: &str) -> bool {
-        self.root.query_selector(selector).unwrap().is_some()
-    }
-
-    fn text(&self, selector: &str) -> String {
-        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
-    }
-
-    fn attr(&self, selector: &str, name: &str) -> String {
-        self.find::<HtmlElement>(selector).get_attribute(name).unwrap_or_default()
-    }
-
-    async fn type_into(&self, selector: &str, value: &str) {
-        let input: HtmlInputElement = self.find(selector);
-        input.set_value(value);
-        fire(&input, "input");
-        leptos::task::tick().await;
-    }
-
-    async fn choose(&self, selector: &str, value: &str) {
-        let select: web_sys::HtmlSelectElement = self.find(selector);
-        select.set_value(value);
-        fire(&select, "change");
-        // A change may rebuild the form (an effect scheduled by the first tick).
-        leptos::task::tick().await;
-        leptos::task::tick().await;
-    }
-
-    async fn click(&self, selector: &str) {
-        self.find::<HtmlElement>(selector).click();
-        leptos::task::tick().await;
-        leptos::task::tick().await;
-    }
-}
-
-fn fire(target: &web_sys::EventTarget, kind: &str) {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    target.dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+/// The training page, settled for two ticks after every action (a change may rebuild the
+/// form: an effect scheduled by the first tick).
+async fn open() -> Page {
+    Page::mount(|| view! { <App url_sync=false view=View::Training><TrainingView /></App> }.into_any(), 2).await
 }
 
 /// The page's plan of `section` for `preset` on a v5p slice of `shape`, from core.
@@ -107,7 +43,7 @@ fn expected(preset: &str, shape: &[u64], section: &TrainingSection) -> shardcalc
 
 #[wasm_bindgen_test]
 async fn the_default_page_shows_core_s_plan_thresholds_and_charts() {
-    let page = Page::open().await;
+    let page = open().await;
     // Core's defaults: LLaMA 3 8B, 2^20 tokens of 4096 on a v5p 4×4×4, 15T tokens.
     let want = expected("llama-3-8b", &[4, 4, 4], &TrainingSection::default());
     assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
@@ -132,7 +68,7 @@ async fn the_default_page_shows_core_s_plan_thresholds_and_charts() {
 
 #[wasm_bindgen_test]
 async fn editing_the_batch_and_the_topology_replans_and_redraws() {
-    let page = Page::open().await;
+    let page = open().await;
     let step_before = page.text("#training-step-time-value");
     let drawn_before = page.find::<HtmlCanvasElement>("#chart-training-step").to_data_url().unwrap();
     page.type_into("#training-global_batch", "4194304").await;
@@ -156,7 +92,7 @@ async fn editing_the_batch_and_the_topology_replans_and_redraws() {
 
 #[wasm_bindgen_test]
 async fn invalid_text_is_explained_at_its_field_and_the_page_lives() {
-    let page = Page::open().await;
+    let page = open().await;
     let before = page.text("#training-step-time-value");
     for (bad, says) in [("abc", "is not a number"), ("-4", "must not be negative"), ("0", "must be at least 1"), ("1e400", "too large")] {
         page.type_into("#training-seq_len", bad).await;
@@ -175,7 +111,7 @@ async fn invalid_text_is_explained_at_its_field_and_the_page_lives() {
 
 #[wasm_bindgen_test]
 async fn an_explored_mesh_that_conflicts_says_with_what_and_how_to_fix_it() {
-    let page = Page::open().await;
+    let page = open().await;
     page.click("#training-explore-start").await;
     let best = page.text("#training-mesh-value");
     assert!(page.exists("#training-mesh-tp"));
@@ -204,7 +140,7 @@ async fn an_explored_mesh_that_conflicts_says_with_what_and_how_to_fix_it() {
 
 #[wasm_bindgen_test]
 async fn the_training_state_and_remat_change_the_memory() {
-    let page = Page::open().await;
+    let page = open().await;
     page.click("#training-explore-start").await;
     let memory = page.text("#training-compare");
     page.choose("#training-optimizer", "adam_master").await;
@@ -250,7 +186,7 @@ async fn the_reference_search_is_timed_in_the_browser() {
     assert!(evaluated > 0);
 
     // The page on the same case: a batch typed in, until every output and chart is updated.
-    let page = Page::open().await;
+    let page = open().await;
     page.choose("#preset", "llama-3-70b").await;
     page.type_into("#hw-shape", "16x20x28").await;
     let mut times = Vec::new();
@@ -275,7 +211,7 @@ async fn headline_bands_bracket_the_calibrated_value_and_follow_the_switch() {
     use shardcalc_core::validation::bands::training_bands_of;
     use shardcalc_core::validation::calibration::section_for;
     use shardcalc_core::validation::PredictionMode;
-    let page = Page::open().await;
+    let page = open().await;
     let section = TrainingSection::default();
     let chip = catalog::get("tpu-v5p").unwrap();
     let hw = ResolvedHardware { axes: Topology::tpu_slice(&[4, 4, 4], 1).resolve(&chip).unwrap(), chip };

@@ -3,7 +3,6 @@
 //! The page mounts in its own container, removed at the end.
 #![cfg(target_arch = "wasm32")]
 
-use std::any::Any;
 
 use leptos::prelude::*;
 use shardcalc::views::validation::{csv, ValidationView};
@@ -13,75 +12,17 @@ use shardcalc_core::validation::bundled_table;
 use shardcalc_core::validation::fit::Split;
 use shardcalc_core::validation::table::group_stats;
 use shardcalc_core::validation::PredictionMode;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Event, EventInit, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+use web_sys::{HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
-}
+mod support;
+use support::Page;
 
-struct Page {
-    root: HtmlElement,
-    _handle: Box<dyn Any>,
-}
-
-impl Drop for Page {
-    fn drop(&mut self) {
-        self.root.remove();
-    }
-}
-
-impl Page {
-    async fn open() -> Self {
-        let doc = document();
-        let root: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
-        doc.body().expect("a <body>").append_child(&root).unwrap();
-        let handle = leptos::mount::mount_to(root.clone(), || view! { <App url_sync=false><ValidationView /></App> });
-        leptos::task::tick().await;
-        Self { root, _handle: Box::new(handle) }
-    }
-
-    fn find<T: JsCast>(&self, selector: &str) -> T {
-        self.root
-            .query_selector(selector)
-            .unwrap()
-            .unwrap_or_else(|| panic!("no element matches {selector}"))
-            .unchecked_into()
-    }
-
-    fn count(&self, selector: &str) -> u32 {
-        self.root.query_selector_all(selector).unwrap().length()
-    }
-
-    fn text(&self, selector: &str) -> String {
-        self.find::<HtmlElement>(selector).text_content().unwrap_or_default()
-    }
-
-    async fn choose(&self, selector: &str, value: &str) {
-        let select: web_sys::HtmlSelectElement = self.find(selector);
-        select.set_value(value);
-        fire(&select, "change");
-        leptos::task::tick().await;
-    }
-
-    async fn click(&self, selector: &str) {
-        self.find::<HtmlElement>(selector).click();
-        leptos::task::tick().await;
-    }
-
-    fn draws(&self, canvas: &str) -> u32 {
-        self.find::<HtmlCanvasElement>(canvas).get_attribute("data-draws").and_then(|d| d.parse().ok()).unwrap_or(0)
-    }
-}
-
-fn fire(target: &web_sys::EventTarget, kind: &str) {
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict(kind, &init).unwrap();
-    target.dispatch_event(&event).unwrap();
+/// The validation page.
+async fn open() -> Page {
+    Page::mount(|| view! { <App url_sync=false><ValidationView /></App> }.into_any(), 1).await
 }
 
 fn held_back_median(mode: PredictionMode) -> String {
@@ -92,7 +33,7 @@ fn held_back_median(mode: PredictionMode) -> String {
 /// Every run is a row; the headline is core's held-back median; the roofline is the default.
 #[wasm_bindgen_test]
 async fn shows_every_run_and_the_held_back_error() {
-    let page = Page::open().await;
+    let page = open().await;
     assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 51);
     assert_eq!(page.text("#validation-count"), "Showing 51 of 51 runs.");
     assert!(page.find::<HtmlInputElement>("#prediction-ideal").checked());
@@ -106,7 +47,7 @@ async fn shows_every_run_and_the_held_back_error() {
 /// The switch writes `conventions.prediction`: the numbers, the charts and the links follow.
 #[wasm_bindgen_test]
 async fn the_switch_changes_numbers_charts_and_links() {
-    let page = Page::open().await;
+    let page = open().await;
     let before = page.draws("#chart-validation-scatter");
     page.click("#prediction-calibrated").await;
     assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Calibrated));
@@ -126,7 +67,7 @@ async fn the_switch_changes_numbers_charts_and_links() {
 /// Filters by chip, model and split; the CSV holds the rows shown with exact numbers.
 #[wasm_bindgen_test]
 async fn filters_and_csv() {
-    let page = Page::open().await;
+    let page = open().await;
     page.choose("#validation-filter-chip", "tpu-v4").await;
     assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 6);
     assert_eq!(page.text("#validation-count"), "Showing 6 of 51 runs.");
