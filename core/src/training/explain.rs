@@ -8,6 +8,7 @@ use super::setup::Setup;
 use super::step::{Bottleneck, StepParts};
 use super::thresholds::{dcn_critical_batch, fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
 use crate::collectives::{AxisLink, Network};
+use crate::decimal::fixed;
 use crate::hardware::Chip;
 
 /// The thresholds of book 5.1 for `setup` on `axes` (the topology's, unscaled).
@@ -81,16 +82,18 @@ fn binding(
         return (
             Binding::Dcn,
             format!(
-                "Data parallelism over DCN is comms-bound: {:.0} tokens per slice is below C/W_DCN = {:.0} (book 5.1.6); use fewer, larger slices or a larger batch.",
-                d.batch_per_slice, d.critical_batch_per_slice
+                "Data parallelism over DCN is comms-bound: {} tokens per slice is below C/W_DCN = {} (book 5.1.6); use fewer, larger slices or a larger batch.",
+                fixed(d.batch_per_slice, 0),
+                fixed(d.critical_batch_per_slice, 0)
             ),
         );
     }
+    let (per_device_t, n_axes_t, fsdp_all_t) = (fixed(per_device, 0), fixed(n_axes, 0), fixed(fsdp_all, 0));
     if per_device >= fsdp_all {
         return (
             Binding::FsdpComputeBound,
             format!(
-                "FSDP alone is compute-bound: {per_device:.0} tokens per device is above α/{n_axes:.0} = {fsdp_all:.0} (book 5.1.2), so no tensor parallelism is needed for bandwidth."
+                "FSDP alone is compute-bound: {per_device_t} tokens per device is above α/{n_axes_t} = {fsdp_all_t} (book 5.1.2), so no tensor parallelism is needed for bandwidth."
             ),
         );
     }
@@ -98,16 +101,20 @@ fn binding(
         return (
             Binding::MixedFsdpTp,
             format!(
-                "Pure FSDP is comms-bound ({per_device:.0} tokens per device < α/{n_axes:.0} = {fsdp_all:.0}), but mixed FSDP + TP is compute-bound above {:.0} per device: FSDP between {lo:.0} and {hi:.0} ways (X_opt ≈ {:.0}) with the rest TP, which stays compute-bound up to {tp_max:.1} ways (book 5.1.4, 6.3).",
-                mixed.critical_batch_per_device, mixed.optimal_fsdp
+                "Pure FSDP is comms-bound ({per_device_t} tokens per device < α/{n_axes_t} = {fsdp_all_t}), but mixed FSDP + TP is compute-bound above {} per device: FSDP between {} and {} ways (X_opt ≈ {}) with the rest TP, which stays compute-bound up to {} ways (book 5.1.4, 6.3).",
+                fixed(mixed.critical_batch_per_device, 0),
+                fixed(lo, 0),
+                fixed(hi, 0),
+                fixed(mixed.optimal_fsdp, 0),
+                fixed(tp_max, 1)
             ),
         );
     }
     (
         Binding::CommsBound,
         format!(
-            "Even mixed FSDP + TP is comms-bound: {per_device:.0} tokens per device is below 4α²/(M_X·M_Y·F) = {:.0} (book 5.1.4); it needs a larger batch or fewer chips.",
-            mixed.critical_batch_per_device
+            "Even mixed FSDP + TP is comms-bound: {per_device_t} tokens per device is below 4α²/(M_X·M_Y·F) = {} (book 5.1.4); it needs a larger batch or fewer chips.",
+            fixed(mixed.critical_batch_per_device, 0)
         ),
     )
 }
@@ -119,40 +126,41 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
     let pct = |t: f64| 100.0 * t / s.step_time;
     match s.bound {
         Bottleneck::Memory => format!(
-            "Nothing fits: this configuration needs {:.1} GB per device against {:.1} GB of HBM.",
-            s.memory.total() / 1e9,
-            hbm / 1e9
+            "Nothing fits: this configuration needs {} GB per device against {} GB of HBM.",
+            fixed(s.memory.total() / 1e9, 1),
+            fixed(hbm / 1e9, 1)
         ),
         Bottleneck::Compute => format!(
-            "Compute-bound: all {comm:.3} s of communication hides behind {:.3} s of matmuls; MFU {:.1}% (a roofline: ideal overlap and kernels).",
-            s.compute,
-            100.0 * s.mfu
+            "Compute-bound: all {} s of communication hides behind {} s of matmuls; MFU {}% (a roofline: ideal overlap and kernels).",
+            fixed(comm, 3),
+            fixed(s.compute, 3),
+            fixed(100.0 * s.mfu, 1)
         ),
         Bottleneck::Communication => {
             let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
             let c = s.comm[axis as usize];
             let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
             format!(
-                "{} communication is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%) beside {:.3} s of compute; {why}.",
+                "{} communication is the largest loss: {} s exposed of a {} s step ({}%) beside {} s of compute; {why}.",
                 axis.label(),
-                c.exposed,
-                s.step_time,
-                pct(c.exposed),
-                s.compute
+                fixed(c.exposed, 3),
+                fixed(s.step_time, 3),
+                fixed(pct(c.exposed), 0),
+                fixed(s.compute, 3)
             )
         }
         Bottleneck::PipelineBubble => format!(
-            "The pipeline bubble is the largest loss: {:.3} s of a {:.3} s step ({:.0}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
-            s.bubble,
-            s.step_time,
-            pct(s.bubble),
+            "The pipeline bubble is the largest loss: {} s of a {} s step ({}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
+            fixed(s.bubble, 3),
+            fixed(s.step_time, 3),
+            fixed(pct(s.bubble), 0),
             s.microbatches
         ),
         Bottleneck::HostOffload => format!(
-            "Host offload over PCIe is the largest loss: {:.3} s exposed of a {:.3} s step ({:.0}%).",
-            s.offload_exposed,
-            s.step_time,
-            pct(s.offload_exposed)
+            "Host offload over PCIe is the largest loss: {} s exposed of a {} s step ({}%).",
+            fixed(s.offload_exposed, 3),
+            fixed(s.step_time, 3),
+            fixed(pct(s.offload_exposed), 0)
         ),
     }
 }

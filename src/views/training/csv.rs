@@ -56,7 +56,7 @@ pub fn component_id(c: MemoryComponent) -> &'static str {
 }
 
 fn num(x: f64) -> String {
-    format!("{x}")
+    shardcalc_core::decimal::shortest(x)
 }
 
 /// The degrees of a row's mesh split over the networks: `ici: fsdp 16 × tp 4; dcn: dp 2`.

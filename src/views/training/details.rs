@@ -8,6 +8,7 @@ use shardcalc_core::training::TrainingReport;
 
 use super::csv;
 use super::derived::Derived;
+use super::html;
 use super::headline::{bottleneck_label, placement_text, seconds};
 use crate::components::CsvButton;
 
@@ -35,19 +36,23 @@ fn Compare(
     derived: Derived,
 ) -> impl IntoView {
     let plans = Memo::new(move |_| (derived.best_ok(), derived.explored_ok()));
-    let header = move || {
-        plans.with(|(b, e)| breakdown_rows(b.as_ref(), e.as_ref()).into_iter().map(|(l, _)| view! { <th>{l}</th> }).collect_view())
-    };
-    let body = move || {
+    let table = move || {
         plans.with(|(b, e)| {
             let rows = breakdown_rows(b.as_ref(), e.as_ref());
-            METRICS
-                .iter()
-                .map(|(name, f)| {
-                    let cells = rows.iter().map(|(_, r)| view! { <td>{f(r)}</td> }).collect_view();
-                    view! { <tr><th scope="row">{*name}</th>{cells}</tr> }
-                })
-                .collect_view()
+            let mut headers = vec![""];
+            headers.extend(rows.iter().map(|(l, _)| l.as_str()));
+            let mut out = String::new();
+            html::open_table(&mut out, "training-compare", &headers);
+            for (name, f) in &METRICS {
+                out.push_str("<tr>");
+                html::element(&mut out, "th", "", "", name);
+                for (_, r) in &rows {
+                    html::cell(&mut out, &f(r), false);
+                }
+                out.push_str("</tr>");
+            }
+            html::close_table(&mut out);
+            out
         })
     };
     let csv_text = Signal::derive(move || {
@@ -63,12 +68,7 @@ fn Compare(
         })
     });
     view! {
-        <div class="table-wrap">
-            <table id="training-compare">
-                <thead><tr><th></th>{header}</tr></thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
+        <div inner_html=table></div>
         <CsvButton name="training-compare" csv=csv_text />
     }
 }
@@ -88,29 +88,25 @@ pub fn Details(
             _ => None,
         })
     };
-    let comm_rows = move || {
+    let comm_table = move || {
         plans.with(|(b, e)| {
-            breakdown_rows(b.as_ref(), e.as_ref())
-                .into_iter()
-                .flat_map(|(label, r)| {
-                    r.communication
-                        .iter()
-                        .map(|c| {
-                            view! {
-                                <tr>
-                                    <td>{label.clone()}</td>
-                                    <td>{c.parallelism.label()}</td>
-                                    <td>{c.axes.join(" × ")}</td>
-                                    <td class="num">{significant(c.bytes_per_step.get() / 1e9, 4)}</td>
-                                    <td class="num">{seconds(c.time_s.get())}</td>
-                                    <td class="num">{seconds(c.exposed_s.get())}</td>
-                                    <td>{if c.critical_path { "critical path" } else { "overlapped" }}</td>
-                                </tr>
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect_view()
+            let mut out = String::new();
+            html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
+            for (label, r) in breakdown_rows(b.as_ref(), e.as_ref()) {
+                for c in &r.communication {
+                    out.push_str("<tr>");
+                    html::cell(&mut out, &label, false);
+                    html::cell(&mut out, c.parallelism.label(), false);
+                    html::cell(&mut out, &c.axes.join(" × "), false);
+                    html::cell(&mut out, &significant(c.bytes_per_step.get() / 1e9, 4), true);
+                    html::cell(&mut out, &seconds(c.time_s.get()), true);
+                    html::cell(&mut out, &seconds(c.exposed_s.get()), true);
+                    html::cell(&mut out, if c.critical_path { "critical path" } else { "overlapped" }, false);
+                    out.push_str("</tr>");
+                }
+            }
+            html::close_table(&mut out);
+            out
         })
     };
     view! {
@@ -119,14 +115,7 @@ pub fn Details(
             {explored_error}
             <Compare derived=derived />
             <h4>"Communication per step"</h4>
-            <div class="table-wrap">
-                <table id="training-communication">
-                    <thead>
-                        <tr><th>"Plan"</th><th>"Kind"</th><th>"Physical axes"</th><th>"GB per step"</th><th>"Time"</th><th>"Exposed"</th><th>""</th></tr>
-                    </thead>
-                    <tbody>{comm_rows}</tbody>
-                </table>
-            </div>
+            <div inner_html=comm_table></div>
             <div class="actions">
                 <CsvButton name="training-communication" csv=comm_csv />
                 <CsvButton name="training-memory" csv=memory_csv />

@@ -16,6 +16,7 @@ use shardcalc_core::validation::bands::{Band, TrainingBands};
 use crate::components::band_text;
 
 use super::derived::Derived;
+use super::html;
 
 /// Seconds with a unit that suits them: `850 ms`, `5.21 s`.
 #[must_use]
@@ -235,27 +236,26 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
     })
 }
 
-/// One headline card.
-#[component]
-fn Card(
-    /// The number.
-    headline: &'static Headline,
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let Headline { id, title, value, detail, ref band } = *headline;
-    let read = move |f: fn(&TrainingReport) -> String| move || derived.shown.with(|b| b.as_ref().map(f).unwrap_or_default());
-    let band = band.as_ref().map(|banded| {
-        view! { <p class="detail band" id=format!("{id}-band")>{move || band_line(banded, derived)}</p> }
+/// The cards as HTML text: per headline `<div class="card" id="<id>">` with its title,
+/// `#<id>-value`, `#<id>-detail` and, when banded, `#<id>-band`.
+fn cards_html(derived: Derived) -> String {
+    let mut out = String::new();
+    derived.shown.with(|r| {
+        for h in &HEADLINES {
+            let read = |f: fn(&TrainingReport) -> String| r.as_ref().map(f).unwrap_or_default();
+            out.push_str("<div class=\"card\" id=\"");
+            out.push_str(h.id);
+            out.push_str("\">");
+            html::element(&mut out, "h3", "", "", h.title);
+            html::element(&mut out, "p", &format!("{}-value", h.id), "value", &read(h.value));
+            html::element(&mut out, "p", &format!("{}-detail", h.id), "detail", &read(h.detail));
+            if let Some(banded) = &h.band {
+                html::element(&mut out, "p", &format!("{}-band", h.id), "detail band", &band_line(banded, derived));
+            }
+            out.push_str("</div>");
+        }
     });
-    view! {
-        <div class="card" id=id>
-            <h3>{title}</h3>
-            <p class="value" id=format!("{id}-value")>{read(value)}</p>
-            <p class="detail" id=format!("{id}-detail")>{read(detail)}</p>
-            {band}
-        </div>
-    }
+    out
 }
 
 /// The best plan's headline cards.
@@ -264,6 +264,5 @@ pub fn Headlines(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let cards = HEADLINES.iter().map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
-    view! { <div class="cards training-cards">{cards}</div> }
+    view! { <div class="cards training-cards" inner_html=move || cards_html(derived)></div> }
 }

@@ -3,6 +3,7 @@
 //! search's knobs (book 5.1.5), and what the roofline assumes (efficiency, overlap).
 
 use leptos::prelude::*;
+use shardcalc_core::decimal::shortest;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::training::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
@@ -30,12 +31,12 @@ pub fn parse_optional_amount(text: &str) -> Result<Option<f64>, String> {
 }
 
 fn show(x: Option<f64>) -> String {
-    x.map(|v| v.to_string()).unwrap_or_default()
+    x.map(shortest).unwrap_or_default()
 }
 
 fn batch_value(t: &TrainingSection, _: usize) -> String {
     match t.global_batch {
-        GlobalBatch::Tokens(x) => x.to_string(),
+        GlobalBatch::Tokens(x) => shortest(x),
         GlobalBatch::Sequences(n) => n.to_string(),
     }
 }
@@ -149,7 +150,7 @@ fn search(t: &mut TrainingSection) -> &mut SearchOptions {
 
 fn efficiency(t: &TrainingSection, which: usize) -> String {
     let e = t.efficiency;
-    [e.flops, e.ici, e.dcn, e.pcie].get(which).copied().unwrap_or(1.0).to_string()
+    shortest([e.flops, e.ici, e.dcn, e.pcie].get(which).copied().unwrap_or(1.0))
 }
 
 fn set_efficiency(t: &mut TrainingSection, which: usize, text: &str) -> R {
@@ -286,7 +287,7 @@ static ADVANCED: [Spec; 9] = [
     Spec::check("training-overlap-expert", "training.overlap.expert", "EP's AllToAlls overlap with other microbatches", overlap, set_overlap)
         .arg(2)
         .hint("DualPipe-style; off: a layer's experts wait for their tokens"),
-    Spec::text("training-capacity_factor", "training.capacity_factor", "MoE capacity factor", |t, _| t.capacity_factor.to_string(), |t, _, s| {
+    Spec::text("training-capacity_factor", "training.capacity_factor", "MoE capacity factor", |t, _| shortest(t.capacity_factor), |t, _, s| {
         t.capacity_factor = parse_positive_real(s)?;
         Ok(())
     })

@@ -20,6 +20,7 @@ pub mod details;
 pub mod explore;
 pub mod fields;
 pub mod headline;
+pub mod html;
 pub mod inputs;
 pub mod ranked;
 pub mod remat_inputs;

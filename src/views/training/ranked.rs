@@ -10,73 +10,48 @@ use shardcalc_core::training::tensors::Remat;
 
 use super::csv;
 use super::derived::Derived;
+use super::html;
 use super::explore::explore;
 use super::fields::current;
 use super::headline::{bottleneck_label, seconds};
 use crate::components::CsvButton;
-use crate::state::use_app_state;
+use crate::state::{use_app_state, AppState};
 
-/// A table of search rows; with `explorable`, each row has an "Explore" button.
-#[component]
-fn RowsTable(
-    /// Element id of the table.
-    id: &'static str,
-    /// The rows.
-    rows: Memo<Vec<SearchRow>>,
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let state = use_app_state();
-    let body = move || {
-        rows.get()
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let row = r.clone();
-                let on_explore = move |_| {
-                    let remat = Remat::preset(&row.remat).unwrap_or_else(|| current(state, |t| t.remat.clone()));
-                    explore(state, derived, row.mesh, row.microbatches, remat);
-                };
-                view! {
-                    <tr>
-                        <td class="num">{i + 1}</td>
-                        <td>{mesh_label(&r.mesh)}</td>
-                        <td>{csv::networks_text(&r)}</td>
-                        <td class="num">{r.microbatches}</td>
-                        <td>{r.remat.clone()}</td>
-                        <td class="num">{seconds(r.step_time_s.get())}</td>
-                        <td class="num">{significant(r.memory_bytes.get() / 1e9, 3)}</td>
-                        <td class="num">{format!("{}%", significant(100.0 * r.mfu, 3))}</td>
-                        <td class="num">{format!("{}%", significant(100.0 * r.hfu, 3))}</td>
-                        <td>{bottleneck_label(r.bound)}</td>
-                        <td><button type="button" class="small" id=format!("{id}-explore-{i}") on:click=on_explore>"Explore"</button></td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    };
-    view! {
-        <div class="table-wrap">
-            <table id=id>
-                <thead>
-                    <tr>
-                        <th>"#"</th>
-                        <th>"Mesh"</th>
-                        <th>"On which network"</th>
-                        <th>"Microbatches"</th>
-                        <th>"Remat"</th>
-                        <th>"Step time"</th>
-                        <th>"GB / device"</th>
-                        <th>"MFU"</th>
-                        <th>"HFU"</th>
-                        <th>"Binds"</th>
-                        <th></th>
-                    </tr>
-                </thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
+/// Header of the ranked and Pareto tables.
+const HEADERS: [&str; 11] = ["#", "Mesh", "On which network", "Microbatches", "Remat", "Step time", "GB / device", "MFU", "HFU", "Binds", ""];
+
+/// A table of search rows as HTML text (`id`), each row with an "Explore" button
+/// `#<id>-explore-<i>` (clicks are handled by [`on_explore`] on the wrapper).
+fn rows_html(id: &str, rows: &[SearchRow]) -> String {
+    let mut out = String::new();
+    html::open_table(&mut out, id, &HEADERS);
+    for (i, r) in rows.iter().enumerate() {
+        out.push_str("<tr>");
+        html::cell(&mut out, &(i + 1).to_string(), true);
+        html::cell(&mut out, &mesh_label(&r.mesh), false);
+        html::cell(&mut out, &csv::networks_text(r), false);
+        html::cell(&mut out, &r.microbatches.to_string(), true);
+        html::cell(&mut out, &r.remat, false);
+        html::cell(&mut out, &seconds(r.step_time_s.get()), true);
+        html::cell(&mut out, &significant(r.memory_bytes.get() / 1e9, 3), true);
+        html::cell(&mut out, &format!("{}%", significant(100.0 * r.mfu, 3)), true);
+        html::cell(&mut out, &format!("{}%", significant(100.0 * r.hfu, 3)), true);
+        html::cell(&mut out, bottleneck_label(r.bound), false);
+        out.push_str(&format!("<td><button type=\"button\" class=\"small\" id=\"{}-explore-{i}\">Explore</button></td></tr>", html::escape(id)));
     }
+    html::close_table(&mut out);
+    out
+}
+
+/// A click on a row's "Explore" button (`#training-ranked-explore-<i>` or
+/// `#training-pareto-explore-<i>`): explores that row's mesh, microbatches and remat.
+fn on_explore(ev: &leptos::ev::MouseEvent, rows: Memo<Vec<SearchRow>>, state: AppState, derived: Derived) {
+    use leptos::wasm_bindgen::JsCast;
+    let Some(id) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|e| e.id()) else { return };
+    let Some(i) = id.rsplit_once("-explore-").and_then(|(_, i)| i.parse::<usize>().ok()) else { return };
+    let Some(row) = rows.with_untracked(|r| r.get(i).cloned()) else { return };
+    let remat = Remat::preset(&row.remat).unwrap_or_else(|| current(state, |t| t.remat.clone()));
+    explore(state, derived, row.mesh, row.microbatches, remat);
 }
 
 /// Search statistics, the ranked table and the Pareto front.
@@ -85,6 +60,7 @@ pub fn Ranked(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
+    let state = use_app_state();
     let search = Memo::new(move |_| derived.shown.with(|b| b.as_ref().and_then(|r| r.search.clone())));
     let best_rows = Memo::new(move |_| search.with(|s| s.as_ref().map(|s| s.best.clone()).unwrap_or_default()));
     let pareto_rows = Memo::new(move |_| search.with(|s| s.as_ref().map(|s| s.pareto.clone()).unwrap_or_default()));
@@ -108,11 +84,11 @@ pub fn Ranked(
         <section class="result-section" aria-labelledby="training-ranked-heading">
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
             <p id="training-search-stats">{stats}</p>
-            <RowsTable id="training-ranked" rows=best_rows derived=derived />
+            <div on:click=move |ev| on_explore(&ev, best_rows, state, derived) inner_html=move || best_rows.with(|r| rows_html("training-ranked", r))></div>
             <CsvButton name="training-ranked" csv=best_csv />
             <details class="subfields">
                 <summary>{move || format!("Pareto front: {} configurations, none both faster and smaller than another", pareto_rows.with(Vec::len))}</summary>
-                <RowsTable id="training-pareto" rows=pareto_rows derived=derived />
+                <div on:click=move |ev| on_explore(&ev, pareto_rows, state, derived) inner_html=move || pareto_rows.with(|r| rows_html("training-pareto", r))></div>
             </details>
             <CsvButton name="training-pareto" csv=pareto_csv />
         </section>

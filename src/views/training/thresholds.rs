@@ -7,6 +7,7 @@ use shardcalc_core::training::report::ThresholdsReport;
 
 use super::csv;
 use super::derived::Derived;
+use super::html;
 use crate::components::CsvButton;
 
 /// One row: what, the book's formula, the value here.
@@ -47,6 +48,21 @@ fn rows(t: &ThresholdsReport) -> Vec<(String, &'static str, String)> {
     out
 }
 
+/// The table `#training-thresholds` as HTML text.
+fn table_html(rows: Vec<(String, &'static str, String)>) -> String {
+    let mut out = String::new();
+    html::open_table(&mut out, "training-thresholds", &["Limit", "Formula (book section)", "Here"]);
+    for (what, formula, value) in rows {
+        out.push_str("<tr>");
+        html::cell(&mut out, &what, false);
+        html::cell(&mut out, formula, false);
+        html::cell(&mut out, &value, true);
+        out.push_str("</tr>");
+    }
+    html::close_table(&mut out);
+    out
+}
+
 /// The thresholds table, its CSV, and which limit binds.
 #[component]
 pub fn Thresholds(
@@ -59,18 +75,7 @@ pub fn Thresholds(
         <section class="result-section" aria-labelledby="training-thresholds-heading">
             <h3 id="training-thresholds-heading">"The book's thresholds for this setup"</h3>
             <p class="binding" id="training-binding">{move || t.with(|t| t.as_ref().map(|t| t.explanation.clone()).unwrap_or_default())}</p>
-            <div class="table-wrap">
-                <table id="training-thresholds">
-                    <thead>
-                        <tr><th>"Limit"</th><th>"Formula (book section)"</th><th>"Here"</th></tr>
-                    </thead>
-                    <tbody>
-                        {move || t.with(|t| t.as_ref().map(rows).unwrap_or_default()).into_iter().map(|(what, formula, value)| view! {
-                            <tr><td>{what}</td><td>{formula}</td><td class="num">{value}</td></tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            </div>
+            <div inner_html=move || t.with(|t| table_html(t.as_ref().map(rows).unwrap_or_default()))></div>
             <CsvButton name="training-thresholds" csv=csv_text />
         </section>
     }
