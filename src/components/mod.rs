@@ -23,6 +23,7 @@ mod text_field;
 pub use band_line::band_text;
 pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
+pub use measured_canvas::MeasuredCanvas;
 pub use choice::{CheckField, SelectField};
 pub use csv_button::CsvButton;
 pub use error_summary::ErrorSummary;

@@ -71,6 +71,20 @@ pub struct MfuCurve {
 
 const CURVE_COLORS: [Rgb; 2] = [theme::BLUE, theme::VERMILLION];
 
+/// Height of an [`XyChart`]'s plot in pixels: the chart's 400 less the legend header and
+/// the plot's top and bottom padding (`xy.rs`: `PAD`).
+const PLOT_PX: f64 = 400.0 - theme::HEADER_PX as f64 - 64.0;
+
+/// The MFU axis, running past its last tick so that the labels of `rules` vertical rules
+/// (drawn from the plot's top down, 15 px apart, `xy::draw_xy`) sit above every curve
+/// instead of on it (they crowded the plateau of the curves, at the top of the plot).
+fn mfu_axis(top: f64, rules: usize) -> XyAxis {
+    let mut y = XyAxis::linear_stepped("MFU (%)", top.max(1.0), 6);
+    let band = ((15 * rules + 10) as f64 / PLOT_PX).min(0.5);
+    y.max = y.max.max(top / (1.0 - band));
+    y
+}
+
 /// The chart: MFU (%) against tokens per device on a log axis; points that do not fit
 /// in HBM drawn grey; the critical batches of `t` and `current` (the scenario's tokens
 /// per device) as vertical rules.
@@ -113,7 +127,7 @@ pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) 
     XyChart {
         title: "MFU against tokens per device (fixed meshes)".into(),
         x: XyAxis::log("tokens per device per step (log scale)", lo, hi, 10.0, short_count),
-        y: XyAxis::linear_stepped("MFU (%)", top.max(1.0), 6),
+        y: mfu_axis(top, marks.len()),
         series,
         rules: marks,
         markers: Vec::new(),
@@ -150,5 +164,9 @@ mod tests {
         assert!(c.series.iter().any(|s| s.name == "does not fit in HBM"));
         assert!(c.x.min <= 1024.0 && c.x.max >= 1024.0 * 1024.0);
         assert!(c.y.max >= 100.0 * c.series[0].points.iter().map(|p| p.1 / 100.0).fold(0.0, f64::max));
+        // The rules' labels (15 px per rule from the plot's top) clear every point.
+        let band = (15 * c.rules.len() + 10) as f64 / PLOT_PX;
+        let highest = c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0, f64::max);
+        assert!(highest <= c.y.max * (1.0 - band) + 1e-9, "{highest} reaches the labels under {}", c.y.max);
     }
 }

@@ -6,13 +6,47 @@
 //! byte for byte the CLI's `shardcalc chart`.
 
 use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::DrawingArea;
+use shardcalc_charts::ChartError;
 use shardcalc_charts::bars::BarChart;
 use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto, TrainingInputs};
 use shardcalc_charts::xy::XyChart;
 use shardcalc_core::training::TrainingReport;
 
 use super::derived::Derived;
-use crate::components::ChartCanvas;
+use crate::components::{ChartCanvas, DrawableChart, MeasuredCanvas};
+
+/// The page's two kinds of chart as one type, so [`ChartCanvas`] is compiled once for the
+/// four charts (not once per kind; docs/size.md, "Training page, session 13").
+#[derive(Clone, PartialEq)]
+pub enum TrainingChart {
+    /// Step time and memory.
+    Bars(BarChart),
+    /// MFU against the batch, and the Pareto front.
+    Xy(XyChart),
+}
+
+impl DrawableChart for TrainingChart {
+    fn size(&self) -> (u32, u32) {
+        match self {
+            Self::Bars(c) => c.size(),
+            Self::Xy(c) => c.size(),
+        }
+    }
+    fn title(&self) -> String {
+        match self {
+            Self::Bars(c) => c.title.clone(),
+            Self::Xy(c) => c.title.clone(),
+        }
+    }
+    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
+        match self {
+            Self::Bars(c) => shardcalc_charts::bars::draw_bars(area, c),
+            Self::Xy(c) => shardcalc_charts::xy::draw_xy(area, c),
+        }
+    }
+}
 
 /// The charts of the best (and explored) plan.
 #[component]
@@ -23,11 +57,11 @@ pub fn TrainingCharts(
     let best = Memo::new(move |_| derived.best_ok());
     let explored = Memo::new(move |_| derived.explored_ok());
     let bars = move |f: fn(&[(String, &TrainingReport)]) -> BarChart| {
-        Memo::new(move |_| best.with(|b| explored.with(|e| b.as_ref().map(|_| f(&breakdown_rows(b.as_ref(), e.as_ref()))))))
+        Memo::new(move |_| best.with(|b| explored.with(|e| b.as_ref().map(|_| TrainingChart::Bars(f(&breakdown_rows(b.as_ref(), e.as_ref())))))))
     };
     let step = bars(shardcalc_charts::training::step::step_time_chart);
     let memory = bars(shardcalc_charts::training::memory::memory_chart);
-    let pareto_chart: Memo<Option<XyChart>> = Memo::new(move |_| best.with(|b| explored.with(|e| {
+    let pareto_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| best.with(|b| explored.with(|e| {
         let (b, e) = (b.as_ref(), e.as_ref());
         let b = b?;
         let search = b.search.as_ref()?;
@@ -36,9 +70,9 @@ pub fn TrainingCharts(
             memory_bytes: e.memory.per_device_bytes.get(),
             step_time_s: e.step_time_s.get(),
         });
-        Some(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref()))
+        Some(TrainingChart::Xy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
     })));
-    let mfu_chart: Memo<Option<XyChart>> = Memo::new(move |_| {
+    let mfu_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| {
         let b = best.get()?;
         let e = explored.get();
         let section = derived.section.get()?;
@@ -47,7 +81,7 @@ pub fn TrainingCharts(
         let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
         let curves = mfu_curves(&inputs, Some(&b), e.as_ref());
         let current = b.global_batch_tokens / b.devices.max(1) as f64;
-        Some(mfu::mfu_batch_chart(&curves, &b.thresholds, current))
+        Some(TrainingChart::Xy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
     });
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">

@@ -76,9 +76,12 @@ pub fn ConflictMessage(
         plan_errors(&d).into_iter().filter(|e| paths.contains(&e.field.as_str())).map(|e| e.to_string()).collect::<Vec<_>>()
     });
     view! {
-        <div class="field-error conflict" id=format!("{id}-conflict") aria-live="polite">
-            {move || messages.get().into_iter().map(|m| view! { <p>{m}</p> }).collect_view()}
-        </div>
+        <div
+            class="field-error conflict"
+            id=format!("{id}-conflict")
+            aria-live="polite"
+            inner_html=move || messages.with(|m| m.iter().map(|m| format!("<p>{}</p>", super::html::escape(m))).collect::<String>())
+        ></div>
     }
 }
 
