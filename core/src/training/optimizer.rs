@@ -7,7 +7,13 @@ use crate::error::Checker;
 use serde::{Deserialize, Serialize};
 
 /// The optimizer and what state it keeps per parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// JSON: `{"kind": "adam", "master_weights": false}`, `{"kind": "adafactor", "momentum":
+/// true}`, `{"kind": "sgd", "momentum": true}` (the flags default to false; any other field
+/// is refused). Read by a hand-written `Deserialize` (below) rather than serde's internally
+/// tagged derive, which buffers the object and costs every page ~6 KB of wasm
+/// (docs/size.md, "Training page, session 13"); `Serialize` and the schema are derived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Optimizer {
@@ -32,6 +38,60 @@ pub enum Optimizer {
         #[serde(default)]
         momentum: bool,
     },
+}
+
+/// The kinds, as written in JSON.
+const OPTIMIZER_KINDS: &[&str] = &["adam", "adafactor", "sgd"];
+
+impl<'de> Deserialize<'de> for Optimizer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(OptimizerVisitor)
+    }
+}
+
+/// Reads `{"kind": …, "master_weights" | "momentum": bool}` as the derive with
+/// `tag = "kind"` and `deny_unknown_fields` did: unknown, duplicate and missing fields and
+/// unknown kinds are errors, and a flag of another kind (`momentum` on adam) is unknown.
+struct OptimizerVisitor;
+
+impl<'de> serde::de::Visitor<'de> for OptimizerVisitor {
+    type Value = Optimizer;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an optimizer object with a \"kind\"")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Optimizer, A::Error> {
+        use serde::de::Error;
+        let (mut kind, mut master_weights, mut momentum) = (None::<String>, None::<bool>, None::<bool>);
+        while let Some(key) = map.next_key::<String>()? {
+            let (slot, name) = match key.as_str() {
+                "kind" => {
+                    if kind.is_some() {
+                        return Err(A::Error::duplicate_field("kind"));
+                    }
+                    kind = Some(map.next_value()?);
+                    continue;
+                }
+                "master_weights" => (&mut master_weights, "master_weights"),
+                "momentum" => (&mut momentum, "momentum"),
+                other => return Err(A::Error::unknown_field(other, &["kind", "master_weights", "momentum"])),
+            };
+            if slot.is_some() {
+                return Err(A::Error::duplicate_field(name));
+            }
+            *slot = Some(map.next_value()?);
+        }
+        let kind = kind.ok_or_else(|| A::Error::missing_field("kind"))?;
+        match kind.as_str() {
+            "adam" if momentum.is_none() => Ok(Optimizer::Adam { master_weights: master_weights.unwrap_or(false) }),
+            "adam" => Err(A::Error::unknown_field("momentum", &["kind", "master_weights"])),
+            "adafactor" | "sgd" if master_weights.is_some() => Err(A::Error::unknown_field("master_weights", &["kind", "momentum"])),
+            "adafactor" => Ok(Optimizer::Adafactor { momentum: momentum.unwrap_or(false) }),
+            "sgd" => Ok(Optimizer::Sgd { momentum: momentum.unwrap_or(false) }),
+            other => Err(A::Error::unknown_variant(other, OPTIMIZER_KINDS)),
+        }
+    }
 }
 
 impl Default for Optimizer {
@@ -175,5 +235,28 @@ mod tests {
         let o: Optimizer = serde_json::from_str(r#"{"kind": "adafactor", "momentum": true}"#).unwrap();
         assert_eq!(o, Optimizer::Adafactor { momentum: true });
         assert!(serde_json::from_str::<Optimizer>(r#"{"kind": "adam", "beta": 1}"#).is_err());
+        // The hand-written reader reads what the derive read and refuses what it refused.
+        for o in [
+            Optimizer::Adam { master_weights: true },
+            Optimizer::Adam { master_weights: false },
+            Optimizer::Adafactor { momentum: false },
+            Optimizer::Sgd { momentum: true },
+        ] {
+            let text = serde_json::to_string(&o).unwrap();
+            assert_eq!(serde_json::from_str::<Optimizer>(&text).unwrap(), o, "{text}");
+        }
+        assert_eq!(serde_json::from_str::<Optimizer>(r#"{"momentum": true, "kind": "sgd"}"#).unwrap(), Optimizer::Sgd { momentum: true });
+        assert_eq!(serde_json::from_str::<Optimizer>(r#"{"kind": "adam"}"#).unwrap(), Optimizer::Adam { master_weights: false });
+        for bad in [
+            r#"{"kind": "adam", "momentum": true}"#,
+            r#"{"kind": "sgd", "master_weights": true}"#,
+            r#"{"kind": "lion"}"#,
+            r#"{"momentum": true}"#,
+            r#"{"kind": "sgd", "kind": "adam"}"#,
+            r#"{"kind": "sgd", "momentum": 1}"#,
+            r#""adam""#,
+        ] {
+            assert!(serde_json::from_str::<Optimizer>(bad).is_err(), "{bad}");
+        }
     }
 }

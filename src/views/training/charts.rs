@@ -54,34 +54,34 @@ pub fn TrainingCharts(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let best = Memo::new(move |_| derived.best_ok());
-    let explored = Memo::new(move |_| derived.explored_ok());
     let bars = move |f: fn(&[(String, &TrainingReport)]) -> BarChart| {
-        Memo::new(move |_| best.with(|b| explored.with(|e| b.as_ref().map(|_| TrainingChart::Bars(f(&breakdown_rows(b.as_ref(), e.as_ref())))))))
+        Memo::new(move |_| derived.with_plans(|b, e| b.map(|_| TrainingChart::Bars(f(&breakdown_rows(b, e))))))
     };
     let step = bars(shardcalc_charts::training::step::step_time_chart);
     let memory = bars(shardcalc_charts::training::memory::memory_chart);
-    let pareto_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| best.with(|b| explored.with(|e| {
-        let (b, e) = (b.as_ref(), e.as_ref());
-        let b = b?;
-        let search = b.search.as_ref()?;
-        let highlight = e.map(|e| pareto::Highlight {
-            name: format!("yours: {}", mesh_label(&e.mesh.degrees)),
-            memory_bytes: e.memory.per_device_bytes.get(),
-            step_time_s: e.step_time_s.get(),
-        });
-        Some(TrainingChart::Xy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
-    })));
+    let pareto_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| {
+        derived.with_plans(|b, e| {
+            let b = b?;
+            let search = b.search.as_ref()?;
+            let highlight = e.map(|e| pareto::Highlight {
+                name: format!("yours: {}", mesh_label(&e.mesh.degrees)),
+                memory_bytes: e.memory.per_device_bytes.get(),
+                step_time_s: e.step_time_s.get(),
+            });
+            Some(TrainingChart::Xy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
+        })
+    });
     let mfu_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| {
-        let b = best.get()?;
-        let e = explored.get();
         let section = derived.section.get()?;
         let model = derived.model.get()?;
         let hw = derived.hw.with(|h| h.as_ref().ok().cloned().flatten())?;
         let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
-        let curves = mfu_curves(&inputs, Some(&b), e.as_ref());
-        let current = b.global_batch_tokens / b.devices.max(1) as f64;
-        Some(TrainingChart::Xy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
+        derived.with_plans(|b, e| {
+            let b = b?;
+            let curves = mfu_curves(&inputs, Some(b), e);
+            let current = b.global_batch_tokens / b.devices.max(1) as f64;
+            Some(TrainingChart::Xy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
+        })
     });
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">

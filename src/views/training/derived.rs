@@ -156,6 +156,12 @@ impl Derived {
         self.best.with(|b| matches!(b, Some(Err(_))))
     }
 
+    /// Calls `f` with the shown best plan and the explored plan when it succeeded, by
+    /// reference (tracked; no copies of the reports).
+    pub fn with_plans<T>(&self, f: impl FnOnce(Option<&TrainingReport>, Option<&TrainingReport>) -> T) -> T {
+        self.shown.with(|b| self.explored.with(|e| f(b.as_ref(), e.as_ref().and_then(|r| r.as_ref().ok()))))
+    }
+
     /// The explored plan when it succeeded.
     #[must_use]
     pub fn explored_ok(&self) -> Option<TrainingReport> {

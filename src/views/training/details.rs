@@ -35,10 +35,9 @@ fn Compare(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let plans = Memo::new(move |_| (derived.best_ok(), derived.explored_ok()));
     let table = move || {
-        plans.with(|(b, e)| {
-            let rows = breakdown_rows(b.as_ref(), e.as_ref());
+        derived.with_plans(|b, e| {
+            let rows = breakdown_rows(b, e);
             let mut headers = vec![""];
             headers.extend(rows.iter().map(|(l, _)| l.as_str()));
             let mut out = String::new();
@@ -56,8 +55,8 @@ fn Compare(
         })
     };
     let csv_text = Signal::derive(move || {
-        plans.with(|(b, e)| {
-            let rows = breakdown_rows(b.as_ref(), e.as_ref());
+        derived.with_plans(|b, e| {
+            let rows = breakdown_rows(b, e);
             let mut header = vec!["metric"];
             header.extend(rows.iter().map(|(l, _)| l.as_str()));
             let body: Vec<Vec<String>> = METRICS
@@ -79,9 +78,8 @@ pub fn Details(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let plans = Memo::new(move |_| (derived.best_ok(), derived.explored_ok()));
-    let memory_csv = Signal::derive(move || plans.with(|(b, e)| csv::memory(&breakdown_rows(b.as_ref(), e.as_ref()))));
-    let comm_csv = Signal::derive(move || plans.with(|(b, e)| csv::communication(&breakdown_rows(b.as_ref(), e.as_ref()))));
+    let memory_csv = Signal::derive(move || derived.with_plans(|b, e| csv::memory(&breakdown_rows(b, e))));
+    let comm_csv = Signal::derive(move || derived.with_plans(|b, e| csv::communication(&breakdown_rows(b, e))));
     let explored_error = move || {
         derived.explored.with(|e| match e {
             Some(Err(err)) => Some(view! { <p class="field-error" id="training-explored-error">{format!("Your mesh cannot be planned: {err}")}</p> }),
@@ -89,10 +87,10 @@ pub fn Details(
         })
     };
     let comm_table = move || {
-        plans.with(|(b, e)| {
+        derived.with_plans(|b, e| {
             let mut out = String::new();
             html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
-            for (label, r) in breakdown_rows(b.as_ref(), e.as_ref()) {
+            for (label, r) in breakdown_rows(b, e) {
                 for c in &r.communication {
                     out.push_str("<tr>");
                     html::cell(&mut out, &label, false);
