@@ -169,6 +169,14 @@ impl Derived {
     }
 }
 
+/// Text computed from the view's memos by `f`, as a closure for `inner_html`, text nodes
+/// and `Signal::derive`: every such text of the view has this one closure type, so its
+/// rendering and reactive code is compiled once, not once per text (docs/size.md,
+/// "Training page, session 13").
+pub fn text_of(derived: Derived, f: fn(&Derived) -> String) -> impl Fn() -> String + Copy + Send + Sync + 'static {
+    move || f(&derived)
+}
+
 /// Plans `section` on the scenario's model and hardware, in the prediction mode (as
 /// `training::plan::for_scenario` does).
 fn run(

@@ -7,7 +7,7 @@ use shardcalc_charts::training::{breakdown_rows, mesh_label};
 use shardcalc_core::training::TrainingReport;
 
 use super::csv;
-use super::derived::Derived;
+use super::derived::{text_of, Derived};
 use super::html;
 use super::headline::{bottleneck_label, placement_text, seconds};
 use crate::components::CsvButton;
@@ -29,47 +29,62 @@ const METRICS: [Metric; 12] = [
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
 ];
 
-/// Both plans, side by side.
-#[component]
-fn Compare(
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let table = move || {
-        derived.with_plans(|b, e| {
-            let rows = breakdown_rows(b, e);
-            let mut headers = vec![""];
-            headers.extend(rows.iter().map(|(l, _)| l.as_str()));
-            let mut out = String::new();
-            html::open_table(&mut out, "training-compare", &headers);
-            for (name, f) in &METRICS {
+/// Both plans side by side (`#training-compare`), as HTML text.
+fn compare_html(derived: &Derived) -> String {
+    derived.with_plans(|b, e| {
+        let rows = breakdown_rows(b, e);
+        let mut headers = vec![""];
+        headers.extend(rows.iter().map(|(l, _)| l.as_str()));
+        let mut out = String::new();
+        html::open_table(&mut out, "training-compare", &headers);
+        for (name, f) in &METRICS {
+            out.push_str("<tr>");
+            html::element(&mut out, "th", "", "", name);
+            for (_, r) in &rows {
+                html::cell(&mut out, &f(r), false);
+            }
+            out.push_str("</tr>");
+        }
+        html::close_table(&mut out);
+        out
+    })
+}
+
+/// The comparison as CSV.
+fn compare_csv(derived: &Derived) -> String {
+    derived.with_plans(|b, e| {
+        let rows = breakdown_rows(b, e);
+        let mut header = vec!["metric"];
+        header.extend(rows.iter().map(|(l, _)| l.as_str()));
+        let body: Vec<Vec<String>> = METRICS
+            .iter()
+            .map(|(name, f)| std::iter::once((*name).to_string()).chain(rows.iter().map(|(_, r)| f(r))).collect())
+            .collect();
+        csv::table(&header, &body)
+    })
+}
+
+/// Communication per step of both plans (`#training-communication`), as HTML text.
+fn communication_html(derived: &Derived) -> String {
+    derived.with_plans(|b, e| {
+        let mut out = String::new();
+        html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
+        for (label, r) in breakdown_rows(b, e) {
+            for c in &r.communication {
                 out.push_str("<tr>");
-                html::element(&mut out, "th", "", "", name);
-                for (_, r) in &rows {
-                    html::cell(&mut out, &f(r), false);
-                }
+                html::cell(&mut out, &label, false);
+                html::cell(&mut out, c.parallelism.label(), false);
+                html::cell(&mut out, &c.axes.join(" × "), false);
+                html::cell(&mut out, &significant(c.bytes_per_step.get() / 1e9, 4), true);
+                html::cell(&mut out, &seconds(c.time_s.get()), true);
+                html::cell(&mut out, &seconds(c.exposed_s.get()), true);
+                html::cell(&mut out, if c.critical_path { "critical path" } else { "overlapped" }, false);
                 out.push_str("</tr>");
             }
-            html::close_table(&mut out);
-            out
-        })
-    };
-    let csv_text = Signal::derive(move || {
-        derived.with_plans(|b, e| {
-            let rows = breakdown_rows(b, e);
-            let mut header = vec!["metric"];
-            header.extend(rows.iter().map(|(l, _)| l.as_str()));
-            let body: Vec<Vec<String>> = METRICS
-                .iter()
-                .map(|(name, f)| std::iter::once((*name).to_string()).chain(rows.iter().map(|(_, r)| f(r))).collect())
-                .collect();
-            csv::table(&header, &body)
-        })
-    });
-    view! {
-        <div inner_html=table></div>
-        <CsvButton name="training-compare" csv=csv_text />
-    }
+        }
+        html::close_table(&mut out);
+        out
+    })
 }
 
 /// The comparison, memory and communication tables and the JSON download.
@@ -78,42 +93,23 @@ pub fn Details(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let memory_csv = Signal::derive(move || derived.with_plans(|b, e| csv::memory(&breakdown_rows(b, e))));
-    let comm_csv = Signal::derive(move || derived.with_plans(|b, e| csv::communication(&breakdown_rows(b, e))));
+    let text = |f: fn(&Derived) -> String| text_of(derived, f);
+    let memory_csv = Signal::derive(text(|d| d.with_plans(|b, e| csv::memory(&breakdown_rows(b, e)))));
+    let comm_csv = Signal::derive(text(|d| d.with_plans(|b, e| csv::communication(&breakdown_rows(b, e)))));
     let explored_error = move || {
         derived.explored.with(|e| match e {
             Some(Err(err)) => Some(view! { <p class="field-error" id="training-explored-error">{format!("Your mesh cannot be planned: {err}")}</p> }),
             _ => None,
         })
     };
-    let comm_table = move || {
-        derived.with_plans(|b, e| {
-            let mut out = String::new();
-            html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
-            for (label, r) in breakdown_rows(b, e) {
-                for c in &r.communication {
-                    out.push_str("<tr>");
-                    html::cell(&mut out, &label, false);
-                    html::cell(&mut out, c.parallelism.label(), false);
-                    html::cell(&mut out, &c.axes.join(" × "), false);
-                    html::cell(&mut out, &significant(c.bytes_per_step.get() / 1e9, 4), true);
-                    html::cell(&mut out, &seconds(c.time_s.get()), true);
-                    html::cell(&mut out, &seconds(c.exposed_s.get()), true);
-                    html::cell(&mut out, if c.critical_path { "critical path" } else { "overlapped" }, false);
-                    out.push_str("</tr>");
-                }
-            }
-            html::close_table(&mut out);
-            out
-        })
-    };
     view! {
         <section class="result-section" aria-labelledby="training-details-heading">
             <h3 id="training-details-heading">"Best and explored mesh"</h3>
             {explored_error}
-            <Compare derived=derived />
+            <div inner_html=text(compare_html)></div>
+            <CsvButton name="training-compare" csv=Signal::derive(text(compare_csv)) />
             <h4>"Communication per step"</h4>
-            <div inner_html=comm_table></div>
+            <div inner_html=text(communication_html)></div>
             <div class="actions">
                 <CsvButton name="training-communication" csv=comm_csv />
                 <CsvButton name="training-memory" csv=memory_csv />

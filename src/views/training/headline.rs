@@ -15,7 +15,7 @@ use shardcalc_core::validation::bands::{Band, TrainingBands};
 
 use crate::components::band_text;
 
-use super::derived::Derived;
+use super::derived::{text_of, Derived};
 use super::html;
 
 /// Seconds with a unit that suits them: `850 ms`, `5.21 s`.
@@ -238,7 +238,7 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
 
 /// The cards as HTML text: per headline `<div class="card" id="<id>">` with its title,
 /// `#<id>-value`, `#<id>-detail` and, when banded, `#<id>-band`.
-fn cards_html(derived: Derived) -> String {
+fn cards_html(derived: &Derived) -> String {
     let mut out = String::new();
     derived.shown.with(|r| {
         for h in &HEADLINES {
@@ -250,7 +250,7 @@ fn cards_html(derived: Derived) -> String {
             html::element(&mut out, "p", &format!("{}-value", h.id), "value", &read(h.value));
             html::element(&mut out, "p", &format!("{}-detail", h.id), "detail", &read(h.detail));
             if let Some(banded) = &h.band {
-                html::element(&mut out, "p", &format!("{}-band", h.id), "detail band", &band_line(banded, derived));
+                html::element(&mut out, "p", &format!("{}-band", h.id), "detail band", &band_line(banded, *derived));
             }
             out.push_str("</div>");
         }
@@ -264,5 +264,5 @@ pub fn Headlines(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    view! { <div class="cards training-cards" inner_html=move || cards_html(derived)></div> }
+    view! { <div class="cards training-cards" inner_html=text_of(derived, cards_html)></div> }
 }

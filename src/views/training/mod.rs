@@ -50,11 +50,13 @@ pub fn TrainingView() -> impl IntoView {
     }
     let derived = Derived::new(state);
     provide_context(derived);
-    let model_line = move || {
-        derived.model.with(|m| {
-            m.as_ref().map(|m| format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get())))
+    let model_line = derived::text_of(derived, |d| {
+        d.model.with(|m| {
+            m.as_ref()
+                .map(|m| format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get())))
+                .unwrap_or_default()
         })
-    };
+    });
     view! {
         <div class="columns training">
             <section class="inputs" aria-labelledby="training-inputs-heading">

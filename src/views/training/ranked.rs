@@ -5,11 +5,11 @@
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, significant, thousands};
 use shardcalc_charts::training::mesh_label;
-use shardcalc_core::training::report::SearchRow;
+use shardcalc_core::training::report::{SearchReport, SearchRow};
 use shardcalc_core::training::tensors::Remat;
 
 use super::csv;
-use super::derived::Derived;
+use super::derived::{text_of, Derived};
 use super::html;
 use super::explore::explore;
 use super::fields::current;
@@ -43,15 +43,39 @@ fn rows_html(id: &str, rows: &[SearchRow]) -> String {
     out
 }
 
-/// A click on a row's "Explore" button (`#training-ranked-explore-<i>` or
-/// `#training-pareto-explore-<i>`): explores that row's mesh, microbatches and remat.
-fn on_explore(ev: &leptos::ev::MouseEvent, rows: Memo<Vec<SearchRow>>, state: AppState, derived: Derived) {
+/// A click in the section: on a row's "Explore" button (`#training-ranked-explore-<i>` or
+/// `#training-pareto-explore-<i>`), explores that row's mesh, microbatches and remat.
+fn on_explore(ev: &leptos::ev::MouseEvent, state: AppState, derived: Derived) {
     use leptos::wasm_bindgen::JsCast;
     let Some(id) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|e| e.id()) else { return };
-    let Some(i) = id.rsplit_once("-explore-").and_then(|(_, i)| i.parse::<usize>().ok()) else { return };
-    let Some(row) = rows.with_untracked(|r| r.get(i).cloned()) else { return };
+    let Some((table, i)) = id.rsplit_once("-explore-") else { return };
+    let Ok(i) = i.parse::<usize>() else { return };
+    let pareto = table == "training-pareto";
+    let row = derived.shown.with_untracked(|b| {
+        let s = b.as_ref()?.search.as_ref()?;
+        if pareto { s.pareto.get(i) } else { s.best.get(i) }.cloned()
+    });
+    let Some(row) = row else { return };
     let remat = Remat::preset(&row.remat).unwrap_or_else(|| current(state, |t| t.remat.clone()));
     explore(state, derived, row.mesh, row.microbatches, remat);
+}
+
+/// `f` of the shown plan's search, or empty text.
+fn of_search(d: &Derived, f: impl FnOnce(&SearchReport) -> String) -> String {
+    d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map(f).unwrap_or_default())
+}
+
+fn stats(d: &Derived) -> String {
+    let ms = d.searched.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms));
+    of_search(d, |s| {
+        format!(
+            "Searched {} meshes × microbatch counts × remat policies = {} configurations in {} ms here; {} fit in HBM.",
+            thousands(s.meshes),
+            thousands(s.evaluated),
+            grouped(ms, 1),
+            thousands(s.feasible)
+        )
+    })
 }
 
 /// Search statistics, the ranked table and the Pareto front.
@@ -61,34 +85,18 @@ pub fn Ranked(
     derived: Derived,
 ) -> impl IntoView {
     let state = use_app_state();
-    let search = Memo::new(move |_| derived.shown.with(|b| b.as_ref().and_then(|r| r.search.clone())));
-    let best_rows = Memo::new(move |_| search.with(|s| s.as_ref().map(|s| s.best.clone()).unwrap_or_default()));
-    let pareto_rows = Memo::new(move |_| search.with(|s| s.as_ref().map(|s| s.pareto.clone()).unwrap_or_default()));
-    let stats = move || {
-        let ms = derived.searched.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms));
-        search.with(|s| {
-            s.as_ref().map(|s| {
-                format!(
-                    "Searched {} meshes × microbatch counts × remat policies = {} configurations in {} ms here; {} fit in HBM.",
-                    thousands(s.meshes),
-                    thousands(s.evaluated),
-                    grouped(ms, 1),
-                    thousands(s.feasible)
-                )
-            })
-        })
-    };
-    let best_csv = Signal::derive(move || best_rows.with(|r| csv::search_rows(r)));
-    let pareto_csv = Signal::derive(move || pareto_rows.with(|r| csv::search_rows(r)));
+    let text = |f: fn(&Derived) -> String| text_of(derived, f);
+    let best_csv = Signal::derive(text(|d| of_search(d, |s| csv::search_rows(&s.best))));
+    let pareto_csv = Signal::derive(text(|d| of_search(d, |s| csv::search_rows(&s.pareto))));
     view! {
-        <section class="result-section" aria-labelledby="training-ranked-heading">
+        <section class="result-section" aria-labelledby="training-ranked-heading" on:click=move |ev| on_explore(&ev, state, derived)>
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
-            <p id="training-search-stats">{stats}</p>
-            <div on:click=move |ev| on_explore(&ev, best_rows, state, derived) inner_html=move || best_rows.with(|r| rows_html("training-ranked", r))></div>
+            <p id="training-search-stats">{text(stats)}</p>
+            <div inner_html=text(|d| of_search(d, |s| rows_html("training-ranked", &s.best)))></div>
             <CsvButton name="training-ranked" csv=best_csv />
             <details class="subfields">
-                <summary>{move || format!("Pareto front: {} configurations, none both faster and smaller than another", pareto_rows.with(Vec::len))}</summary>
-                <div on:click=move |ev| on_explore(&ev, pareto_rows, state, derived) inner_html=move || pareto_rows.with(|r| rows_html("training-pareto", r))></div>
+                <summary>{text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))}</summary>
+                <div inner_html=text(|d| of_search(d, |s| rows_html("training-pareto", &s.pareto)))></div>
             </details>
             <CsvButton name="training-pareto" csv=pareto_csv />
         </section>

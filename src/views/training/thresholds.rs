@@ -6,7 +6,7 @@ use shardcalc_charts::format::{grouped, short_count, significant};
 use shardcalc_core::training::report::ThresholdsReport;
 
 use super::csv;
-use super::derived::Derived;
+use super::derived::{text_of, Derived};
 use super::html;
 use crate::components::CsvButton;
 
@@ -69,13 +69,12 @@ pub fn Thresholds(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let t = Memo::new(move |_| derived.shown.with(|b| b.as_ref().map(|r| r.thresholds.clone())));
-    let csv_text = Signal::derive(move || t.with(|t| t.as_ref().map(csv::thresholds).unwrap_or_default()));
+    let csv_text = Signal::derive(text_of(derived, |d| d.shown.with(|b| b.as_ref().map(|r| csv::thresholds(&r.thresholds)).unwrap_or_default())));
     view! {
         <section class="result-section" aria-labelledby="training-thresholds-heading">
             <h3 id="training-thresholds-heading">"The book's thresholds for this setup"</h3>
-            <p class="binding" id="training-binding">{move || t.with(|t| t.as_ref().map(|t| t.explanation.clone()).unwrap_or_default())}</p>
-            <div inner_html=move || t.with(|t| table_html(t.as_ref().map(rows).unwrap_or_default()))></div>
+            <p class="binding" id="training-binding">{text_of(derived, |d| d.shown.with(|b| b.as_ref().map(|r| r.thresholds.explanation.clone()).unwrap_or_default()))}</p>
+            <div inner_html=text_of(derived, |d| d.shown.with(|b| table_html(b.as_ref().map(|r| rows(&r.thresholds)).unwrap_or_default())))></div>
             <CsvButton name="training-thresholds" csv=csv_text />
         </section>
     }
