@@ -6,13 +6,13 @@ use crate::dtype::DType;
 use crate::error::Checker;
 use serde::{Deserialize, Serialize};
 
+// JSON: `{"kind": "adam", "master_weights": false}`, `{"kind": "adafactor", "momentum":
+// true}`, `{"kind": "sgd", "momentum": true}` (the flags default to false; any other field
+// is refused). Read by a hand-written `Deserialize` (below) rather than serde's internally
+// tagged derive, which buffers the object and costs every page ~6 KB of wasm
+// (docs/size.md, "Training page, session 13"); `Serialize` and the schema are derived. (A
+// plain comment: the doc comment is the schema's description.)
 /// The optimizer and what state it keeps per parameter.
-///
-/// JSON: `{"kind": "adam", "master_weights": false}`, `{"kind": "adafactor", "momentum":
-/// true}`, `{"kind": "sgd", "momentum": true}` (the flags default to false; any other field
-/// is refused). Read by a hand-written `Deserialize` (below) rather than serde's internally
-/// tagged derive, which buffers the object and costs every page ~6 KB of wasm
-/// (docs/size.md, "Training page, session 13"); `Serialize` and the schema are derived.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
