@@ -22,6 +22,22 @@ pub fn exact_params(p: Params) -> String {
     p.exact().map_or_else(|| short_count(p.get()), thousands)
 }
 
+/// The stale note (`#stale-note`) and why the results cannot be computed, if so, as HTML text.
+fn notes_html(stale: bool, error: Option<String>) -> String {
+    let mut out = String::new();
+    if stale {
+        out += &el(
+            "p",
+            " class=\"stale\" id=\"stale-note\" role=\"status\"",
+            "These results are for the last valid inputs: fix the problems marked in the form to update them.",
+        );
+    }
+    if let Some(e) = error {
+        out += &el("p", " class=\"field-error\"", &escape(&format!("Cannot compute: {e}")));
+    }
+    out
+}
+
 /// Headline cards, then every section.
 #[component]
 pub fn Results(
@@ -30,15 +46,7 @@ pub fn Results(
 ) -> impl IntoView {
     let state = use_app_state();
     view! {
-        <Show when=move || state.is_stale()>
-            <p class="stale" id="stale-note" role="status">
-                "These results are for the last valid inputs: fix the problems marked in the form to update them."
-            </p>
-        </Show>
-        {move || derived.report.with(|r| match r {
-            Ok(_) => None,
-            Err(e) => Some(view! { <p class="field-error">{format!("Cannot compute: {e}")}</p> }),
-        })}
+        <div inner_html=move || notes_html(state.is_stale(), derived.report.with(|r| r.as_ref().err().map(ToString::to_string)))></div>
         <div class="results-body" class:is-stale=move || state.is_stale()>
             <HeadlineCards derived=derived />
             <ParamSection derived=derived />
@@ -126,10 +134,11 @@ fn HeadlineCards(
     /// The memos the cards read.
     derived: Derived,
 ) -> impl IntoView {
+    let state = use_app_state();
     let conv = derived.convention;
     let html = Memo::new(move |_| {
         let conv = conv.get();
-        let crossover = derived.model.with(|m| m.as_ref().map(|m| attention_crossover(m, conv)));
+        let crossover = Derived::with_model(state, |m| attention_crossover(m, conv));
         derived.report.with(|r| r.as_ref().map(|r| cards_html(r, conv, crossover)).unwrap_or_default())
     });
     view! { <div inner_html=html></div> }
