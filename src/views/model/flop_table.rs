@@ -40,6 +40,9 @@ fn components(f: &FlopsByConvention) -> Vec<FlopComponent> {
         .collect()
 }
 
+/// A summary row's value under one convention.
+type SummaryValue = fn(&FlopsSummary) -> String;
+
 /// `#flops-table` as HTML text, `selected` highlighted; its summary cells are
 /// `#flops-total-<convention>`, `#flops-remat-…`, `#flops-hardware-…`, `#flops-per-token-…`.
 fn flops_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
@@ -59,7 +62,7 @@ fn flops_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
         }
         body += &el("tr", "", &cells);
     }
-    let summary_rows: [(&str, &str, fn(&FlopsSummary) -> String); 4] = [
+    let summary_rows: [(&str, &str, SummaryValue); 4] = [
         ("Total: model TFLOPs (MFU)", "flops-total", |s| significant(s.total_tflops_per_device_step, 4)),
         ("Remat recompute (forward)", "flops-remat", |s| significant(s.remat_recompute_tflops_per_device_step, 4)),
         ("Hardware TFLOPs (HFU)", "flops-hardware", |s| significant(s.hardware_tflops_per_device_step, 4)),
