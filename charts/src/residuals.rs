@@ -113,7 +113,11 @@ pub fn draw_residuals<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: 
     let names: Vec<String> = chart.columns.iter().map(|c| c.name.clone()).collect();
     let x_fmt = |v: &f64| names.get(v.round().max(0.0) as usize).cloned().unwrap_or_default();
     // decimal, not format!: no float printer on the page (docs/size.md).
-    let y_fmt = |v: &f64| shardcalc_core::decimal::signed(*v, 0);
+    // The zero tick reads "0", not "-0" or "+0" (a tick computed as -0.0 or -1e-16).
+    let y_fmt = |v: &f64| match shardcalc_core::decimal::signed(*v, 0) {
+        t if t == "-0" || t == "+0" => "0".to_string(),
+        t => t,
+    };
     ctx.configure_mesh()
         .bold_line_style(theme::GRID.plotters())
         .axis_style(ink)
