@@ -1,4 +1,5 @@
-//! Read-only results as HTML text, shown with `inner_html` (as on the hardware page).
+//! Read-only results as HTML text, shown with `inner_html` (as on the hardware page; the
+//! escaping is [`crate::html_text`]'s).
 //!
 //! Why: every `view!` tree is its own monomorphised rendering code, 2-6 KB gzip per
 //! table; the same table written as text costs a few hundred bytes, and replacing a
@@ -6,23 +7,7 @@
 //! input change (docs/size.md, "Training page, session 13"). Every piece of text goes
 //! through [`escape`]; element ids stay stable for tests and embeds.
 
-use leptos::prelude::*;
-
-/// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
-#[must_use]
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::html_text::escape;
 
 /// Appends `<tag id=".." class="..">text</tag>` (escaped; no attribute when empty).
 pub fn element(out: &mut String, tag: &str, id: &str, class: &str, text: &str) {
@@ -64,14 +49,4 @@ pub fn close_table(out: &mut String) {
 /// A cell: `<td>` (or `<td class="num">` when `num`).
 pub fn cell(out: &mut String, text: &str, num: bool) {
     element(out, "td", "", if num { "num" } else { "" }, text);
-}
-
-/// A `<div>` showing `html` (markup built with this module).
-#[component]
-pub fn HtmlBlock(
-    /// The markup.
-    #[prop(into)]
-    html: Signal<String>,
-) -> impl IntoView {
-    view! { <div inner_html=move || html.get()></div> }
 }
