@@ -468,3 +468,25 @@ async fn the_hardware_picker_writes_valid_hardware_only() {
     page.choose("#hw-chip", "h100-sxm").await;
     assert!(page.text("#hw-summary").starts_with("8 devices of NVIDIA H100"), "{}", page.text("#hw-summary"));
 }
+
+/// A preset edited without a new name is shared as "<name> (edited)" (the other pages' chart
+/// titles and tables name it so); a name the user typed is kept as typed.
+#[wasm_bindgen_test]
+async fn an_edited_preset_is_not_shared_under_the_preset_s_name() {
+    let page = open(false).await;
+    let shared = |page: &Page| {
+        let href = page.attr("#nav-training", "href");
+        let link = href.split_once("#s=").map(|(_, l)| l.to_string()).unwrap_or_default();
+        shardcalc_core::permalink::decode(&link).expect("the link decodes")
+    };
+    assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
+    page.type_into("#model-d_model", "4160").await;
+    let model = shared(&page).model.resolve().expect("resolves");
+    assert_eq!((model.name.as_str(), model.d_model), ("Llama 3 8B (edited)", 4160));
+    page.type_into("#model-name", "My 8B").await;
+    assert_eq!(shared(&page).model.resolve().expect("resolves").name, "My 8B");
+    // Back to the preset's numbers: the preset again, by id.
+    page.type_into("#model-name", "Llama 3 8B").await;
+    page.type_into("#model-d_model", "4096").await;
+    assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
+}

@@ -244,18 +244,29 @@ impl RooflineChart {
         let (a, b) = (f.px(self.x.min, self.peak), f.px(self.x.max, self.peak));
         s.line(vec![a, b], theme::INK, 2.0, None);
         s.text((a.0 + 6.0, a.1 - 4.0), format!("{} peak {}FLOP/s", self.dtype.name(), format::si(self.peak)), Anchor::Start, Baseline::Bottom);
-        // Ridge points, labelled with their intensity, alternately below and above the ceiling.
-        for (i, roof) in self.roofs.iter().enumerate().filter(|(_, r)| r.ridge > self.x.min) {
+        // Ridge points, each with a dotted drop to the x axis and its intensity written just
+        // above the axis (the lower right of a roofline is empty: roofs rise to the right), in
+        // rows where neighbouring ridges would collide; never up among the peak labels.
+        let mut rows: Vec<f64> = Vec::new(); // right edge of the last label in each row
+        for roof in self.roofs.iter().filter(|r| r.ridge > self.x.min) {
             let at = f.px(roof.ridge, self.peak);
+            let floor = f.px(roof.ridge, self.y.min);
+            s.line(vec![at, floor], roof.color, 1.0, Some((2.0, 3.0)));
             s.circle(at, 4.0, Some(roof.color), None);
-            let (dy, baseline) = if i % 2 == 0 { (8.0, Baseline::Top) } else { (-8.0, Baseline::Bottom) };
+            let text = format::significant(roof.ridge, 3);
+            let half = label_width(&text) / 2.0;
+            let row = rows.iter().position(|right| *right + 4.0 < at.0 - half).unwrap_or(rows.len());
+            match rows.get_mut(row) {
+                Some(right) => *right = at.0 + half,
+                None => rows.push(at.0 + half),
+            }
             s.items.push(Item::Text {
-                at: (at.0, at.1 + dy),
-                text: format::significant(roof.ridge, 3),
+                at: (at.0, floor.1 - 4.0 - 14.0 * row as f64),
+                text,
                 size: f64::from(theme::LABEL_PX),
                 color: roof.color,
                 anchor: Anchor::Middle,
-                baseline,
+                baseline: Baseline::Bottom,
                 vertical: false,
             });
         }
@@ -276,6 +287,11 @@ impl RooflineChart {
 /// [`ChartError::Draw`] when the backend fails.
 pub fn draw_roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &RooflineChart) -> Result<(), ChartError> {
     chart.scene().draw(area)
+}
+
+/// About how wide `text` is at the label size (digits and separators), in pixels.
+fn label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * f64::from(theme::LABEL_PX) * 0.6
 }
 
 /// `ICI, 1 axis (2 links)` → `ICI`.
@@ -300,6 +316,37 @@ mod tests {
             .into_iter()
             .find(|r| r.channel == channel && r.links == links && r.dtype == dtype)
             .map_or(f64::NAN, |r| r.intensity.get())
+    }
+
+    /// The ridge labels sit between the ceiling and the x axis, never up among the peak
+    /// labels (they once overlapped the int8 peak's), and do not overlap one another: the v5e's
+    /// ICI ridges (1,094 and 2,189 FLOP/B) are a label's width apart and take two rows.
+    #[test]
+    fn ridge_labels_stay_below_the_ceiling_and_apart() {
+        for id in ["tpu-v5e", "tpu-v5p", "tpu-v7x", "h100-sxm"] {
+            let c = roofline_chart(&chip(id), None, DType::Bf16);
+            let f = c.laid_out_frame();
+            let ceiling = f.px(c.x.min, c.peak).1;
+            let floor = f.px(c.x.min, c.y.min).1;
+            let ridges: Vec<String> = c.roofs.iter().filter(|r| r.ridge > c.x.min).map(|r| format::significant(r.ridge, 3)).collect();
+            let boxes: Vec<(f64, f64, f64)> = c
+                .scene()
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Text { at, text, .. } if ridges.contains(text) => Some((at.0 - label_width(text) / 2.0, at.0 + label_width(text) / 2.0, at.1)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(boxes.len(), ridges.len(), "{id}: one label per ridge");
+            for (i, a) in boxes.iter().enumerate() {
+                assert!(a.2 - f64::from(theme::LABEL_PX) > ceiling && a.2 < floor, "{id}: label at y {} outside ({ceiling}, {floor})", a.2);
+                for b in boxes.iter().skip(i + 1) {
+                    let apart = a.2 != b.2 || a.1 <= b.0 || b.1 <= a.0;
+                    assert!(apart, "{id}: ridge labels overlap: {a:?} {b:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -322,3 +322,42 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
         }
     }
 }
+
+/// A scale-out link under 1 B/s after derating (a 1.5 B/s link at the calibration's DCN
+/// fraction is 0.25 B/s) still costs a finite time, in proportion: every exposed second of
+/// the step is communication over that link, so the calibrated step is the ideal one over
+/// the fraction. Before `collectives::MIN_LINK` the collective refused the link, its time was
+/// infinite and the step NaN (no-panic case 714543, seed 0x5eed0007).
+#[test]
+fn a_derated_link_below_one_byte_per_second_costs_a_finite_time() {
+    use shardcalc_core::scenario::Scenario;
+    use shardcalc_core::training::replan::replan;
+    use shardcalc_core::validation::calibration::{self, Calibration};
+    use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+    use shardcalc_core::scenario::ModelSource;
+    use shardcalc_core::units::BytesPerSec;
+    let mut out = AxisSpec::new("a1", 8, Network::ScaleOut);
+    out.link_one_way = Some(BytesPerSec(1.5));
+    let die = AxisSpec::new("a0", 2, Network::DieToDie);
+    let mut training = TrainingSection { global_batch: GlobalBatch::Tokens(37150.45), seq_len: 1, microbatches: Some(2), ..TrainingSection::default() };
+    training.mesh = Some(Mesh { dp: 2, fsdp: 4, tp: 2, ep: 1, cp: 1, pp: 1 });
+    training.efficiency.overlap = 0.45;
+    let s = Scenario {
+        model: ModelSource::Preset("llama-4-scout".into()),
+        hardware: Some(HardwareSection { chip: ChipSource::Preset("tpu-v7x".into()), topology: Some(Topology { axes: vec![die, out] }) }),
+        training: Some(training),
+        ..Scenario::default()
+    };
+    let m = s.model.resolve().expect("a preset");
+    let h = s.validate_hardware().expect("valid hardware").expect("hardware");
+    let shown = plan::for_scenario(&m, Some(&h), &s).expect("plans").expect("a training section");
+    let cal = calibration::bundled();
+    let mut section = s.training.clone().expect("a training section");
+    section.efficiency = Calibration { dcn: cal.dcn, ..Calibration::IDEAL }.efficiency(&h.chip, section.efficiency);
+    assert!(section.efficiency.dcn * 1.5 < 1.0, "the derated link is under 1 B/s");
+    let derated = replan(&m, &h, &section, s.conventions.flops, &shown).expect("re-plans");
+    let (ideal, slow) = (shown.step_time_s.get(), derated.step_time_s.get());
+    assert!(slow.is_finite() && ideal > 1e9, "{ideal} {slow}");
+    // Compute (well under a second) is lost in the rounding of ~10^11 s of communication.
+    assert!((slow * cal.dcn / ideal - 1.0).abs() < 1e-6, "ideal {ideal} s, derated {slow} s, dcn {}", cal.dcn);
+}

@@ -41,7 +41,7 @@ pub fn HardwarePicker(
     let state = use_app_state();
     if state.scenario.with_untracked(|s| s.hardware.is_none()) {
         let shape = parse_shape(default_shape).ok();
-        let _ = state.try_update(|s| {
+        state.fill_defaults(|s| {
             let topology = catalog::get(default_chip).and_then(|chip| shape.map(|sh| topology_for(&chip, &sh, 1, None)));
             s.hardware = Some(HardwareSection { chip: ChipSource::Preset(default_chip.to_string()), topology });
         });

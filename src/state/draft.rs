@@ -53,18 +53,30 @@ impl Draft {
     }
 
     /// `base` with the draft's model, workload and conventions: the model by preset id while
-    /// it still equals that preset (short links), else in full.
+    /// it still equals that preset (short links), else in full. A preset edited without a new
+    /// name is named "<preset's name> (edited)", so the other pages' chart titles and tables do
+    /// not present it as the preset.
     #[must_use]
     pub fn scenario_over(&self, base: &Scenario) -> Scenario {
         Scenario {
             model: match self.unchanged_preset() {
                 Some(id) => ModelSource::Preset(id.to_string()),
-                None => ModelSource::Custom(Box::new(self.model.clone())),
+                None => ModelSource::Custom(Box::new(self.edited_model())),
             },
             workload: self.workload.clone(),
             conventions: self.conventions.clone(),
             ..base.clone()
         }
+    }
+
+    /// The model as the scenario holds it when it is not an unchanged preset.
+    fn edited_model(&self) -> ModelConfig {
+        let mut model = self.model.clone();
+        let preset = self.preset.as_deref().and_then(|id| presets::all().iter().find(|p| p.id == id));
+        if preset.is_some_and(|p| p.config.name == model.name) {
+            model.name.push_str(" (edited)");
+        }
+        model
     }
 
     /// The preset id, while the model is still exactly that preset.

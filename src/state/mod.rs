@@ -26,6 +26,13 @@ pub struct AppState {
     pub generation: RwSignal<u64>,
     /// A page-level message, e.g. why the link's scenario could not be read.
     pub notice: RwSignal<Option<String>>,
+    /// The link fragment (`#s=...`) of the scenario as it reached this page, before the page
+    /// filled in its defaults ([`Self::fill_defaults`]); `None` once the user has edited
+    /// anything. While it is set, the URL and the links to other pages carry it.
+    arrived: StoredValue<Option<String>>,
+    /// Whether the user has edited anything on this page (defaults filled after that are
+    /// shared like any edit).
+    edited: StoredValue<bool>,
 }
 
 impl AppState {
@@ -51,11 +58,59 @@ impl AppState {
             errors: Memo::new(move |_| draft.with(|d| scenario.with(|s| d.errors_over(s)))),
             generation: RwSignal::new(0),
             notice: RwSignal::new(notice),
+            arrived: StoredValue::new(None),
+            edited: StoredValue::new(false),
         }
+    }
+
+    /// Fills in what this page shows when the scenario does not say (e.g. the hardware page's
+    /// v5e 8×4 and roofline op, the training page's v5p 4×4×4), like [`Self::try_update`], but
+    /// keeps them out of the shared scenario until the user edits something: the URL and
+    /// the links to other pages ([`Self::shared_fragment`]) carry the scenario as it arrived,
+    /// so one page's defaults never become another page's inputs. After the first edit, what
+    /// the page shows is what is shared. Saving and downloading write what the page shows.
+    pub fn fill_defaults(&self, f: impl FnOnce(&mut Scenario)) {
+        let before = (!self.edited.get_value() && self.arrived.with_value(Option::is_none))
+            .then(|| self.scenario.with_untracked(url::fragment));
+        if self.apply(f).is_ok() {
+            if let Some(before) = before.filter(|b| self.scenario.with_untracked(|s| url::fragment(s) != *b)) {
+                self.arrived.set_value(Some(before));
+            }
+        }
+    }
+
+    /// The link fragment (`#s=...`) of the scenario this page shares, in its URL and its links
+    /// to other pages: as it arrived while the page shows only its own defaults on top of it,
+    /// else the scenario's. Tracks [`Self::scenario`].
+    pub fn shared_fragment(&self) -> String {
+        self.scenario.with(|s| self.arrived.get_value().unwrap_or_else(|| url::fragment(s)))
+    }
+
+    /// [`Self::shared_fragment`] without tracking; `None` once the page is disposed.
+    pub fn try_shared_fragment_untracked(&self) -> Option<String> {
+        let arrived = self.arrived.try_get_value()?;
+        arrived.or_else(|| self.scenario.try_with_untracked(url::fragment))
+    }
+
+    /// Leaving this view for another in the same page (the single-file build): the page's
+    /// unedited defaults are taken back, and the next view starts as a fresh page would.
+    pub fn leave_view(&self) {
+        let arrived = self.arrived.try_update_value(Option::take).flatten();
+        if let Some(Some(Ok(s))) = arrived.as_deref().map(url::scenario_in_fragment) {
+            self.scenario.set(s);
+        }
+        self.edited.set_value(false);
+    }
+
+    /// The user changed something: from now on the page shares what it shows.
+    fn mark_edited(&self) {
+        self.edited.set_value(true);
+        self.arrived.set_value(None);
     }
 
     /// Applies an edit to the draft; when the draft is then valid, it becomes the scenario.
     pub fn edit(&self, f: impl FnOnce(&mut Draft)) {
+        self.mark_edited();
         self.draft.update(f);
         self.commit();
     }
@@ -67,6 +122,8 @@ impl AppState {
     /// When its model does not resolve; nothing changes then.
     pub fn load(&self, scenario: Scenario) -> Result<(), Invalid> {
         let draft = Draft::from_scenario(&scenario)?;
+        // What was loaded is what the page shares (defaults are filled only when a view mounts).
+        self.arrived.set_value(None);
         if scenario.validate().is_ok() {
             self.scenario.set(scenario);
         }
@@ -79,6 +136,7 @@ impl AppState {
     /// Replaces the model (a preset or an import), keeping workload and conventions, and
     /// rebuilds forms.
     pub fn load_model(&self, model: ModelConfig, preset: Option<String>) {
+        self.mark_edited();
         self.draft.update(|d| {
             d.model = model;
             d.preset = preset;
@@ -96,6 +154,12 @@ impl AppState {
     /// # Errors
     /// The copy's problems, each naming its field; nothing changes then.
     pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
+        self.mark_edited();
+        self.apply(f)
+    }
+
+    /// [`Self::try_update`] without counting as the user's edit.
+    fn apply(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
         let Some(mut next) = self.scenario.try_get_untracked() else {
             return Ok(());
         };

@@ -60,7 +60,7 @@ pub fn apply(state: AppState, linked: Result<Scenario, Invalid>) {
 pub fn sync_url(state: AppState) {
     let pending = StoredValue::new_local(None::<TimeoutHandle>);
     Effect::new(move |_| {
-        let target = state.scenario.with(fragment);
+        let target = state.shared_fragment();
         crate::panic_banner::remember_fragment(&target);
         if let Some(handle) = pending.try_update_value(Option::take).flatten() {
             handle.clear();
@@ -71,11 +71,11 @@ pub fn sync_url(state: AppState) {
     let listener = window_event_listener(leptos::ev::hashchange, move |_| match scenario_in_url() {
         // Compared by their links: the same test as the URL's, without linking a comparison of
         // every section into the page.
-        Some(Ok(s)) if state.scenario.try_with_untracked(|cur| fragment(cur) == fragment(&s)).unwrap_or(true) => {}
+        Some(Ok(s)) if state.try_shared_fragment_untracked().is_none_or(|cur| cur == fragment(&s)) => {}
         Some(linked) => {
             apply(state, linked);
             // A refused link leaves the page as it was: so does the address bar.
-            if let Some(current) = state.scenario.try_with_untracked(fragment) {
+            if let Some(current) = state.try_shared_fragment_untracked() {
                 replace_fragment(&current);
             }
         }

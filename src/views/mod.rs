@@ -19,7 +19,7 @@ pub mod saved;
 
 use leptos::prelude::*;
 
-use crate::state::{url, use_app_state};
+use crate::state::use_app_state;
 
 /// A view of the scenario: one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub fn ViewNav(
 ) -> impl IntoView {
     let state = use_app_state();
     // The link is rebuilt from the scenario (the URL's own fragment is written 200 ms late).
-    let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    let fragment = Memo::new(move |_| state.shared_fragment());
     // In the single-file build every view is in this page: links switch in place.
     let in_page = use_context::<crate::single_file::InPageNav>();
     let links = View::ALL
@@ -105,6 +105,7 @@ pub fn ViewNav(
             let on_click = move |ev: leptos::ev::MouseEvent| {
                 let Some(nav) = in_page else { return };
                 ev.prevent_default();
+                state.leave_view();
                 nav.current.set(view);
                 if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
                     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href.get_untracked()));

@@ -150,13 +150,21 @@ pub struct CollectiveCost {
 /// Largest axis size accepted.
 pub const MAX_AXIS_SIZE: u64 = 1 << 30;
 
+/// Smallest link bandwidth accepted, in bytes per second. A topology's links are at least
+/// 1 B/s (`hardware::topology`), but the planners scale them by achievable fractions of
+/// bandwidth (`training.efficiency.dcn`, the calibration's 0.165 for DCN), each at least
+/// 10⁻⁶: a 1.5 B/s link at 16.5% is 0.25 B/s and must still cost a finite time, or the step
+/// model subtracts infinities (found by the million-scenario no-panic test, case 714543).
+/// With arrays of at most 10³⁰ B a time stays below ~10⁴³ s, far from `f64`'s range.
+pub const MIN_LINK: f64 = 1e-12;
+
 fn validate(array_bytes: Bytes, axes: &[AxisLink]) -> Result<(), Invalid> {
     let mut c = Checker::new();
     c.range_f64("array_bytes", array_bytes.get(), 0.0, crate::hardware::MAX_QUANTITY);
     c.ensure(!axes.is_empty(), "axes", || "must name at least one axis".into());
     for (i, a) in axes.iter().enumerate() {
         c.range(&format!("axes[{i}].size"), a.size, 1, MAX_AXIS_SIZE);
-        c.range_f64(&format!("axes[{i}].link"), a.link.get(), 1.0, crate::hardware::MAX_QUANTITY);
+        c.range_f64(&format!("axes[{i}].link"), a.link.get(), MIN_LINK, crate::hardware::MAX_QUANTITY);
         c.range_f64(&format!("axes[{i}].hop_latency"), a.hop_latency.get(), 0.0, 1e6);
     }
     c.finish()

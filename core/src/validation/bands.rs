@@ -187,8 +187,8 @@ pub fn training_bands_of(
         let mut sec = section.clone();
         sec.efficiency = c.efficiency(&hw.chip, section.efficiency);
         let t = replan(m, hw, &sec, flops, shown)?.step_time_s.get();
-        // With extreme inputs (a scale-out link of a few bytes per second, say) a derated
-        // re-plan can overflow where the shown plan did not: no band rather than a NaN one.
+        // A guard, never reached by the million no-panic scenarios (derated links below 1 B/s
+        // cost finite times, `collectives::MIN_LINK`): no band rather than a NaN one.
         if t.is_finite() {
             Ok(t)
         } else {

@@ -31,8 +31,9 @@ use crate::state::use_app_state;
 pub fn HardwareView() -> impl IntoView {
     let state = use_app_state();
     // A scenario without hardware, or without a roofline op, gets the page's defaults (the
-    // book's v5e examples) once, so that every section has something to show.
-    let _ = state.try_update(|s| *s = with_hardware_defaults(s));
+    // book's v5e examples) once, so that every section has something to show; they are not
+    // shared with other pages until the user edits something (`AppState::fill_defaults`).
+    state.fill_defaults(|s| *s = with_hardware_defaults(s));
     let derived = Derived::new(state);
     view! {
         <div class="columns hardware-view">

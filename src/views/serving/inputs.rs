@@ -11,7 +11,7 @@ use super::options_inputs::{CONVENTIONS, COST};
 use super::sharding_inputs::{PREFILL, SHARDING};
 use super::speculative_inputs::SpeculativeInputs;
 use crate::components::{HardwarePicker, PredictionSwitch, PresetSelect};
-use crate::state::{url, use_app_state};
+use crate::state::use_app_state;
 
 static PROMPT: InferenceSpec = InferenceSpec {
     path: "inference.prompt_len",
@@ -86,7 +86,7 @@ static AFTER: [&Group; 2] = [&COST, &CONVENTIONS];
 #[component]
 pub fn ServingInputs() -> impl IntoView {
     let state = use_app_state();
-    let fragment = Memo::new(move |_| state.scenario.with(url::fragment));
+    let fragment = Memo::new(move |_| state.shared_fragment());
     view! {
         <fieldset class="serving-model">
             <legend>"Model"</legend>

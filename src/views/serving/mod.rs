@@ -31,7 +31,7 @@ use crate::state::use_app_state;
 pub fn ServingView() -> impl IntoView {
     let state = use_app_state();
     if state.scenario.with_untracked(|s| s.inference.is_none() || s.hardware.is_none()) {
-        let _ = state.try_update(|s| *s = with_serving_defaults(s));
+        state.fill_defaults(|s| *s = with_serving_defaults(s));
     }
     let derived = Derived::new(state);
     fields::Refused::provide();

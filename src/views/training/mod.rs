@@ -42,7 +42,7 @@ pub fn TrainingView() -> impl IntoView {
     // A scenario without hardware or `training` starts from core's defaults (a v5p 4×4×4,
     // 2^20 tokens of 4096 per step), as the chart catalog does.
     if state.scenario.with_untracked(|s| s.hardware.is_none() || s.training.is_none()) {
-        let _ = state.try_update(|s| {
+        state.fill_defaults(|s| {
             s.hardware.get_or_insert_with(default_hardware);
             s.training.get_or_insert_with(TrainingSection::default);
         });

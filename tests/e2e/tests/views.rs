@@ -242,3 +242,39 @@ async fn every_view_as_a_user_goes_through_them() {
     browser.assert_no_console_errors().await;
     browser.close().await;
 }
+
+/// A page's own defaults (the hardware page's v5e 8×4, the training page's v5p 4×4×4) are
+/// shown but not passed on: a page only visited leaves the scenario as it came, so the next
+/// page shows its own defaults; once the user edits something, what the page shows is passed on.
+#[tokio::test]
+async fn a_page_s_defaults_stay_on_that_page_until_edited() {
+    let browser = Browser::open_path("/hardware.html").await;
+    wait_for_text_where(&browser, "#spec-chip", "the hardware page's default chip", |t| t.contains("v5e")).await;
+    wait_for_text_where(&browser, "#collective-result-0", "a collective's time", |t| t.contains('s')).await;
+    let shared = scenario_in_nav(&browser).await;
+    assert_eq!(shared, Scenario::default(), "the hardware page's defaults are not in its links");
+
+    // Training, reached from the unedited hardware page: its own default chip, not the v5e.
+    follow_nav(&browser, "training", "training.html").await;
+    let chip = wait_for(&browser, "return document.getElementById('hw-chip')?.value ?? '';", "the training page's chip", |v| {
+        v.as_str().is_some_and(|s| !s.is_empty())
+    })
+    .await;
+    assert_eq!(chip.as_str(), Some("tpu-v5p"), "the training page shows its own default chip");
+    let best = TrainingInputs::of(&Scenario::default()).and_then(|i| i.best()).expect("a plan");
+    browser.wait_for_text("#training-mesh-value", &mesh_label(&best.mesh.degrees)).await;
+
+    // An edit on the training page (another chip): from now on the page passes on what it shows.
+    browser.find("#hw-chip").await.select_by_value("tpu-v4").await.expect("choose TPU v4");
+    wait_for(&browser, "return document.getElementById('nav-model').getAttribute('href');", "the link to carry the edit", |v| {
+        v.as_str().and_then(|h| h.split_once("#s=")).and_then(|(_, l)| permalink::decode(l).ok()).is_some_and(|s| s.training.is_some())
+    })
+    .await;
+    let shared = scenario_in_nav(&browser).await;
+    let chip = shared.hardware.as_ref().map(|h| h.chip.clone());
+    assert_eq!(chip, Some(shardcalc_core::hardware::query::ChipSource::Preset("tpu-v4".into())), "the edited chip is passed on");
+    follow_nav(&browser, "hardware", "hardware.html").await;
+    wait_for_text_where(&browser, "#spec-chip", "the edited chip on the hardware page", |t| t.contains("v4")).await;
+    browser.assert_no_console_errors().await;
+    browser.close().await;
+}
