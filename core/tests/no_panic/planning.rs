@@ -97,7 +97,7 @@ fn check_band(name: &str, b: &Band, mode: PredictionMode, shown: f64) -> Result<
     let all = [b.value, b.ideal, b.calibrated, b.low, b.high];
     let spread_ok = b.spread.is_none_or(|(lo, hi)| lo.is_finite() && hi.is_finite() && b.low <= lo && lo <= hi && hi <= b.high);
     let chosen = if mode == PredictionMode::Ideal { b.ideal } else { b.calibrated };
-    if !all.iter().all(|x| x.is_finite() && *x >= 0.0) || !(b.low <= b.value && b.value <= b.high) || !spread_ok || b.value != chosen {
+    if !all.iter().all(|x| x.is_finite() && *x >= 0.0) || b.low > b.value || b.value > b.high || !spread_ok || b.value != chosen {
         return Err(format!("band {name}: {b:?}"));
     }
     if !close(b.value, shown) {

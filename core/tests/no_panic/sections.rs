@@ -147,7 +147,7 @@ impl Gen<'_> {
         if self.r.chance(0.67) && chips > 0 {
             let mut left = chips;
             for p in 2..=left.min(1 << 12) {
-                while left % p == 0 && left > 1 {
+                while left.is_multiple_of(p) && left > 1 {
                     let axis = self.r.below(6) as usize;
                     d[axis] = d[axis].saturating_mul(p);
                     left /= p;

@@ -40,7 +40,10 @@ pub fn edit_chip(state: AppState, path: &str, f: impl FnOnce(&mut Chip) -> Resul
     edit_chip_boxed(state, path, Box::new(f))
 }
 
-fn edit_chip_boxed(state: AppState, path: &str, f: Box<dyn FnOnce(&mut Chip) -> Result<(), String> + '_>) -> Result<(), String> {
+/// An edit of a custom chip, boxed (one copy of [`edit_chip_boxed`] for every caller).
+type ChipEdit<'a> = Box<dyn FnOnce(&mut Chip) -> Result<(), String> + 'a>;
+
+fn edit_chip_boxed(state: AppState, path: &str, f: ChipEdit<'_>) -> Result<(), String> {
     let chip = state.scenario.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
         Some(ChipSource::Custom(c)) => Some(c.as_ref().clone()),
         _ => None,

@@ -37,8 +37,7 @@ fn seconds(s: f64) -> String {
 }
 
 fn scenario(preset: &str, chip: &str, shape: &[u64], tokens: f64) -> Scenario {
-    let mut training = TrainingSection::default();
-    training.global_batch = GlobalBatch::Tokens(tokens);
+    let training = TrainingSection { global_batch: GlobalBatch::Tokens(tokens), ..TrainingSection::default() };
     Scenario {
         model: ModelSource::Preset(preset.into()),
         hardware: Some(HardwareSection { chip: ChipSource::Preset(chip.into()), topology: Some(Topology::tpu_slice(shape, 1)) }),
