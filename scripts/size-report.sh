@@ -24,11 +24,11 @@ BUDGET_GZIP=300000
 # budget; never raise one without saying why in the commit.
 # 2026-11-24, after core::decimal took core's float printing off the model and Saved pages
 # (docs/size.md): model 309,031, serving 318,892, training 347,986, validation 304,269;
-# hardware (293,449) is under the budget. Serving 311,753 after session 13 (docs/size.md).
+# hardware (293,449) is under the budget. Serving 310,864 after session 13 (docs/size.md).
 declare -A CEILING_GZIP=(
   [index.html]=312000
   [training.html]=366000
-  [serving.html]=314900
+  [serving.html]=314000
   [validation.html]=307300
 )
 

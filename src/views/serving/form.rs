@@ -25,44 +25,60 @@ fn error_div(id: &str) -> String {
     format!(r#"<div class="field-error" id="{id}-error" aria-live="polite"></div>"#)
 }
 
+/// A text field: label, input with its unit, hint and message (the markup of `SectionField`).
+pub fn text_html(id: &str, label: &str, unit: &str, hint: &str, mode: &str, value: &str, hidden: bool) -> String {
+    let hidden = if hidden { " hidden" } else { "" };
+    format!(
+        r#"<div class="field" id="{id}-field"{hidden}><label for="{id}">{}</label><div class="input-row"><input id="{id}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false" value="{}" aria-invalid="false" aria-describedby="{id}-hint {id}-error"/><span class="unit">{}</span></div><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
+        escape(label),
+        escape(value),
+        escape(unit),
+        escape(hint),
+        error_div(id)
+    )
+}
+
+/// A drop-down of `(value, label)` options with `value` selected, its hint and message.
+pub fn select_html<'a>(id: &str, label: &str, hint: &str, options: impl Iterator<Item = (&'a str, &'a str)>, value: &str) -> String {
+    let options: String = options
+        .map(|(v, l)| {
+            let selected = if v == value { " selected" } else { "" };
+            format!(r#"<option value="{}"{selected}>{}</option>"#, escape(v), escape(l))
+        })
+        .collect();
+    format!(
+        r#"<div class="field" id="{id}-field"><label for="{id}">{}</label><select id="{id}" aria-describedby="{id}-hint {id}-error">{options}</select><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
+        escape(label),
+        escape(hint),
+        error_div(id)
+    )
+}
+
+/// The value of the `<input>` or `<select>` with element id `id` ("" when there is none).
+#[must_use]
+pub fn value_of(id: &str) -> String {
+    let Some(el) = document().get_element_by_id(id) else { return String::new() };
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        input.value()
+    } else if let Some(select) = el.dyn_ref::<HtmlSelectElement>() {
+        select.value()
+    } else {
+        String::new()
+    }
+}
+
 /// One group as a fieldset.
 fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> String {
     let mut out = format!(r#"<fieldset class="{}"><legend>{}</legend>"#, g.class, escape(g.legend));
     for f in g.fields {
         match f {
             Field::Text(spec) | Field::TextIf(spec, _) | Field::Special(spec) => {
-                let hidden = match f {
-                    Field::TextIf(_, when) if !when(scenario) => " hidden",
-                    _ => "",
-                };
-                let id = spec.id;
-                out += &format!(
-                    r#"<div class="field" id="{id}-field"{hidden}><label for="{id}">{}</label><div class="input-row"><input id="{id}" type="text" inputmode="{}" autocomplete="off" spellcheck="false" value="{}" aria-invalid="false" aria-describedby="{id}-hint {id}-error"/><span class="unit">{}</span></div><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
-                    escape(spec.label),
-                    spec.input_mode,
-                    escape(&(spec.get)(section)),
-                    escape(spec.unit),
-                    escape(spec.hint),
-                    error_div(id)
-                );
+                let hidden = matches!(f, Field::TextIf(_, when) if !when(scenario));
+                out += &text_html(spec.id, spec.label, spec.unit, spec.hint, spec.input_mode, &(spec.get)(section), hidden);
             }
             Field::Choice(spec) => {
-                let id = element_id(spec.path);
-                let value = (spec.get)(section);
-                let options: String = spec
-                    .options
-                    .iter()
-                    .map(|(v, l)| {
-                        let selected = if *v == value { " selected" } else { "" };
-                        format!(r#"<option value="{v}"{selected}>{}</option>"#, escape(l))
-                    })
-                    .collect();
-                out += &format!(
-                    r#"<div class="field" id="{id}-field"><label for="{id}">{}</label><select id="{id}" aria-describedby="{id}-hint {id}-error">{options}</select><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
-                    escape(spec.label),
-                    escape(spec.hint),
-                    error_div(&id)
-                );
+                let options = spec.options.iter().map(|&(v, l)| (v, l));
+                out += &select_html(&element_id(spec.path), spec.label, spec.hint, options, &(spec.get)(section));
             }
         }
     }
@@ -70,7 +86,7 @@ fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> Str
 }
 
 /// Shows `message` next to the field `id` (or clears it), and marks the field invalid.
-fn show_message(id: &str, message: Option<&str>) {
+pub fn show_message(id: &str, message: Option<&str>) {
     let document = document();
     if let Some(el) = document.get_element_by_id(&format!("{id}-error")) {
         el.set_inner_html(&message.map(|m| format!("<p>{}</p>", escape(m))).unwrap_or_default());
@@ -99,7 +115,7 @@ fn dispatch(state: AppState, refused: Refused, groups: &[&Group], id: &str, valu
 
 /// The element id and value of the `<input>` (for `input` events) or `<select>` (for
 /// `change` events) an event came from.
-fn target_of(ev: &Event) -> Option<(String, String)> {
+pub fn target_of(ev: &Event) -> Option<(String, String)> {
     let target = ev.target()?;
     if ev.type_() == "input" {
         let input = target.dyn_ref::<HtmlInputElement>()?;

@@ -103,10 +103,7 @@ pub fn ServingInputs() -> impl IntoView {
         <HardwarePicker default_chip="tpu-v5e" default_shape="" allow_no_topology=true />
         <PredictionSwitch />
         <FormGroups groups=&BEFORE />
-        {move || {
-            state.generation.track();
-            view! { <SpeculativeInputs /> }
-        }}
+        <SpeculativeInputs />
         <FormGroups groups=&AFTER />
     }
 }
