@@ -24,12 +24,13 @@ BUDGET_GZIP=300000
 # budget; never raise one without saying why in the commit.
 # 2026-11-24, after core::decimal took core's float printing off the model and Saved pages
 # (docs/size.md): model 309,031, serving 318,892, training 347,986, validation 304,269;
-# hardware (293,449) is under the budget. Serving 310,864 after session 13 (docs/size.md).
+# hardware (293,449) is under the budget.
+# 2026-11-24, session 13: the model page (297,722) and the validation page (296,734) are under
+# the budget (docs/size.md, "Validation and model pages, session 13"); their ceilings are gone.
+# Serving 310,864 after session 13 (docs/size.md, "Serving page, session 13").
 declare -A CEILING_GZIP=(
-  [index.html]=312000
   [training.html]=366000
   [serving.html]=314000
-  [validation.html]=307300
 )
 
 build=false check=false top=0

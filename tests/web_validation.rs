@@ -34,7 +34,7 @@ fn held_back_median(mode: PredictionMode) -> String {
 #[wasm_bindgen_test]
 async fn shows_every_run_and_the_held_back_error() {
     let page = open().await;
-    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 51);
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]:not([hidden])"), 51);
     assert_eq!(page.text("#validation-count"), "Showing 51 of 51 runs.");
     assert!(page.find::<HtmlInputElement>("#prediction-ideal").checked());
     assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Ideal));
@@ -68,19 +68,21 @@ async fn the_switch_changes_numbers_charts_and_links() {
 #[wasm_bindgen_test]
 async fn filters_and_csv() {
     let page = open().await;
+    let first: HtmlElement = page.find("#validation-runs tbody tr[data-run]");
     page.choose("#validation-filter-chip", "tpu-v4").await;
-    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 6);
+    assert!(first.is_connected(), "a filter hides rows, it does not rebuild the table");
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]:not([hidden])"), 6);
     assert_eq!(page.text("#validation-count"), "Showing 6 of 51 runs.");
     page.choose("#validation-filter-split", "held_back").await;
-    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 3);
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]:not([hidden])"), 3);
     page.choose("#validation-filter-chip", "").await;
     page.choose("#validation-filter-split", "").await;
     let model = bundled_table::bundled().runs.last().unwrap().model.clone();
     page.choose("#validation-filter-model", &model).await;
-    assert_eq!(page.count("#validation-runs tbody tr[data-run]"), 5, "the five A3 runs");
+    assert_eq!(page.count("#validation-runs tbody tr[data-run]:not([hidden])"), 5, "the five A3 runs");
 
     let rows: Vec<_> = bundled_table::bundled().runs.iter().collect();
-    let text = csv::runs(&rows);
+    let text = csv::runs(&rows).to_csv();
     assert_eq!(text.lines().count(), 52);
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
     let col = header.iter().position(|h| *h == "calibrated_mfu_pct").unwrap();
@@ -88,4 +90,20 @@ async fn filters_and_csv() {
     let value: f64 = first[col].parse().unwrap();
     assert_eq!(value, rows[0].calibrated.as_ref().unwrap().mfu_pct, "exact, not rounded");
     assert!(page.find::<HtmlElement>("#validation-runs-csv").text_content().unwrap().contains("CSV"));
+}
+
+/// The tables are HTML text: every text and attribute value is escaped.
+#[wasm_bindgen_test]
+fn html_text_escapes_text_and_attributes() {
+    use shardcalc::html_text::{attr, escape, table, with_short};
+    assert_eq!(escape("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+    assert_eq!(attr("data-run", "x\"><script>"), " data-run=\"x&quot;&gt;&lt;script&gt;\"");
+    assert_eq!(with_short("1 < 2", "a&b"), "1 &lt; 2 <span class=\"short\">a&amp;b</span>");
+    assert_eq!(with_short("x", ""), "x");
+    assert_eq!(
+        table("t<", "c&", &["#n", "name"], "<tr></tr>"),
+        "<div class=\"table-wrap\"><table id=\"t&lt;\"><caption>c&amp;</caption><thead><tr>\
+         <th scope=\"col\" class=\"num\">n</th><th scope=\"col\">name</th></tr></thead>\
+         <tbody><tr></tr></tbody></table></div>"
+    );
 }

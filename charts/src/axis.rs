@@ -1,7 +1,7 @@
 //! A plotters coordinate whose tick marks are exactly the ones the chart data computed
 //! (plotters' own key-point algorithms would pick different ones), linear or logarithmic.
 
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use std::ops::Range;
 
 /// An f64 axis from `lo` to `hi` with fixed ticks.
@@ -49,8 +49,17 @@ impl TickedAxis {
     }
 }
 
+/// Tick labels the chart does not format itself (every chart here gives its own formatter):
+/// `decimal::shortest`, not plotters' default `format!("{:?}")`, which would link core's
+/// float printer into the page (docs/size.md).
+impl ValueFormatter<f64> for TickedAxis {
+    fn format(value: &f64) -> String {
+        shardcalc_core::decimal::shortest(*value)
+    }
+}
+
 impl Ranged for TickedAxis {
-    type FormatOption = DefaultFormatting;
+    type FormatOption = NoDefaultFormatting;
     type ValueType = f64;
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {

@@ -112,7 +112,12 @@ pub fn draw_residuals<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: 
         .map_err(ChartError::draw)?;
     let names: Vec<String> = chart.columns.iter().map(|c| c.name.clone()).collect();
     let x_fmt = |v: &f64| names.get(v.round().max(0.0) as usize).cloned().unwrap_or_default();
-    let y_fmt = |v: &f64| format!("{v:+.0}");
+    // decimal, not format!: no float printer on the page (docs/size.md).
+    // The zero tick reads "0", not "-0" or "+0" (a tick computed as -0.0 or -1e-16).
+    let y_fmt = |v: &f64| match shardcalc_core::decimal::signed(*v, 0) {
+        t if t == "-0" || t == "+0" => "0".to_string(),
+        t => t,
+    };
     ctx.configure_mesh()
         .bold_line_style(theme::GRID.plotters())
         .axis_style(ink)
@@ -136,7 +141,7 @@ pub fn draw_residuals<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: 
             Circle::new((x, y), 4, style)
         }))
         .map_err(ChartError::draw)?;
-        let text = format!("median |err| {:.1}", c.median_abs);
+        let text = format!("median |err| {}", shardcalc_core::decimal::fixed(c.median_abs, 1));
         ctx.draw_series([Text::new(text, (i as f64, chart.limit * 0.97), note.clone())]).map_err(ChartError::draw)?;
     }
     area.present().map_err(ChartError::draw)

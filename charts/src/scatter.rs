@@ -110,7 +110,8 @@ pub fn draw_scatter<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &S
         .y_label_area_size(56)
         .build_cartesian_2d(axis(), axis())
         .map_err(ChartError::draw)?;
-    let fmt = |v: &f64| format!("{v:.0}%");
+    // decimal, not format!: no float printer on the page (docs/size.md).
+    let fmt = |v: &f64| shardcalc_core::decimal::fixed(*v, 0) + "%";
     ctx.configure_mesh()
         .bold_line_style(theme::GRID.plotters())
         .axis_style(ink)

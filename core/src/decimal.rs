@@ -53,6 +53,14 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     format!("{sign}{int}.{frac}")
 }
 
+/// `x` with `decimals` digits and a sign always shown: the same text as
+/// `format!("{x:+.decimals$}")` (`+1.5`, `-0.3`, `+0.0`, `-0.0`, `+inf`, `NaN`).
+#[must_use]
+pub fn signed(x: f64, decimals: usize) -> String {
+    let text = fixed(x, decimals);
+    if text.starts_with('-') || x.is_nan() { text } else { format!("+{text}") }
+}
+
 /// The shortest text that reads back as `x`, without exponent, laid out as `format!("{x}")`
 /// lays it out (`1` for 1.0, `0.1`, `100000000000000000000` for 1e20). Where two texts of
 /// that length both read back as `x`, Ryū may pick the other last digit than `format!`.
@@ -321,6 +329,15 @@ mod tests {
     /// Ryū and core's Grisu both print the fewest digits that read back as `x`; when two
     /// candidates of that length are equally close they may pick a different last digit
     /// (1303729049456592.2 / .3 for the same `f64`). Both read back as `x`.
+    #[test]
+    fn signed_prints_what_format_prints() {
+        for x in values().into_iter().chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.04]) {
+            for d in [0, 1, 2, 3] {
+                assert_eq!(signed(x, d), format!("{x:+.d$}"), "{x:e} at {d} decimals");
+            }
+        }
+    }
+
     #[test]
     fn shortest_prints_what_display_prints() {
         let mut same = 0;

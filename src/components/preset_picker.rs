@@ -7,6 +7,7 @@ use shardcalc_core::params::count_params;
 use shardcalc_core::presets::{self, Preset};
 
 use crate::dom::event_value;
+use crate::html_text::{attr, el, escape};
 use crate::state::use_app_state;
 
 /// Value of the placeholder option shown while the model is not an unedited preset.
@@ -80,32 +81,40 @@ pub fn PresetSelect() -> impl IntoView {
     }
 }
 
-/// Source, date, note and published parameter count of the preset the model came from.
+/// Source, date, note and published parameter count of the preset the model came from, as
+/// HTML text (`#preset-info`, `#preset-published`): written only when the preset or whether
+/// it is edited changes.
 #[component]
 pub fn PresetInfo() -> impl IntoView {
     let state = use_app_state();
     let origin = Memo::new(move |_| state.draft.with(|d| d.preset.clone()));
     let edited = Memo::new(move |_| state.draft.with(|d| d.preset.is_some() && d.unchanged_preset().is_none()));
-    view! {
-        <div class="preset-info" id="preset-info">
-            {move || {
-                let p = origin.get().and_then(|id| presets::get(&id))?;
-                Some(view! {
-                    <p>
-                        {move || edited.get().then_some("Edited from this preset. ")}
-                        "Source: " <Source text=p.source.clone() /> ", " {p.as_of.clone()} "."
-                    </p>
-                    {published(&p)}
-                    {(!p.note.is_empty()).then(|| view! { <p class="note">{p.note.clone()}</p> })}
-                })
-            }}
-        </div>
+    let html = Memo::new(move |_| {
+        let edited = edited.get();
+        origin.with(|id| id.as_deref().and_then(presets::get).map(|p| info_html(&p, edited)).unwrap_or_default())
+    });
+    view! { <div class="preset-info" id="preset-info" inner_html=html></div> }
+}
+
+/// The preset's source (a link when it is one), date, published count and notes.
+fn info_html(p: &Preset, edited: bool) -> String {
+    let mut first = String::new();
+    if edited {
+        first += "Edited from this preset. ";
     }
+    first += "Source: ";
+    first += &source_html(&p.source);
+    first += &escape(&format!(", {}.", p.as_of));
+    let mut out = el("p", "", &first) + &published(p);
+    if !p.note.is_empty() {
+        out += &el("p", " class=\"note\"", &escape(&p.note));
+    }
+    out
 }
 
 /// The publisher's count, ours for the preset as published, and the difference.
-fn published(p: &Preset) -> Option<impl IntoView> {
-    let r = p.reference_params.as_ref()?;
+fn published(p: &Preset) -> String {
+    let Some(r) = p.reference_params.as_ref() else { return String::new() };
     let ours = count_params(&p.config).total.get();
     let theirs = r.value as f64;
     let diff = ours - theirs;
@@ -116,34 +125,26 @@ fn published(p: &Preset) -> Option<impl IntoView> {
         format!("ours {sign}{} ({sign}{})", short_count(diff.abs()), percent(diff.abs(), theirs))
     };
     let kind = if r.exact { "exact" } else { "rounded" };
-    Some(view! {
-        <p id="preset-published">
-            "Published: " {thousands(r.value)} " (" {kind} "); ours: "
-            {ours_text(ours)} " — " {verdict} "."
-        </p>
-        {(!r.note.is_empty()).then(|| view! { <p class="note">{r.note.clone()}</p> })}
-    })
+    let text = format!("Published: {} ({kind}); ours: {} — {verdict}.", thousands(r.value), ours_text(ours));
+    let mut out = el("p", " id=\"preset-published\"", &escape(&text));
+    if !r.note.is_empty() {
+        out += &el("p", " class=\"note\"", &escape(&r.note));
+    }
+    out
 }
 
 fn ours_text(x: f64) -> String {
     shardcalc_core::units::Params(x).exact().map_or_else(|| short_count(x), thousands)
 }
 
-/// A source string such as `https://host/path (comment)`: the address as a link, the rest as text.
-#[component]
-fn Source(
-    /// The preset's `source` field.
-    text: String,
-) -> impl IntoView {
-    let (head, tail) = text.split_once(' ').map_or((text.clone(), String::new()), |(a, b)| (a.to_string(), format!(" {b}")));
-    if head.starts_with("https://") {
-        let shown = head.trim_start_matches("https://").to_string();
-        view! {
-            <a href=head rel="noopener noreferrer" target="_blank">{shown}</a>
-            {tail}
+/// A source string such as `https://host/path (comment)`: the address as a link, the rest as
+/// text.
+fn source_html(text: &str) -> String {
+    let (head, tail) = text.split_once(' ').map_or((text, String::new()), |(a, b)| (a, format!(" {b}")));
+    match head.strip_prefix("https://") {
+        Some(shown) => {
+            el("a", &(attr("href", head) + " rel=\"noopener noreferrer\" target=\"_blank\""), &escape(shown)) + &escape(&tail)
         }
-        .into_any()
-    } else {
-        view! { {text} }.into_any()
+        None => escape(text),
     }
 }

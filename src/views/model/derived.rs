@@ -14,19 +14,23 @@ use crate::state::AppState;
 pub struct Derived {
     /// The model sections of the report (`shardcalc_core::report::evaluate_model`).
     pub report: Memo<Result<Report, Invalid>>,
-    /// The resolved model.
-    pub model: Memo<Option<ModelConfig>>,
     /// The convention the headline numbers use.
     pub convention: Memo<FlopConvention>,
 }
 
 impl Derived {
+    /// The scenario's model, resolved, for `f` (no memo of its own: a
+    /// `Memo<Option<ModelConfig>>` links the model's clone and comparison and a copy of the
+    /// memo code for ~1 KB gzip; the results derived from it are memoised instead).
+    pub fn with_model<T>(state: AppState, f: impl FnOnce(&ModelConfig) -> T) -> Option<T> {
+        state.scenario.with(|s| s.model.resolve().ok().map(|m| f(&m)))
+    }
+
     /// Memos over `state.scenario`.
     #[must_use]
     pub fn new(state: AppState) -> Self {
         Self {
             report: Memo::new_with_compare(move |_| state.scenario.with(evaluate_model), model_report_changed),
-            model: Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok())),
             convention: Memo::new(move |_| state.scenario.with(|s| s.conventions.flops)),
         }
     }

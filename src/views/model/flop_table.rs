@@ -1,22 +1,31 @@
 //! Training FLOPs per component under all four conventions side by side, the selected one
-//! highlighted, how they differ, and chart (b) for the selected convention.
+//! highlighted, how they differ (both as HTML text), and chart (b) for the selected
+//! convention.
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, si, significant};
 use shardcalc_charts::flop_breakdown;
 use shardcalc_core::flops::{FlopComponent, FlopConvention};
-use shardcalc_core::report::FlopsByConvention;
+use shardcalc_core::report::{FlopsByConvention, FlopsSummary};
 
 use super::csv;
 use super::derived::{summary, Derived};
 use crate::components::{ChartCanvas, CsvButton};
+use crate::html_text::{attr, el, escape};
+
+/// `class="num"` or `class="num selected"`, and an id when `id` is not empty.
+fn num_attrs(selected: bool, id: &str) -> String {
+    let mut out = attr("class", if selected { "num selected" } else { "num" });
+    if !id.is_empty() {
+        out += &attr("id", id);
+    }
+    out
+}
 
 /// One cell: total TFLOPs, with forward and backward underneath.
-fn cell(total: f64, forward: f64, backward: f64) -> impl IntoView {
-    view! {
-        <span class="tf">{significant(total, 4)}</span>
-        <span class="fb">"fwd " {significant(forward, 3)} " · bwd " {significant(backward, 3)}</span>
-    }
+fn cell(total: f64, forward: f64, backward: f64) -> String {
+    el("span", " class=\"tf\"", &escape(&significant(total, 4)))
+        + &el("span", " class=\"fb\"", &escape(&format!("fwd {} · bwd {}", significant(forward, 3), significant(backward, 3))))
 }
 
 /// Components that are non-zero under some convention, in display order.
@@ -31,6 +40,69 @@ fn components(f: &FlopsByConvention) -> Vec<FlopComponent> {
         .collect()
 }
 
+/// A summary row's value under one convention.
+type SummaryValue = fn(&FlopsSummary) -> String;
+
+/// `#flops-table` as HTML text, `selected` highlighted; its summary cells are
+/// `#flops-total-<convention>`, `#flops-remat-…`, `#flops-hardware-…`, `#flops-per-token-…`.
+fn flops_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
+    let mut header = "<thead><tr><th scope=\"col\">Component</th>".to_string();
+    for c in FlopConvention::ALL {
+        let tag = if c == selected { el("span", " class=\"tag\"", " (selected)") } else { String::new() };
+        header += &el("th", &(" scope=\"col\"".to_string() + &num_attrs(c == selected, "")), &(escape(c.label()) + &tag));
+    }
+    header += "</tr></thead>";
+    let mut body = String::new();
+    for component in components(f) {
+        let mut cells = el("th", " scope=\"row\"", &escape(component.label()));
+        for c in FlopConvention::ALL {
+            let r = f.get(c).rows.iter().find(|r| r.component == component);
+            let (t, fw, bw) = r.map_or((0.0, 0.0, 0.0), |r| (r.total_tflops, r.forward_tflops, r.backward_tflops));
+            cells += &el("td", &num_attrs(c == selected, ""), &cell(t, fw, bw));
+        }
+        body += &el("tr", "", &cells);
+    }
+    let summary_rows: [(&str, &str, SummaryValue); 4] = [
+        ("Total: model TFLOPs (MFU)", "flops-total", |s| significant(s.total_tflops_per_device_step, 4)),
+        ("Remat recompute (forward)", "flops-remat", |s| significant(s.remat_recompute_tflops_per_device_step, 4)),
+        ("Hardware TFLOPs (HFU)", "flops-hardware", |s| significant(s.hardware_tflops_per_device_step, 4)),
+        ("Training FLOPs per token", "flops-per-token", |s| format!("{}FLOP", si(s.training_flops_per_token))),
+    ];
+    for (label, id, value) in summary_rows {
+        let mut cells = el("th", " scope=\"row\"", &escape(label));
+        for c in FlopConvention::ALL {
+            cells += &el("td", &num_attrs(c == selected, &format!("{id}-{}", c.id())), &escape(&value(f.get(c))));
+        }
+        body += &el("tr", " class=\"total\"", &cells);
+    }
+    let caption = "TFLOPs (10¹² FLOP) per component and convention; each cell: total, then forward and backward";
+    el(
+        "div",
+        " class=\"table-wrap\"",
+        &el("table", " id=\"flops-table\"", &(el("caption", "", caption) + &header + &el("tbody", "", &body))),
+    )
+}
+
+/// How every convention's total differs from `selected`'s, as an HTML `<dl>`.
+fn differences_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
+    let base = f.get(selected).total_tflops_per_device_step;
+    let mut items = String::new();
+    for c in FlopConvention::ALL {
+        let total = f.get(c).total_tflops_per_device_step;
+        let versus = if c == selected {
+            "selected".to_string()
+        } else {
+            let diff = total - base;
+            let sign = if diff >= 0.0 { "+" } else { "−" };
+            format!("{sign}{} vs {}", percent(diff.abs(), base), selected.label())
+        };
+        let term = format!("{}: {} TFLOPs ({versus})", c.label(), significant(total, 4));
+        items += &el("dt", if c == selected { " class=\"selected\"" } else { "" }, &escape(&term));
+        items += &el("dd", "", &escape(c.explanation()));
+    }
+    el("dl", " class=\"differences\"", &items)
+}
+
 /// The FLOPs table, its CSV download, the differences and the per-component chart.
 #[component]
 pub fn FlopSection(
@@ -39,106 +111,32 @@ pub fn FlopSection(
 ) -> impl IntoView {
     let report = derived.report;
     let conv = derived.convention;
-    let flops = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| r.flops.clone())));
     let chart = Memo::new(move |_| {
         report.with(|r| {
             r.as_ref().ok().map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
         })
     });
-    let header = move || {
-        FlopConvention::ALL
-            .iter()
-            .map(|&c| {
-                let selected = move || conv.get() == c;
-                view! {
-                    <th scope="col" class="num" class:selected=selected>
-                        {c.label()}
-                        {move || selected().then_some(view! { <span class="tag">" (selected)"</span> })}
-                    </th>
-                }
-            })
-            .collect_view()
-    };
-    let body = move || {
-        flops.with(|f| {
-            let f = f.as_ref()?;
-            let selected = conv.get();
-            let rows = components(f)
-                .into_iter()
-                .map(|component| {
-                    let cells = FlopConvention::ALL
-                        .iter()
-                        .map(|&c| {
-                            let r = f.get(c).rows.iter().find(|r| r.component == component);
-                            let (t, fw, bw) = r.map_or((0.0, 0.0, 0.0), |r| (r.total_tflops, r.forward_tflops, r.backward_tflops));
-                            view! { <td class="num" class:selected=c == selected>{cell(t, fw, bw)}</td> }
-                        })
-                        .collect_view();
-                    view! { <tr><th scope="row">{component.label()}</th>{cells}</tr> }
-                })
-                .collect_view();
-            let summary_row = |label: &'static str, id: &'static str, value: fn(&shardcalc_core::report::FlopsSummary) -> String| {
-                let cells = FlopConvention::ALL
-                    .iter()
-                    .map(|&c| view! { <td class="num" class:selected=c == selected id=format!("{id}-{}", c.id())>{value(f.get(c))}</td> })
-                    .collect_view();
-                view! { <tr class="total"><th scope="row">{label}</th>{cells}</tr> }
-            };
-            Some(view! {
-                {rows}
-                {summary_row("Total: model TFLOPs (MFU)", "flops-total", |s| significant(s.total_tflops_per_device_step, 4))}
-                {summary_row("Remat recompute (forward)", "flops-remat", |s| significant(s.remat_recompute_tflops_per_device_step, 4))}
-                {summary_row("Hardware TFLOPs (HFU)", "flops-hardware", |s| significant(s.hardware_tflops_per_device_step, 4))}
-                {summary_row("Training FLOPs per token", "flops-per-token", |s| format!("{}FLOP", si(s.training_flops_per_token)))}
-            })
-        })
-    };
-    let differences = move || {
-        flops.with(|f| {
-            let f = f.as_ref()?;
-            let selected = conv.get();
-            let base = f.get(selected).total_tflops_per_device_step;
-            let items = FlopConvention::ALL
-                .iter()
-                .map(|&c| {
-                    let total = f.get(c).total_tflops_per_device_step;
-                    let versus = if c == selected {
-                        "selected".to_string()
-                    } else {
-                        let diff = total - base;
-                        let sign = if diff >= 0.0 { "+" } else { "−" };
-                        format!("{sign}{} vs {}", percent(diff.abs(), base), selected.label())
-                    };
-                    view! {
-                        <dt class:selected=c == selected>{c.label()} ": " {significant(total, 4)} " TFLOPs (" {versus} ")"</dt>
-                        <dd>{c.explanation()}</dd>
-                    }
-                })
-                .collect_view();
-            Some(view! { <dl class="differences">{items}</dl> })
-        })
-    };
-    let table = Signal::derive(move || flops.with(|f| f.as_ref().map(csv::flops).unwrap_or_default()));
+    let table_html = Memo::new(move |_| {
+        let selected = conv.get();
+        report.with(|r| r.as_ref().map(|r| flops_html(&r.flops, selected)).unwrap_or_default())
+    });
+    let differences = Memo::new(move |_| {
+        let selected = conv.get();
+        report.with(|r| r.as_ref().map(|r| differences_html(&r.flops, selected)).unwrap_or_default())
+    });
+    let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::flops(&r.flops)).unwrap_or_default()));
     let caption = Signal::derive(move || {
         format!("Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.", conv.get().label())
     });
     view! {
         <section class="result-section" aria-labelledby="flops-heading">
             <h3 id="flops-heading">"Training FLOPs per device and optimizer step"</h3>
-            <div class="table-wrap">
-                <table id="flops-table">
-                    <caption>"TFLOPs (10¹² FLOP) per component and convention; each cell: total, then forward and backward"</caption>
-                    <thead>
-                        <tr><th scope="col">"Component"</th>{header}</tr>
-                    </thead>
-                    <tbody>{body}</tbody>
-                </table>
-            </div>
+            <div inner_html=table_html></div>
             <div class="actions">
                 <CsvButton name="flops" table=table />
             </div>
             <h4>"How the conventions differ"</h4>
-            {differences}
+            <div inner_html=differences></div>
             <ChartCanvas id="chart-flops" chart=chart caption=caption />
         </section>
     }

@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::dom::event_value;
+use crate::html_text::{el, escape};
 use crate::state::use_app_state;
 use crate::worker_client::{self, Reply, Request};
 
@@ -18,11 +19,33 @@ use crate::worker_client::{self, Reply, Request};
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
 /// The result of the last import.
-#[derive(Clone, Debug, PartialEq)]
 enum Outcome {
     Importing,
     Imported { name: String, warnings: Vec<String> },
     Failed(Vec<String>),
+}
+
+/// `items` as an HTML list (text escaped).
+fn list(class: &str, items: &[String]) -> String {
+    let items: String = items.iter().map(|i| el("li", "", &escape(i))).collect();
+    el("ul", class, &items)
+}
+
+/// What the last import did, as HTML text (`#import-result`'s content).
+fn outcome_html(o: &Outcome) -> String {
+    match o {
+        Outcome::Importing => el("p", " class=\"import-busy\"", "Importing…"),
+        Outcome::Imported { name, warnings } => el(
+            "div",
+            " class=\"import-ok\"",
+            &(el("p", "", &escape(&format!("Imported “{name}” with {} warning(s).", warnings.len()))) + &list(" class=\"warnings\"", warnings)),
+        ),
+        Outcome::Failed(errors) => el(
+            "div",
+            " class=\"import-failed field-error\" role=\"alert\"",
+            &(el("p", "", "Could not import; the current model is unchanged:") + &list("", errors)),
+        ),
+    }
 }
 
 /// The paste box, the upload button and the import result.
@@ -115,25 +138,7 @@ pub fn ImportConfig() -> impl IntoView {
                 <label class="file" for="import-file">"or upload a file"</label>
                 <input type="file" id="import-file" accept=".json,.yml,.yaml,application/json,text/yaml" on:change=on_file />
             </div>
-            <div id="import-result" aria-live="polite">
-                {move || outcome.get().map(|o| match o {
-                    Outcome::Importing => view! { <p class="import-busy">"Importing…"</p> }.into_any(),
-                    Outcome::Imported { name, warnings } => view! {
-                        <div class="import-ok">
-                            <p>"Imported “" {name} "” with " {warnings.len()} " warning(s)."</p>
-                            <ul class="warnings">
-                                {warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
-                            </ul>
-                        </div>
-                    }.into_any(),
-                    Outcome::Failed(errors) => view! {
-                        <div class="import-failed field-error" role="alert">
-                            <p>"Could not import; the current model is unchanged:"</p>
-                            <ul>{errors.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
-                        </div>
-                    }.into_any(),
-                })}
-            </div>
+            <div id="import-result" aria-live="polite" inner_html=move || outcome.with(|o| o.as_ref().map(outcome_html).unwrap_or_default())></div>
         </div>
     }
 }

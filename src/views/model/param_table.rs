@@ -1,13 +1,53 @@
-//! Parameters per component: the table (exact integers and short forms) and chart (a).
+//! Parameters per component: the table (exact integers and short forms, HTML text) and
+//! chart (a).
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, short_count};
 use shardcalc_charts::param_breakdown;
+use shardcalc_core::report::ParamsReport;
+use shardcalc_core::units::Params;
 
 use super::csv;
 use super::derived::Derived;
 use super::results::exact_params;
 use crate::components::{ChartCanvas, CsvButton};
+use crate::html_text::{attr, el, escape, table, with_short};
+
+/// `#params-table` as HTML text: components with parameters, then the total
+/// (`#params-total`, `#params-active`).
+fn params_html(p: &ParamsReport) -> String {
+    let total = p.total.get();
+    let num = |id: &str, count: Params, short: f64| el("td", &(" class=\"num\"".to_string() + &id_attr(id)), &with_short(&exact_params(count), &short_count(short)));
+    let mut body = String::new();
+    for r in p.breakdown.iter().filter(|r| r.total.get() > 0.0) {
+        body += &el(
+            "tr",
+            "",
+            &(el("th", " scope=\"row\"", &escape(&r.label))
+                + &num("", r.total, r.total.get())
+                + &num("", r.active, r.active.get())
+                + &el("td", " class=\"num\"", &escape(&percent(r.total.get(), total)))),
+        );
+    }
+    body += &el(
+        "tr",
+        " class=\"total\"",
+        &(el("th", " scope=\"row\"", "Total")
+            + &num("params-total", p.total, total)
+            + &num("params-active", p.active, p.active.get())
+            + &el("td", " class=\"num\"", "100.0%")),
+    );
+    table(
+        "params-table",
+        "Parameters per component (components with none are left out)",
+        &["Component", "#Total stored (parameters)", "#Active per token (parameters)", "#% of total"],
+        &body,
+    )
+}
+
+fn id_attr(id: &str) -> String {
+    if id.is_empty() { String::new() } else { attr("id", id) }
+}
 
 /// The parameter table, its CSV download and the total-vs-active chart.
 #[component]
@@ -16,58 +56,16 @@ pub fn ParamSection(
     derived: Derived,
 ) -> impl IntoView {
     let report = derived.report;
-    let params = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| r.params.clone())));
     let chart = Memo::new(move |_| {
         report.with(|r| r.as_ref().ok().map(|r| param_breakdown(&r.model.name, &r.params)))
     });
-    let rows = move || {
-        params.with(|p| {
-            let p = p.as_ref()?;
-            let total = p.total.get();
-            let body = p
-                .breakdown
-                .iter()
-                .filter(|r| r.total.get() > 0.0)
-                .map(|r| {
-                    view! {
-                        <tr>
-                            <th scope="row">{r.label.clone()}</th>
-                            <td class="num">{exact_params(r.total)} <span class="short">{short_count(r.total.get())}</span></td>
-                            <td class="num">{exact_params(r.active)} <span class="short">{short_count(r.active.get())}</span></td>
-                            <td class="num">{percent(r.total.get(), total)}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            Some(view! {
-                {body}
-                <tr class="total">
-                    <th scope="row">"Total"</th>
-                    <td class="num" id="params-total">{exact_params(p.total)} <span class="short">{short_count(total)}</span></td>
-                    <td class="num" id="params-active">{exact_params(p.active)} <span class="short">{short_count(p.active.get())}</span></td>
-                    <td class="num">"100.0%"</td>
-                </tr>
-            })
-        })
-    };
-    let table = Signal::derive(move || params.with(|p| p.as_ref().map(csv::params).unwrap_or_default()));
+    // Text, compared before it is written: the table changes only when the parameters do.
+    let html = Memo::new(move |_| report.with(|r| r.as_ref().map(|r| params_html(&r.params)).unwrap_or_default()));
+    let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::params(&r.params)).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="params-heading">
             <h3 id="params-heading">"Parameters"</h3>
-            <div class="table-wrap">
-                <table id="params-table">
-                    <caption>"Parameters per component (components with none are left out)"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Component"</th>
-                            <th scope="col" class="num">"Total stored (parameters)"</th>
-                            <th scope="col" class="num">"Active per token (parameters)"</th>
-                            <th scope="col" class="num">"% of total"</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <div inner_html=html></div>
             <div class="actions">
                 <CsvButton name="params" table=table />
             </div>

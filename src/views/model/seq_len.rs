@@ -12,9 +12,10 @@ pub fn SeqLenSection(
     /// The memos the section reads.
     derived: Derived,
 ) -> impl IntoView {
+    let state = crate::state::use_app_state();
     let data = Memo::new(move |_| {
         let conv = derived.convention.get();
-        derived.model.with(|m| m.as_ref().map(|m| flops_vs_seq_len_chart(m, conv)))
+        Derived::with_model(state, |m| flops_vs_seq_len_chart(m, conv))
     });
     let caption = Signal::derive(move || {
         data.with(|d| {

@@ -11,7 +11,8 @@
 //! `#card-bias`, values `#<card>-value`), `#validation-summary`,
 //! `#chart-validation-scatter`, `#chart-validation-residuals`, `#validation-filter-chip`,
 //! `#validation-filter-model`, `#validation-filter-split`, `#validation-count`,
-//! `#validation-runs` (rows `tr[data-run]`, links `a.open-training`),
+//! `#validation-runs` (rows `tr[data-run]`, every run, those the filters leave out `hidden`;
+//! links `a.open-training`),
 //! `#validation-runs-csv`, `#validation-calibration` (rows `tr[data-parameter]`),
 //! `#validation-guide`, `#validation-unpredicted`.
 
