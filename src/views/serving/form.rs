@@ -18,7 +18,7 @@ use web_sys::{Event, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use super::fields::{apply_to_inference, current_section, element_id, use_refused, Field, Group, Refused};
 use super::sharding_inputs::apply_prefill_topology;
-use super::table::escape;
+use crate::html_text::escape;
 use crate::state::{use_app_state, AppState};
 
 fn error_div(id: &str) -> String {

@@ -14,8 +14,8 @@ use shardcalc_core::validation::bands::{Band, ServingBands};
 use super::derived::Derived;
 use super::fields::use_refused;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
-use super::table::escape;
 use crate::components::band_text;
+use crate::html_text::escape;
 use crate::state::use_app_state;
 
 /// Which band of [`ServingBands`] a headline carries, and how its numbers read.

@@ -12,26 +12,12 @@ use leptos::prelude::*;
 use super::derived::Derived;
 use super::rows::{rows, table, Row};
 use crate::components::CsvButton;
+use crate::html_text::escape;
 
 /// `decode.step_time_s` → `row-decode-step_time_s`: the id of the cell holding that value.
 #[must_use]
 pub fn row_id(key: &str) -> String {
     format!("row-{}", key.replace('.', "-"))
-}
-
-/// `<`, `>`, `&` and `"` as entities.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The table's body as HTML (one string: far less code than a view per row).
