@@ -129,13 +129,14 @@ impl Checker {
 
     /// Require a finite number in `[lo, hi]`.
     pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
-        let (v, lo_text, hi_text) = (number_text(value), number_text(lo), number_text(hi));
+        // The texts only when there is an error: validation runs on every keystroke.
+        let v = || number_text(value);
         if !value.is_finite() {
-            self.push(field, format!("must be a finite number (got {v})"));
+            self.push(field, format!("must be a finite number (got {})", v()));
         } else if value < lo {
-            self.push(field, format!("must be at least {lo_text} (got {v})"));
+            self.push(field, format!("must be at least {} (got {})", number_text(lo), v()));
         } else if value > hi {
-            self.push(field, format!("must be at most {hi_text} (got {v})"));
+            self.push(field, format!("must be at most {} (got {})", number_text(hi), v()));
         }
     }
 

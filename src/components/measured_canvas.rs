@@ -11,6 +11,8 @@ use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
+use std::cell::RefCell;
+
 use shardcalc_core::decimal::shortest;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -41,32 +43,48 @@ type Outcome = Result<(), DrawingErrorKind<CanvasError>>;
 pub struct MeasuredCanvas {
     canvas: HtmlCanvasElement,
     context: CanvasRenderingContext2d,
+    /// The font, fill and stroke style last written to the context (as CSS text), so that
+    /// each is written only when it changes: setting `font` parses it every time, and was the
+    /// largest part of redrawing a chart (docs/size.md, serving page). Cleared by `restore()`.
+    written: RefCell<[String; 3]>,
 }
+
+/// Slots of [`MeasuredCanvas::written`].
+const FONT: usize = 0;
+const FILL: usize = 1;
+const STROKE: usize = 2;
 
 impl MeasuredCanvas {
     /// The backend for `canvas`; `None` when it has no 2d context.
     #[must_use]
     pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
         let context = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-        Some(Self { canvas, context })
+        Some(Self { canvas, context, written: RefCell::default() })
+    }
+
+    /// Calls `write` with `value` unless slot `slot` already holds it.
+    fn write_once(&self, slot: usize, value: String, write: impl FnOnce(&CanvasRenderingContext2d, &str)) {
+        let mut written = self.written.borrow_mut();
+        if let Some(last) = written.get_mut(slot) {
+            if *last != value {
+                write(&self.context, &value);
+                *last = value;
+            }
+        }
     }
 
     fn set_line_style(&self, style: &impl BackendStyle) {
-        self.context.set_stroke_style_str(&css_color(style.color()));
+        self.write_once(STROKE, css_color(style.color()), |c, v| c.set_stroke_style_str(v));
         self.context.set_line_width(f64::from(style.stroke_width()));
     }
 
     fn set_fill(&self, color: BackendColor) {
-        self.context.set_fill_style_str(&css_color(color));
+        self.write_once(FILL, css_color(color), |c, v| c.set_fill_style_str(v));
     }
 
     fn set_font(&self, style: &impl BackendTextStyle) {
-        self.context.set_font(&format!(
-            "{} {}px {}",
-            style.style().as_str(),
-            shortest(style.size()),
-            style.family().as_str()
-        ));
+        let font = format!("{} {}px {}", style.style().as_str(), shortest(style.size()), style.family().as_str());
+        self.write_once(FONT, font, |c, v| c.set_font(v));
     }
 }
 
@@ -261,6 +279,8 @@ impl DrawingBackend for MeasuredCanvas {
             .map_err(|e| error_cast(&e))?;
         if degree != 0.0 {
             self.context.restore();
+            // restore() brings back the font and styles from before save().
+            *self.written.borrow_mut() = Default::default();
         }
         Ok(())
     }

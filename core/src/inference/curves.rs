@@ -130,6 +130,19 @@ pub struct Curves {
     pub prefill_decode_ratio: Vec<RatioSeries>,
 }
 
+impl Curves {
+    /// No chart data (every series empty) at `batch`: a plan computed for its numbers only.
+    #[must_use]
+    pub fn none(batch: u64) -> Self {
+        Self {
+            pareto: Vec::new(),
+            step_breakdown: Vec::new(),
+            kv_memory: KvMemoryCurve { batch, hbm_per_chip: Bytes::ZERO, weights_per_chip: Bytes::ZERO, points: Vec::new() },
+            prefill_decode_ratio: Vec::new(),
+        }
+    }
+}
+
 /// 1, 2, 3, 4, 6, 8, 12, ... up to `max`, and `max` itself.
 #[must_use]
 pub fn batch_grid(max: u64) -> Vec<u64> {

@@ -56,4 +56,22 @@ mod tests {
         }
         assert_eq!(with_serving_defaults(&mine), mine);
     }
+
+    #[test]
+    fn without_curves_every_number_but_the_curves_is_the_same() {
+        use crate::inference::curves::Curves;
+        use crate::inference::evaluate::scenario_inference_without_curves;
+        use crate::validation::PredictionMode;
+        for mode in [PredictionMode::Ideal, PredictionMode::Calibrated] {
+            let mut s = with_serving_defaults(&Scenario::default());
+            s.conventions.prediction = mode;
+            let model = s.validate().unwrap();
+            let mut full = scenario_inference(&model, &s).unwrap().unwrap();
+            let bare = scenario_inference_without_curves(&model, &s).unwrap().unwrap();
+            assert!(!full.curves.pareto.is_empty() && !full.curves.step_breakdown.is_empty());
+            assert_eq!(bare.curves, Curves::none(full.serving.batch));
+            full.curves = Curves::none(full.serving.batch);
+            assert_eq!(bare, full, "{mode:?}");
+        }
+    }
 }

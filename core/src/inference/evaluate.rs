@@ -1,7 +1,7 @@
 //! Build the report's `inference` section from a model, the resolved hardware and the
 //! scenario's `inference` section.
 
-use super::curves::curves;
+use super::curves::{curves, Curves};
 use super::disaggregation::{
     kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
 };
@@ -60,10 +60,18 @@ pub fn evaluate_inference(
     topology_given: bool,
     section: &InferenceSection,
 ) -> Result<InferenceReport, Invalid> {
-    evaluate(model, hw, topology_given, section).map_err(|e| e.prefixed("inference"))
+    evaluate(model, hw, topology_given, section, true).map_err(|e| e.prefixed("inference"))
 }
 
-fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, section: &InferenceSection) -> Result<InferenceReport, Invalid> {
+/// `with_curves` false leaves `curves` empty ([`Curves::none`]): the charts' sweeps are most
+/// of the plan's work, and a caller that shows no chart (the headline bands) need not pay it.
+fn evaluate(
+    model: &ModelConfig,
+    hw: &ResolvedHardware,
+    topology_given: bool,
+    section: &InferenceSection,
+    with_curves: bool,
+) -> Result<InferenceReport, Invalid> {
     let chip = &hw.chip;
     let s = &section.sharding;
     if !topology_given && (s.model_axes.is_some() || !s.d_axes.is_empty() || !s.expert_axes.is_empty()) {
@@ -293,7 +301,7 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
             batch_source,
             context,
         },
-        curves: curves(&plan, batch)?,
+        curves: if with_curves { curves(&plan, batch)? } else { Curves::none(batch) },
         kv_cache,
         decode,
         prefill,
@@ -311,6 +319,19 @@ fn evaluate(model: &ModelConfig, hw: &ResolvedHardware, topology_given: bool, se
 /// # Errors
 /// As [`evaluate_inference`]; `hardware` when the scenario has none.
 pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
+    scenario_inference_with(model, s, true)
+}
+
+/// [`scenario_inference`] without the charts' data (`curves` empty, [`Curves::none`]); every
+/// other number is the same.
+///
+/// # Errors
+/// As [`scenario_inference`].
+pub fn scenario_inference_without_curves(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
+    scenario_inference_with(model, s, false)
+}
+
+fn scenario_inference_with(model: &ModelConfig, s: &Scenario, with_curves: bool) -> Result<Option<InferenceReport>, Invalid> {
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
@@ -319,7 +340,7 @@ pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<In
         crate::validation::PredictionMode::Ideal => hw,
         crate::validation::PredictionMode::Calibrated => crate::validation::calibration::bundled().derate(&hw),
     };
-    evaluate_inference(model, &hw, topology_given, section).map(Some)
+    evaluate(model, &hw, topology_given, section, with_curves).map(Some).map_err(|e| e.prefixed("inference"))
 }
 
 /// Check a scenario's `inference` section against its `hardware` without computing the

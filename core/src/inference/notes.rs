@@ -5,11 +5,12 @@ use super::memory::MemoryPerChip;
 use super::options::KvSharding;
 use super::plan::Plan;
 use super::report::{DecodeReport, KvCacheReport};
+use crate::decimal::fixed;
 use crate::error::number_text;
 use crate::model::ModelConfig;
 
 fn gb(b: crate::units::Bytes) -> String {
-    format!("{:.1} GB", b.gb())
+    format!("{} GB", fixed(b.gb(), 1))
 }
 
 fn kv_note(l: &KvLayout, batch: u64) -> Option<String> {
@@ -50,24 +51,24 @@ pub fn notes(m: &ModelConfig, plan: &Plan, decode: &DecodeReport, kv: &KvCacheRe
     let y_int = plan.decode.mesh.kv.model_parallel;
     if y_int > 1 && !heads.is_multiple_of(y_int) {
         out.push(format!(
-            "{heads} query heads do not divide over {y_int} chips: the busiest chip computes {} heads, not {:.2}",
+            "{heads} query heads do not divide over {y_int} chips: the busiest chip computes {} heads, not {}",
             heads.div_ceil(y_int),
-            heads as f64 / y
+            fixed(heads as f64 / y, 2)
         ));
     }
     let l = &decode.tp_limits;
     if y > l.compute_bound {
         out.push(format!(
-            "model parallelism {} exceeds n_axes·F/α ≈ {:.1}: compute-bound batches would wait on collectives (book 8.1.1)",
+            "model parallelism {} exceeds n_axes·F/α ≈ {}: compute-bound batches would wait on collectives (book 8.1.1)",
             number_text(y),
-            l.compute_bound
+            fixed(l.compute_bound, 1)
         ));
     }
     if y > l.memory_bound {
         out.push(format!(
-            "model parallelism {} exceeds the memory-bound limit ≈ {:.1} at this batch: collectives outlast the weight loads (book 7.3.2)",
+            "model parallelism {} exceeds the memory-bound limit ≈ {} at this batch: collectives outlast the weight loads (book 7.3.2)",
             number_text(y),
-            l.memory_bound
+            fixed(l.memory_bound, 1)
         ));
     }
     if decode.comms_latency_floor_s > decode.comms_bandwidth_time_s && decode.step.comms_s.get() > 0.0 {

@@ -1,8 +1,10 @@
 //! The four serving charts (data from `shardcalc_charts::serving`, tested natively), each
-//! redrawn only when its data change, with PNG and SVG downloads and its points as CSV.
+//! redrawn only when its data change, with PNG and SVG downloads and its points as CSV and
+//! Markdown.
 
 use leptos::prelude::*;
 use shardcalc_charts::serving::{kv_memory_chart, pareto_chart, prefill_decode_ratio_chart, step_breakdown_chart};
+use shardcalc_charts::table::Table;
 use shardcalc_charts::xy::XyChart;
 use shardcalc_core::inference::InferenceReport;
 
@@ -10,20 +12,19 @@ use super::derived::Derived;
 use crate::parse::shortest;
 use crate::components::{ChartCanvas, CsvButton};
 
-/// A chart's lines as CSV: `series,<x label>,<y label>` with one row per point.
+/// A chart's lines as a table: `series,<x label>,<y label>` with one row per point.
 #[must_use]
-pub fn xy_csv(c: &XyChart) -> String {
-    let q = shardcalc_charts::table::csv_field;
-    let mut out = format!("series,{},{}\r\n", q(&c.x.label), q(&c.y.label));
+pub fn xy_table(c: &XyChart) -> Table {
+    let mut out = Table::new(["series".to_string(), c.x.label.clone(), c.y.label.clone()]);
     for s in &c.series {
         for (x, y) in &s.points {
-            out += &format!("{},{},{}\r\n", q(&s.name), shortest(*x), shortest(*y));
+            out.push([s.name.clone(), shortest(*x), shortest(*y)]);
         }
     }
     out
 }
 
-/// One chart: its memo, caption and CSV button.
+/// One chart: its memo, caption and CSV/Markdown buttons.
 #[component]
 fn ServingChart(
     /// Chart name in the catalog; the canvas is `#chart-<name>`, the CSV button `#<name>-csv`.
@@ -39,11 +40,11 @@ fn ServingChart(
         let note = data.with(|d| d.as_ref().and_then(|d| d.note.clone())).map(|n| format!(" {n}")).unwrap_or_default();
         format!("{caption}{note}")
     });
-    let csv = Signal::derive(move || data.with(|d| d.as_ref().map(xy_csv).unwrap_or_default()));
+    let table = Signal::derive(move || data.with(|d| d.as_ref().map(xy_table).unwrap_or_default()));
     view! {
         <ChartCanvas id=canvas chart=data caption=caption />
         <div class="actions">
-            <CsvButton name=name csv=csv />
+            <CsvButton name=name table=table />
         </div>
     }
 }

@@ -2,11 +2,11 @@
 //! section and its report. The report is `scenario_inference` alone (never the whole
 //! `report::evaluate`), recomputed only when the scenario changes; the headline numbers'
 //! bands (issue 8) evaluate the same section once more, in the other prediction mode
-//! (ideal roofline or calibrated), and keep only the bands.
+//! (ideal roofline or calibrated), without the charts' sweeps, and keep only the bands.
 
 use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
-use shardcalc_core::inference::evaluate::scenario_inference;
+use shardcalc_core::inference::evaluate::{scenario_inference, scenario_inference_without_curves};
 use shardcalc_core::inference::{InferenceReport, InferenceSection};
 use shardcalc_core::model::ModelConfig;
 use shardcalc_core::validation::bands::{serving_bands_of, ServingBands};
@@ -56,7 +56,7 @@ impl Derived {
                         PredictionMode::Ideal => PredictionMode::Calibrated,
                         PredictionMode::Calibrated => PredictionMode::Ideal,
                     };
-                    s.model.resolve().ok().and_then(|m| scenario_inference(&m, &o).ok().flatten())
+                    s.model.resolve().ok().and_then(|m| scenario_inference_without_curves(&m, &o).ok().flatten())
                 })?;
                 report.with(|r| {
                     let shown = r.as_ref().ok()?.as_ref()?;

@@ -4,7 +4,7 @@
 
 use shardcalc_core::dtype::DType;
 
-use super::fields::{ChoiceSpec, Field, Group};
+use super::fields::{ChoiceSpec, Field, Getter, Group, Setter};
 
 /// Every format with its size, in `DType::ALL`'s order.
 pub const DTYPE_OPTIONS: &[(&str, &str)] = &[
@@ -20,53 +20,48 @@ fn read(text: &str) -> Result<DType, String> {
     DType::parse(text).ok_or_else(|| format!("unknown format {text:?}"))
 }
 
-static WEIGHTS: ChoiceSpec = ChoiceSpec {
-    path: "inference.dtypes.weights",
-    label: "Weights",
-    hint: "Stored and read every decode step; int8 halves the bytes (and the critical batch)",
-    options: DTYPE_OPTIONS,
-    get: |s| s.dtypes.weights.name().into(),
-    set: |t, s| {
-        s.dtypes.weights = read(t)?;
-        Ok(())
-    },
-};
+/// The drop-down of the format at `path` (`inference.dtypes.<field>`), offering every format.
+const fn format_choice(path: &'static str, label: &'static str, hint: &'static str, get: Getter, set: Setter) -> ChoiceSpec {
+    ChoiceSpec { path, label, hint, options: DTYPE_OPTIONS, get, set }
+}
 
-static KV: ChoiceSpec = ChoiceSpec {
-    path: "inference.dtypes.kv",
-    label: "KV cache",
-    hint: "Cached keys and values (MLA: the latent)",
-    options: DTYPE_OPTIONS,
-    get: |s| s.dtypes.kv.name().into(),
-    set: |t, s| {
-        s.dtypes.kv = read(t)?;
-        Ok(())
-    },
-};
+static WEIGHTS: ChoiceSpec = format_choice(
+    "inference.dtypes.weights",
+    "Weights",
+    "Stored and read every decode step; int8 halves the bytes (and the critical batch)",
+    |s| s.dtypes.weights.name().into(),
+    |t, s| set(t, &mut s.dtypes.weights),
+);
 
-static ACTIVATIONS: ChoiceSpec = ChoiceSpec {
-    path: "inference.dtypes.activations",
-    label: "Activations",
-    hint: "What the collectives move and the working memory holds",
-    options: DTYPE_OPTIONS,
-    get: |s| s.dtypes.activations.name().into(),
-    set: |t, s| {
-        s.dtypes.activations = read(t)?;
-        Ok(())
-    },
-};
+static KV: ChoiceSpec = format_choice(
+    "inference.dtypes.kv",
+    "KV cache",
+    "Cached keys and values (MLA: the latent)",
+    |s| s.dtypes.kv.name().into(),
+    |t, s| set(t, &mut s.dtypes.kv),
+);
 
-static COMPUTE: ChoiceSpec = ChoiceSpec {
-    path: "inference.dtypes.compute",
-    label: "Compute",
-    hint: "The matmuls' format: picks the chip's peak FLOP/s",
-    options: DTYPE_OPTIONS,
-    get: |s| s.dtypes.compute.name().into(),
-    set: |t, s| {
-        s.dtypes.compute = read(t)?;
-        Ok(())
-    },
-};
+static ACTIVATIONS: ChoiceSpec = format_choice(
+    "inference.dtypes.activations",
+    "Activations",
+    "What the collectives move and the working memory holds",
+    |s| s.dtypes.activations.name().into(),
+    |t, s| set(t, &mut s.dtypes.activations),
+);
+
+static COMPUTE: ChoiceSpec = format_choice(
+    "inference.dtypes.compute",
+    "Compute",
+    "The matmuls' format: picks the chip's peak FLOP/s",
+    |s| s.dtypes.compute.name().into(),
+    |t, s| set(t, &mut s.dtypes.compute),
+);
+
+/// Reads `text` into one of the section's formats.
+fn set(text: &str, format: &mut DType) -> Result<(), String> {
+    *format = read(text)?;
+    Ok(())
+}
 
 /// Weight, KV, activation and compute formats.
 pub static FORMATS: Group = Group {

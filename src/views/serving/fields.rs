@@ -1,19 +1,18 @@
 //! The serving form's fields as data: an [`InferenceSpec`] names a field of the scenario's
 //! `inference` section (its path is also its element id, dots as dashes), and says how its
-//! text is shown and read into the section. [`InferenceField`] and [`InferenceChoice`]
-//! render one; every edit goes through [`apply_to_inference`], which reads the text into a
-//! copy of the section and writes it with `AppState::try_update`, so a refused value keeps
-//! the text and shows why next to the field while the results keep the last valid plan.
+//! text is shown and read into the section. [`super::form`] writes them as HTML; every edit
+//! goes through [`apply_to_inference`], which reads the text into a copy of the section and
+//! writes it with `AppState::try_update`, so a refused value keeps the text and shows why
+//! next to the field while the results keep the last valid plan.
 
 use leptos::prelude::*;
 use shardcalc_core::inference::defaults::default_section;
 use shardcalc_core::inference::InferenceSection;
 use shardcalc_core::scenario::Scenario;
 
-use crate::components::{messages_under, SectionField};
-use crate::dom::event_value;
+use crate::components::messages_under;
 use crate::parse::{parse_count, parse_optional_count, parse_positive_real, parse_real, shortest};
-use crate::state::{use_app_state, AppState};
+use crate::state::AppState;
 
 /// Reads a field's text into the section (the message has no field path).
 pub type Setter = fn(&str, &mut InferenceSection) -> Result<(), String>;
@@ -106,22 +105,6 @@ pub fn apply_to_inference(state: AppState, path: &str, text: &str, set: Setter) 
     state.try_update(|s| s.inference = Some(section)).map_err(|e| messages_under(&e, path))
 }
 
-/// A text field of `inference` (see the module docs).
-#[component]
-pub fn InferenceField(
-    /// The field.
-    spec: &'static InferenceSpec,
-) -> impl IntoView {
-    let state = use_app_state();
-    let initial = (spec.get)(&current_section(state));
-    let id = spec.id;
-    let refused = use_refused();
-    let apply = Callback::new(move |text: String| refused.record(spec.path, apply_to_inference(state, spec.path, &text, spec.set)));
-    view! {
-        <SectionField id=id label=spec.label unit=spec.unit hint=spec.hint initial=initial apply=apply input_mode=spec.input_mode />
-    }
-}
-
 /// A drop-down of `inference`.
 #[derive(Clone, Copy)]
 pub struct ChoiceSpec {
@@ -139,40 +122,6 @@ pub struct ChoiceSpec {
     pub set: Setter,
 }
 
-/// A drop-down of `inference` (see the module docs).
-#[component]
-pub fn InferenceChoice(
-    /// The field.
-    spec: &'static ChoiceSpec,
-) -> impl IntoView {
-    let state = use_app_state();
-    let path = spec.path;
-    let id = element_id(path);
-    let initial = (spec.get)(&current_section(state));
-    let error = RwSignal::new(None::<String>);
-    let refused = use_refused();
-    let on_change = move |ev: leptos::ev::Event| {
-        error.set(refused.record(path, apply_to_inference(state, path, &event_value(&ev), spec.set)).err());
-    };
-    let options = spec
-        .options
-        .iter()
-        .map(|&(value, text)| view! { <option value=value selected=value == initial>{text}</option> })
-        .collect_view();
-    view! {
-        <div class="field" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{spec.label}</label>
-            <select id=id.clone() aria-describedby=format!("{id}-hint {id}-error") on:change=on_change>
-                {options}
-            </select>
-            <p class="hint" id=format!("{id}-hint")>{spec.hint}</p>
-            <div class="field-error" id=format!("{id}-error") aria-live="polite">
-                {move || error.get().map(|m| view! { <p>{m}</p> })}
-            </div>
-        </div>
-    }
-}
-
 /// One input of a [`Group`].
 pub enum Field {
     /// A text field.
@@ -181,11 +130,12 @@ pub enum Field {
     TextIf(&'static InferenceSpec, fn(&Scenario) -> bool),
     /// A drop-down.
     Choice(&'static ChoiceSpec),
-    /// A field with its own component.
-    Custom(fn() -> AnyView),
+    /// A text field whose edit needs more than the section (the prefill slice, read on the
+    /// scenario's chip): its `set` is not used, [`super::form`] applies it.
+    Special(&'static InferenceSpec),
 }
 
-/// A fieldset of the form, as data: every group renders through one component.
+/// A fieldset of the form, as data: every group is written as HTML by [`super::form`].
 pub struct Group {
     /// Legend.
     pub legend: &'static str,
@@ -193,35 +143,6 @@ pub struct Group {
     pub class: &'static str,
     /// The inputs, in order.
     pub fields: &'static [Field],
-}
-
-/// One [`Group`] as a fieldset.
-#[component]
-pub fn FieldGroup(
-    /// The group.
-    group: &'static Group,
-) -> impl IntoView {
-    let state = use_app_state();
-    let fields = group
-        .fields
-        .iter()
-        .map(|f| match f {
-            Field::Text(spec) => view! { <InferenceField spec=spec /> }.into_any(),
-            Field::Choice(spec) => view! { <InferenceChoice spec=spec /> }.into_any(),
-            Field::Custom(render) => render(),
-            Field::TextIf(spec, when) => {
-                let when = *when;
-                let shown = Memo::new(move |_| state.scenario.with(when));
-                (move || shown.get().then(|| view! { <InferenceField spec=spec /> })).into_any()
-            }
-        })
-        .collect_view();
-    view! {
-        <fieldset class=group.class>
-            <legend>{group.legend}</legend>
-            {fields}
-        </fieldset>
-    }
 }
 
 /// A whole number ≥ 1.

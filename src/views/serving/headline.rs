@@ -15,6 +15,7 @@ use super::derived::Derived;
 use super::fields::use_refused;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
 use crate::components::band_text;
+use crate::html_text::escape;
 use crate::state::use_app_state;
 
 /// Which band of [`ServingBands`] a headline carries, and how its numbers read.
@@ -169,6 +170,46 @@ const HEADLINES: [Headline; 7] = [
     },
 ];
 
+/// The cards as HTML text (every value escaped): one string per change is far less code
+/// than a view per card. Without a report the cards keep their titles with empty values.
+fn cards_html(derived: Derived) -> String {
+    let mode = derived.prediction.get();
+    let mut out = String::new();
+    for h in &HEADLINES {
+        let (value, detail) = derived.with_report(|r| ((h.value)(r), (h.detail)(r))).unwrap_or_default();
+        out += &format!(
+            r#"<div class="card" id="{id}"><h3>{}</h3><p class="value" id="{id}-value">{}</p><p class="detail" id="{id}-detail">{}</p>"#,
+            escape(h.title),
+            escape(&value),
+            escape(&detail),
+            id = h.id
+        );
+        if let Some(banded) = &h.band {
+            let text = derived.bands.with(|b| b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default());
+            out += &format!(r#"<p class="detail band" id="{}-band">{}</p>"#, h.id, escape(&text));
+        }
+        out += "</div>";
+    }
+    let speculative = derived.with_report(|r| {
+        r.speculative.as_ref().map(|s| {
+            let value = format!("{} tokens/step · {}×", significant(s.expected_tokens_per_step, 3), significant(s.speedup, 3));
+            let detail = format!(
+                "per-token latency {} (plain {}); {} per chip",
+                seconds(s.time_per_token_s.get()),
+                seconds(r.decode.step.step_time_s.get()),
+                show(s.tokens_per_s_per_chip, Unit::TokensPerS)
+            );
+            format!(
+                r#"<div class="card" id="serving-speculative"><h3>Speculative decoding</h3><p class="value" id="serving-speculative-value">{}</p><p class="detail" id="serving-speculative-detail">{}</p></div>"#,
+                escape(&value),
+                escape(&detail)
+            )
+        })
+    });
+    out += &speculative.flatten().unwrap_or_default();
+    out
+}
+
 /// The headline cards, a stale note while an input is refused, a message when nothing can be
 /// computed, and the plan's caveats.
 #[component]
@@ -178,48 +219,6 @@ pub fn Headline(
 ) -> impl IntoView {
     let state = use_app_state();
     let refused = use_refused();
-    let cards = HEADLINES
-        .iter()
-        .map(|h| {
-            let value = move || derived.with_report(h.value).unwrap_or_default();
-            let detail = move || derived.with_report(h.detail).unwrap_or_default();
-            let band = h.band.as_ref().map(|banded| {
-                let text = move || {
-                    let mode = derived.prediction.get();
-                    derived.bands.with(|b| b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default())
-                };
-                view! { <p class="detail band" id=format!("{}-band", h.id)>{text}</p> }
-            });
-            view! {
-                <div class="card" id=h.id>
-                    <h3>{h.title}</h3>
-                    <p class="value" id=format!("{}-value", h.id)>{value}</p>
-                    <p class="detail" id=format!("{}-detail", h.id)>{detail}</p>
-                    {band}
-                </div>
-            }
-        })
-        .collect_view();
-    let speculative = move || {
-        derived.with_report(|r| {
-            r.speculative.as_ref().map(|s| {
-                let value = format!("{} tokens/step · {}×", significant(s.expected_tokens_per_step, 3), significant(s.speedup, 3));
-                let detail = format!(
-                    "per-token latency {} (plain {}); {}",
-                    seconds(s.time_per_token_s.get()),
-                    seconds(r.decode.step.step_time_s.get()),
-                    show(s.tokens_per_s_per_chip, Unit::TokensPerS)
-                ) + " per chip";
-                view! {
-                    <div class="card" id="serving-speculative">
-                        <h3>"Speculative decoding"</h3>
-                        <p class="value" id="serving-speculative-value">{value}</p>
-                        <p class="detail" id="serving-speculative-detail">{detail}</p>
-                    </div>
-                }
-            })
-        })
-    };
     let error = move || {
         derived.report.with(|r| match r {
             Err(e) => Some(view! { <p class="field-error" id="serving-error">{format!("Cannot plan serving: {e}")}</p> }),
@@ -227,9 +226,9 @@ pub fn Headline(
         })
     };
     let notes = move || {
-        derived.with_report(|r| {
-            r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()
-        })
+        derived
+            .with_report(|r| r.notes.iter().map(|n| format!("<li>{}</li>", escape(n))).collect::<String>())
+            .unwrap_or_default()
     };
     view! {
         <Show when=move || state.is_stale() || refused.any()>
@@ -238,10 +237,7 @@ pub fn Headline(
             </p>
         </Show>
         {error}
-        <div class="cards" id="serving-headline">
-            {cards}
-            {speculative}
-        </div>
-        <ul class="notes" id="serving-notes">{notes}</ul>
+        <div class="cards" id="serving-headline" inner_html=move || cards_html(derived)></div>
+        <ul class="notes" id="serving-notes" inner_html=notes></ul>
     }
 }

@@ -5,9 +5,8 @@
 use leptos::prelude::*;
 
 use super::dtype_inputs::FORMATS;
-use super::fields::{
-    count_text, optional_positive_count, optional_positive_real, positive_count, real_text, Field, FieldGroup, Group, InferenceSpec,
-};
+use super::fields::{count_text, optional_positive_count, optional_positive_real, positive_count, real_text, Field, Group, InferenceSpec};
+use super::form::FormGroups;
 use super::options_inputs::{CONVENTIONS, COST};
 use super::sharding_inputs::{PREFILL, SHARDING};
 use super::speculative_inputs::SpeculativeInputs;
@@ -77,6 +76,11 @@ static WORKLOAD: Group = Group {
     fields: &[Field::Text(&PROMPT), Field::Text(&OUTPUT), Field::Text(&BATCH), Field::Text(&RATE)],
 };
 
+/// The groups before speculative decoding.
+static BEFORE: [&Group; 4] = [&WORKLOAD, &FORMATS, &SHARDING, &PREFILL];
+/// The groups after it.
+static AFTER: [&Group; 2] = [&COST, &CONVENTIONS];
+
 /// Every input of the serving view. The fields are uncontrolled, so they are rebuilt from
 /// the scenario when it is replaced wholesale (a link, a preset).
 #[component]
@@ -98,15 +102,8 @@ pub fn ServingInputs() -> impl IntoView {
         </fieldset>
         <HardwarePicker default_chip="tpu-v5e" default_shape="" allow_no_topology=true />
         <PredictionSwitch />
-        {move || {
-            state.generation.track();
-            let groups = [&WORKLOAD, &FORMATS, &SHARDING, &PREFILL].map(|g| view! { <FieldGroup group=g /> });
-            let after = [&COST, &CONVENTIONS].map(|g| view! { <FieldGroup group=g /> });
-            view! {
-                {groups}
-                <SpeculativeInputs />
-                {after}
-            }
-        }}
+        <FormGroups groups=&BEFORE />
+        <SpeculativeInputs />
+        <FormGroups groups=&AFTER />
     }
 }

@@ -8,6 +8,7 @@ mod charts;
 mod derived;
 mod dtype_inputs;
 mod fields;
+mod form;
 mod headline;
 mod inputs;
 mod options_inputs;

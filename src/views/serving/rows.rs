@@ -3,6 +3,7 @@
 //! formatted for reading, exact for the CSV. The headline cards format with the same helpers.
 
 use shardcalc_charts::format::{si, significant, thousands};
+use shardcalc_charts::table::Table;
 use shardcalc_core::inference::decode::DecodeBound;
 use shardcalc_core::inference::options::KvSharding;
 use shardcalc_core::inference::prefill::PrefillBound;
@@ -328,14 +329,13 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.0
 }
 
-/// The rows as CSV (RFC 4180): `group,key,quantity,value,unit`, keys prefixed `inference.`.
+/// The rows as a table (CSV, Markdown, embeds): `group,key,quantity,value,unit`, keys
+/// prefixed `inference.`, exact values.
 #[must_use]
-pub fn csv(rows: &[Row]) -> String {
-    let mut out = String::from("group,key,quantity,value,unit\r\n");
+pub fn table(rows: &[Row]) -> Table {
+    let mut out = Table::new(["group", "key", "quantity", "value", "unit"]);
     for r in rows {
-        let fields = [r.group.to_string(), format!("inference.{}", r.key), r.label.to_string(), r.exact(), r.unit.symbol().to_string()];
-        out += &fields.iter().map(|f| shardcalc_charts::table::csv_field(f)).collect::<Vec<_>>().join(",");
-        out += "\r\n";
+        out.push([r.group.to_string(), format!("inference.{}", r.key), r.label.to_string(), r.exact(), r.unit.symbol().to_string()]);
     }
     out
 }

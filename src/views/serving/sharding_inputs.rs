@@ -10,12 +10,9 @@ use shardcalc_core::inference::options::{KvSharding, WeightSharding};
 
 use shardcalc_core::scenario::Scenario;
 
-use super::fields::{
-    axis_list, current_section, optional_positive_count, optional_positive_real, real_text, use_refused, ChoiceSpec, Field,
-    Group, InferenceSpec,
-};
-use crate::components::{messages_under, parse_shape, shape_of, topology_for, SectionField};
-use crate::state::{use_app_state, AppState};
+use super::fields::{axis_list, current_section, optional_positive_count, optional_positive_real, real_text, ChoiceSpec, Field, Group, InferenceSpec};
+use crate::components::{messages_under, parse_shape, shape_of, topology_for};
+use crate::state::AppState;
 
 static MODEL_AXES: InferenceSpec = InferenceSpec {
     path: "inference.sharding.model_axes",
@@ -185,31 +182,24 @@ static ATTENTION: ChoiceSpec = ChoiceSpec {
 pub static PREFILL: Group = Group {
     legend: "Prefill",
     class: "serving-prefill",
-    fields: &[Field::Text(&MFU), Field::Text(&CHUNK), Field::Choice(&ATTENTION), Field::Custom(prefill_topology)],
+    fields: &[Field::Text(&MFU), Field::Text(&CHUNK), Field::Choice(&ATTENTION), Field::Special(&PREFILL_TOPOLOGY)],
 };
 
 /// The prefill servers' slice: a shape on the scenario's chip (not a field of the section
-/// alone, so it has its own input).
-fn prefill_topology() -> AnyView {
-    let state = use_app_state();
-    let initial = current_section(state).prefill.topology.as_ref().map(|t| shape_of(t).0).unwrap_or_default();
-    let refused = use_refused();
-    let apply = Callback::new(move |text: String| refused.record("inference.prefill.topology", apply_prefill_topology(state, &text)));
-    view! {
-        <SectionField
-            id="inference-prefill-topology"
-            label="Prefill server slice"
-            initial=initial
-            hint="Disaggregated serving: the prefill servers' shape, e.g. 4x4; empty = prefill on the decode mesh"
-            apply=apply
-            input_mode="text"
-        />
-    }
-    .into_any()
-}
+/// alone: [`apply_prefill_topology`] reads it).
+pub static PREFILL_TOPOLOGY: InferenceSpec = InferenceSpec {
+    path: "inference.prefill.topology",
+    id: "inference-prefill-topology",
+    label: "Prefill server slice",
+    unit: "",
+    hint: "Disaggregated serving: the prefill servers' shape, e.g. 4x4; empty = prefill on the decode mesh",
+    input_mode: "text",
+    get: |s| s.prefill.topology.as_ref().map(|t| shape_of(t).0).unwrap_or_default(),
+    set: |_, _| Ok(()),
+};
 
 /// Reads a shape for the prefill servers on the scenario's chip.
-fn apply_prefill_topology(state: AppState, text: &str) -> Result<(), String> {
+pub fn apply_prefill_topology(state: AppState, text: &str) -> Result<(), String> {
     let path = "inference.prefill.topology";
     let topology = if text.trim().is_empty() {
         None

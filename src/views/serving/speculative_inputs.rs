@@ -10,9 +10,9 @@ use shardcalc_core::inference::speculative::{DraftCost, Speculative};
 use shardcalc_core::presets;
 use shardcalc_core::scenario::ModelSource;
 
-use super::fields::{current_section, optional_positive_count, use_refused};
-use crate::components::{messages_under, SectionField};
-use crate::dom::event_value;
+use super::fields::{current_section, element_id, optional_positive_count, use_refused};
+use super::form::{select_html, show_message, target_of, text_html, value_of};
+use crate::components::messages_under;
 use crate::parse::{parse_positive_real, shortest};
 use crate::state::{use_app_state, AppState};
 
@@ -74,17 +74,76 @@ fn acceptance(text: &str) -> Result<f64, String> {
     super::fields::non_negative_real(text)
 }
 
-/// Draft length, acceptance, the draft and its cost ratio.
+/// The fieldset as HTML (the form's markup, [`super::form`]).
+fn fieldset_html(t: &Texts, custom: bool) -> String {
+    let mut choices = vec![(RATIO, "a cost ratio (below)")];
+    if custom {
+        choices.push((CUSTOM, "the custom draft model in the link"));
+    }
+    let presets = presets::all();
+    choices.extend(presets.iter().map(|p| (p.id.as_str(), p.config.name.as_str())));
+    [
+        r#"<fieldset class="serving-speculative"><legend>Speculative decoding</legend>"#.to_string(),
+        text_html(
+            "inference-speculative-draft_len",
+            "Draft length γ",
+            "tokens",
+            "Tokens the draft proposes per step (1–64); empty = no speculative decoding",
+            "numeric",
+            &t.draft_len,
+            false,
+        ),
+        text_html(
+            "inference-speculative-acceptance",
+            "Acceptance α",
+            "0–1",
+            "Probability the target accepts each draft token (i.i.d., Leviathan et al. 2023)",
+            "decimal",
+            &t.acceptance,
+            false,
+        ),
+        select_html(
+            "inference-speculative-draft",
+            "Draft",
+            "A cost ratio, or a draft model served on the same chips (its weights and caches take HBM)",
+            choices.into_iter(),
+            &t.draft,
+        ),
+        text_html(
+            "inference-speculative-draft-cost_ratio",
+            "Draft cost ratio",
+            "× a step",
+            "One draft step as a fraction of one target decode step (used when the draft is a cost ratio)",
+            "decimal",
+            &t.ratio,
+            false,
+        ),
+        "</fieldset>".to_string(),
+    ]
+    .concat()
+}
+
+/// Draft length, acceptance, the draft and its cost ratio, as HTML with one delegated
+/// handler: an edit of any of the four reads all four texts.
 #[component]
 pub fn SpeculativeInputs() -> impl IntoView {
     let state = use_app_state();
-    let (texts, custom) = initial_texts(state);
-    let texts = StoredValue::new(texts);
-    let custom = StoredValue::new(custom);
     let refused = use_refused();
-    let apply = move |path: &'static str, edit: fn(&mut Texts, String), text: String| -> Result<(), String> {
-        texts.update_value(|t| edit(t, text));
-        let result = texts.with_value(|t| custom.with_value(|c| read(t, c.as_ref()))).and_then(|spec| {
+    // The custom draft model the link brought, kept while the user tries other drafts.
+    let custom = StoredValue::new(None::<ModelSource>);
+    let html = move || {
+        state.generation.track();
+        let (texts, model) = initial_texts(state);
+        let html = fieldset_html(&texts, model.is_some());
+        custom.set_value(model);
+        html
+    };
+    let on_event = move |ev: leptos::ev::Event| {
+        let Some((id, _)) = target_of(&ev) else { return };
+        let Some(&path) = SPECULATIVE_PATHS.iter().find(|p| element_id(p) == id) else { return };
+        let [draft_len, acceptance, draft, ratio] = SPECULATIVE_PATHS.map(|p| value_of(&element_id(p)));
+        let texts = Texts { draft_len, acceptance, draft, ratio };
+        let result = custom.with_value(|c| read(&texts, c.as_ref())).and_then(|spec| {
             let mut section = current_section(state);
             section.speculative = spec;
             state.try_update(|s| s.inference = Some(section)).map_err(|e| messages_under(&e, path))
@@ -93,65 +152,10 @@ pub fn SpeculativeInputs() -> impl IntoView {
         if result.is_ok() {
             for p in SPECULATIVE_PATHS {
                 let _ = refused.record(p, Ok(()));
+                show_message(&element_id(p), None);
             }
         }
-        refused.record(path, result)
+        show_message(&id, refused.record(path, result).err().as_deref());
     };
-    let draft_error = RwSignal::new(None::<String>);
-    let on_draft = move |ev: leptos::ev::Event| {
-        draft_error.set(apply("inference.speculative.draft", |t, v| t.draft = v, event_value(&ev)).err());
-    };
-    let (initial, selected) = texts.with_value(|t| (t.clone(), t.draft.clone()));
-    let mut choices = vec![(RATIO.to_string(), "a cost ratio (below)".to_string())];
-    if custom.with_value(Option::is_some) {
-        choices.push((CUSTOM.to_string(), "the custom draft model in the link".to_string()));
-    }
-    choices.extend(presets::all().iter().map(|p| (p.id.clone(), p.config.name.clone())));
-    let choices = choices
-        .into_iter()
-        .map(|(value, label)| {
-            let is = value == selected;
-            view! { <option value=value selected=is>{label}</option> }
-        })
-        .collect_view();
-    view! {
-        <fieldset class="serving-speculative">
-            <legend>"Speculative decoding"</legend>
-            <SectionField
-                id="inference-speculative-draft_len"
-                label="Draft length γ"
-                unit="tokens"
-                initial=initial.draft_len
-                hint="Tokens the draft proposes per step (1–64); empty = no speculative decoding"
-                apply=Callback::new(move |v| apply("inference.speculative.draft_len", |t, v| t.draft_len = v, v))
-                input_mode="numeric"
-            />
-            <SectionField
-                id="inference-speculative-acceptance"
-                label="Acceptance α"
-                unit="0–1"
-                initial=initial.acceptance
-                hint="Probability the target accepts each draft token (i.i.d., Leviathan et al. 2023)"
-                apply=Callback::new(move |v| apply("inference.speculative.acceptance", |t, v| t.acceptance = v, v))
-            />
-            <div class="field" class:invalid=move || draft_error.with(Option::is_some)>
-                <label for="inference-speculative-draft">"Draft"</label>
-                <select id="inference-speculative-draft" aria-describedby="inference-speculative-draft-hint inference-speculative-draft-error" on:change=on_draft>
-                    {choices}
-                </select>
-                <p class="hint" id="inference-speculative-draft-hint">"A cost ratio, or a draft model served on the same chips (its weights and caches take HBM)"</p>
-                <div class="field-error" id="inference-speculative-draft-error" aria-live="polite">
-                    {move || draft_error.get().map(|m| view! { <p>{m}</p> })}
-                </div>
-            </div>
-            <SectionField
-                id="inference-speculative-draft-cost_ratio"
-                label="Draft cost ratio"
-                unit="× a step"
-                initial=initial.ratio
-                hint="One draft step as a fraction of one target decode step (used when the draft is a cost ratio)"
-                apply=Callback::new(move |v| apply("inference.speculative.draft.cost_ratio", |t, v| t.ratio = v, v))
-            />
-        </fieldset>
-    }
+    view! { <div class="form-groups" inner_html=html on:input=on_event on:change=on_event></div> }
 }

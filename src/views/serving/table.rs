@@ -1,32 +1,23 @@
 //! Every number of the plan in one table, grouped (serving, KV cache, decode step, prefill,
 //! memory, disaggregation, speculative decoding, cost), each with its report key; exported
-//! as CSV (exact values; `shardcalc eval` prints the same keys as JSON).
+//! as CSV and Markdown (exact values; `shardcalc eval` prints the same keys as JSON).
+//!
+//! The body is HTML text (far less code than a view per row). When an input changes and the
+//! rows are the same quantities, only the cells whose text changed are rewritten: parsing and
+//! laying out the whole body again was the largest part of a repaint (docs/size.md).
 
+use leptos::html::Tbody;
 use leptos::prelude::*;
 
 use super::derived::Derived;
-use super::rows::{csv, rows, Row};
+use super::rows::{rows, table, Row};
 use crate::components::CsvButton;
+use crate::html_text::escape;
 
 /// `decode.step_time_s` → `row-decode-step_time_s`: the id of the cell holding that value.
 #[must_use]
 pub fn row_id(key: &str) -> String {
     format!("row-{}", key.replace('.', "-"))
-}
-
-/// `<`, `>`, `&` and `"` as entities.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The table's body as HTML (one string: far less code than a view per row).
@@ -51,14 +42,44 @@ pub fn body_html(rows: &[Row]) -> String {
     out
 }
 
-/// The grouped table with its CSV download.
+/// Rewrites the value and exact cells of the rows of `new` that differ from `old`, when both
+/// list the same quantities in the same order; `false` (nothing done) otherwise.
+fn update_cells(old: &[Row], new: &[Row]) -> bool {
+    if old.len() != new.len() || old.iter().zip(new).any(|(a, b)| a.key != b.key || a.group != b.group) {
+        return false;
+    }
+    for (a, b) in old.iter().zip(new) {
+        if a.value == b.value {
+            continue;
+        }
+        let Some(cell) = document().get_element_by_id(&row_id(b.key)) else { return false };
+        cell.set_text_content(Some(&b.shown()));
+        let Some(exact) = cell.next_element_sibling() else { return false };
+        exact.set_text_content(Some(&b.exact()));
+    }
+    true
+}
+
+/// The grouped table with its CSV and Markdown downloads.
 #[component]
 pub fn ResultTable(
     /// The memos the table reads.
     derived: Derived,
 ) -> impl IntoView {
-    let table = Memo::new(move |_| derived.with_report(rows));
-    let csv_text = Signal::derive(move || table.with(|t| t.as_deref().map(csv).unwrap_or_default()));
+    let all = Memo::new(move |_| derived.with_report(rows).unwrap_or_default());
+    let data = Signal::derive(move || all.with(|r| table(r)));
+    let body = NodeRef::<Tbody>::new();
+    // The rows last written into the body.
+    Effect::new(move |shown: Option<Vec<Row>>| {
+        let shown = shown.unwrap_or_default();
+        let Some(el) = body.get() else { return shown };
+        all.with(|now| {
+            if shown.is_empty() || !update_cells(&shown, now) {
+                el.set_inner_html(&body_html(now));
+            }
+            now.clone()
+        })
+    });
     view! {
         <section class="result-section" aria-labelledby="serving-table-heading">
             <h3 id="serving-table-heading">"The plan, number by number"</h3>
@@ -73,11 +94,11 @@ pub fn ResultTable(
                             <th scope="col">"Key"</th>
                         </tr>
                     </thead>
-                    <tbody inner_html=move || table.with(|t| t.as_deref().map(body_html).unwrap_or_default())></tbody>
+                    <tbody node_ref=body></tbody>
                 </table>
             </div>
             <div class="actions">
-                <CsvButton name="serving-table" csv=csv_text />
+                <CsvButton name="serving-table" table=data />
             </div>
         </section>
     }
