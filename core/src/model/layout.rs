@@ -3,8 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
+// JSON: `{"type": "sliding_window", "window": n}` or `{"type": "chunked", "chunk": n}`.
+// Read by a hand-written `Deserialize` (attention_de.rs) rather than serde's internally
+// tagged derive, which buffers the object; `Serialize` and the schema are derived. (A
+// plain comment: the doc comment is the schema's description.)
 /// What the local layers of a model do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LocalAttention {

@@ -6,6 +6,7 @@
 //! Book section 4.2 names the dimensions: D = `d_model`, F = `d_ff`, N = query heads,
 //! K = KV heads, H = head dim, L = layers, V = vocab.
 
+mod attention_de;
 mod layout;
 mod validate;
 
@@ -51,8 +52,13 @@ pub struct ModelConfig {
     pub mtp: Option<Mtp>,
 }
 
+// JSON: `{"type": "gqa", …GqaAttention's fields}` or `{"type": "mla", …MlaAttention's
+// fields}`. Read by a hand-written `Deserialize` (attention_de.rs) rather than serde's
+// internally tagged derive, which buffers the object and costs every page KBs of wasm;
+// `Serialize` and the schema are derived. (A plain comment: the doc comment is the
+// schema's description.)
 /// The attention block of every layer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Attention {
