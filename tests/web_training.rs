@@ -72,8 +72,7 @@ async fn editing_the_batch_and_the_topology_replans_and_redraws() {
     let step_before = page.text("#training-step-time-value");
     let drawn_before = page.find::<HtmlCanvasElement>("#chart-training-step").to_data_url().unwrap();
     page.type_into("#training-global_batch", "4194304").await;
-    let mut s = TrainingSection::default();
-    s.global_batch = GlobalBatch::Tokens(4_194_304.0);
+    let s = TrainingSection { global_batch: GlobalBatch::Tokens(4_194_304.0), ..TrainingSection::default() };
     let want = expected("llama-3-8b", &[4, 4, 4], &s);
     assert_eq!(page.text("#training-mesh-value"), mesh_label(&want.mesh.degrees));
     assert_ne!(page.text("#training-step-time-value"), step_before);

@@ -224,7 +224,7 @@ mod tests {
         assert!(csv.contains("\"Embedding, \"\"tied\"\"\""));
         assert_eq!(Table::from_csv(&csv).unwrap(), t);
         // LF line ends and a missing final line end read the same.
-        assert_eq!(Table::from_csv(&csv.replace("\r\n", "\n").trim_end()).unwrap(), t);
+        assert_eq!(Table::from_csv(csv.replace("\r\n", "\n").trim_end()).unwrap(), t);
     }
 
     #[test]

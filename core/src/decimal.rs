@@ -42,7 +42,7 @@ pub fn fixed(x: f64, decimals: usize) -> String {
             n.add_one();
         }
     }
-    let mut digits = n.to_decimal();
+    let mut digits = n.into_decimal();
     if digits.len() <= decimals {
         digits = "0".repeat(decimals + 1 - digits.len()) + &digits;
     }
@@ -214,7 +214,7 @@ impl Big {
     }
 
     /// Decimal digits, no leading zeros ("0" for zero).
-    fn to_decimal(mut self) -> String {
+    fn into_decimal(mut self) -> String {
         let mut chunks = Vec::new();
         while self.0.iter().any(|&l| l != 0) {
             let mut rem = 0u64;

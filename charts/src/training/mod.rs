@@ -208,8 +208,7 @@ pub(crate) mod tests_support {
     /// The default section on `mesh` with `remat` and `microbatches`.
     pub fn plan_with(mesh: Mesh) -> TrainingReport {
         let (m, hw) = inputs();
-        let mut s = TrainingSection::default();
-        s.mesh = Some(mesh);
+        let s = TrainingSection { mesh: Some(mesh), ..TrainingSection::default() };
         plan(&m, &hw, &s, FlopConvention::MaxText).expect("plans")
     }
 }

@@ -186,7 +186,7 @@ pub fn optional_positive_real(text: &str) -> Result<Option<f64>, String> {
 pub fn non_negative_real(text: &str) -> Result<f64, String> {
     let cleaned: String = text.trim().chars().filter(|c| *c != ',' && *c != '_').collect();
     match parse_real(&cleaned) {
-        Ok(x) if x == 0.0 => Ok(0.0),
+        Ok(0.0) => Ok(0.0),
         _ => parse_positive_real(text).map_err(|m| m.replace("greater than 0", "at least 0")),
     }
 }

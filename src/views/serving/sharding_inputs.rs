@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 use shardcalc_core::flops::AttentionCounting;
-use shardcalc_core::hardware::query::HardwareSection;
 use shardcalc_core::inference::options::{KvSharding, WeightSharding};
 
 use shardcalc_core::scenario::Scenario;
@@ -207,7 +206,7 @@ pub fn apply_prefill_topology(state: AppState, text: &str) -> Result<(), String>
         let shape = parse_shape(text).map_err(|m| format!("{path}: {m}"))?;
         let chip = state
             .scenario
-            .with_untracked(|s| s.hardware.as_ref().map(HardwareSection::clone))
+            .with_untracked(|s| s.hardware.clone())
             .ok_or_else(|| format!("{path}: choose a chip first"))?
             .chip
             .resolve()
