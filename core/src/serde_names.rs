@@ -8,6 +8,24 @@
 //! there. A variant added to the enum but not here is a compile error (the match in
 //! `serde_name` is exhaustive). Unknown names get serde's usual "unknown variant" error.
 
+/// Reads the next value of a map into `slot`, refusing a second occurrence of `name` (what a
+/// derived struct `Deserialize` does): for the hand-written visitors of internally tagged
+/// enums (`training::optimizer`, `model::attention_de`).
+///
+/// # Errors
+/// `duplicate_field(name)` when `slot` is already set; the value's own error.
+pub(crate) fn fill<'de, A: serde::de::MapAccess<'de>, T: serde::Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(<A::Error as serde::de::Error>::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
 /// Implements `Deserialize` (from a string) and `serde_name` for a unit-only enum:
 /// `deserialize_by_name!(DType { Fp32 => "fp32", Bf16 => "bf16" });`
 macro_rules! deserialize_by_name {

@@ -9,6 +9,7 @@
 //! array form `["gqa", …]` is not accepted; nothing writes it.)
 
 use super::{Attention, AttentionBias, GqaAttention, LocalAttention, MlaAttention};
+use crate::serde_names::fill;
 use serde::de::{Deserialize, Deserializer, Error, MapAccess, Visitor};
 use std::fmt;
 
@@ -32,19 +33,6 @@ const ATTENTION_FIELDS: &[&str] = &[
 const ATTENTION_TYPES: &[&str] = &["gqa", "mla"];
 const LOCAL_TYPES: &[&str] = &["sliding_window", "chunked"];
 const LOCAL_FIELDS: &[&str] = &["type", "window", "chunk"];
-
-/// Reads the next value into `slot`, refusing a second occurrence of `name`.
-fn fill<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
-    map: &mut A,
-    slot: &mut Option<T>,
-    name: &'static str,
-) -> Result<(), A::Error> {
-    if slot.is_some() {
-        return Err(A::Error::duplicate_field(name));
-    }
-    *slot = Some(map.next_value()?);
-    Ok(())
-}
 
 /// A required field's value, or `missing_field`.
 fn required<E: Error, T>(slot: Option<T>, name: &'static str) -> Result<T, E> {

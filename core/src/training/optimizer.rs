@@ -4,6 +4,7 @@
 
 use crate::dtype::DType;
 use crate::error::Checker;
+use crate::serde_names::fill;
 use serde::{Deserialize, Serialize};
 
 // JSON: `{"kind": "adam", "master_weights": false}`, `{"kind": "adafactor", "momentum":
@@ -65,22 +66,12 @@ impl<'de> serde::de::Visitor<'de> for OptimizerVisitor {
         use serde::de::Error;
         let (mut kind, mut master_weights, mut momentum) = (None::<String>, None::<bool>, None::<bool>);
         while let Some(key) = map.next_key::<String>()? {
-            let (slot, name) = match key.as_str() {
-                "kind" => {
-                    if kind.is_some() {
-                        return Err(A::Error::duplicate_field("kind"));
-                    }
-                    kind = Some(map.next_value()?);
-                    continue;
-                }
-                "master_weights" => (&mut master_weights, "master_weights"),
-                "momentum" => (&mut momentum, "momentum"),
+            match key.as_str() {
+                "kind" => fill(&mut map, &mut kind, "kind")?,
+                "master_weights" => fill(&mut map, &mut master_weights, "master_weights")?,
+                "momentum" => fill(&mut map, &mut momentum, "momentum")?,
                 other => return Err(A::Error::unknown_field(other, &["kind", "master_weights", "momentum"])),
-            };
-            if slot.is_some() {
-                return Err(A::Error::duplicate_field(name));
             }
-            *slot = Some(map.next_value()?);
         }
         let kind = kind.ok_or_else(|| A::Error::missing_field("kind"))?;
         match kind.as_str() {
