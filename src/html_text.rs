@@ -3,8 +3,8 @@
 //! Why: every distinct `view!` tree is its own monomorphised rendering code in the wasm (2-6 KB
 //! gzip per table), and rewriting a table as one string is one DOM change instead of one per
 //! cell (docs/size.md). Every piece of text goes through [`escape`]; the builders here only
-//! put escaped text and attribute values into the markup they return. (The hardware page has
-//! the same idea in `views/hardware/html.rs`.)
+//! put escaped text and attribute values into the markup they return. (The hardware page's
+//! table builders, `views/hardware/html.rs`, escape through this module too.)
 
 /// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
 #[must_use]

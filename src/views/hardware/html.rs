@@ -3,24 +3,10 @@
 //! Why: every distinct `view!` tree is its own monomorphised rendering code in the wasm,
 //! and this page's read-only results (seven tables, a dozen key numbers) cost about 40 KB
 //! gzip that way. Built as text they cost a few KB, which keeps the page under its 300 KB
-//! budget (docs/size.md). Every piece of text goes through [`escape`]; element ids stay
-//! stable for tests and embeds.
+//! budget (docs/size.md). Every piece of text goes through [`escape`] (`crate::html_text`'s,
+//! which the other pages' HTML text uses too); element ids stay stable for tests and embeds.
 
-/// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
-#[must_use]
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::html_text::escape;
 
 /// One table cell.
 pub struct Cell {
