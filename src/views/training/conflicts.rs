@@ -5,9 +5,11 @@
 //! concerns and in a summary at the top of the results.
 
 use leptos::prelude::*;
+use leptos::wasm_bindgen::JsCast;
 use shardcalc_core::error::FieldError;
 
-use super::derived::Derived;
+use super::derived::{text_of, Derived, PlanMemo};
+use crate::html_text::escape;
 
 /// Where each planner path shows in the page: the element id of its input and a label.
 /// A path matches its own entry or the longest entry it is under.
@@ -46,9 +48,9 @@ pub fn field_of(path: &str) -> (&'static str, &'static str) {
 
 /// Every planning problem of the best and the explored plan, without repeats.
 #[must_use]
-pub fn plan_errors(d: &Derived) -> Vec<FieldError> {
+pub fn plan_errors(best: PlanMemo, explored: PlanMemo) -> Vec<FieldError> {
     let mut out: Vec<FieldError> = Vec::new();
-    for memo in [d.best, d.explored] {
+    for memo in [best, explored] {
         memo.with(|r| {
             if let Some(Err(e)) = r {
                 for f in &e.0 {
@@ -62,65 +64,46 @@ pub fn plan_errors(d: &Derived) -> Vec<FieldError> {
     out
 }
 
-/// The planner's messages for exactly the paths in `paths`, in `{id}-conflict`.
-#[component]
-pub fn ConflictMessage(
-    /// Element id of the field (the message box is `{id}-conflict`).
-    id: &'static str,
-    /// Scenario paths whose planning problems belong to this field (exact matches).
-    paths: &'static [&'static str],
-) -> impl IntoView {
-    let derived = use_context::<Derived>();
-    let messages = Memo::new(move |_| {
-        let Some(d) = derived else { return Vec::new() };
-        plan_errors(&d).into_iter().filter(|e| paths.contains(&e.field.as_str())).map(|e| e.to_string()).collect::<Vec<_>>()
-    });
-    view! {
-        <div
-            class="field-error conflict"
-            id=format!("{id}-conflict")
-            aria-live="polite"
-            inner_html=move || messages.with(|m| m.iter().map(|m| format!("<p>{}</p>", super::html::escape(m))).collect::<String>())
-        ></div>
+/// The messages of `errors` for exactly the paths in `paths`, as `<p>` elements (escaped).
+#[must_use]
+pub fn messages_html(errors: &[FieldError], paths: &[&str]) -> String {
+    errors.iter().filter(|e| paths.contains(&e.field.as_str())).map(|e| format!("<p>{}</p>", escape(&e.to_string()))).collect()
+}
+
+/// The summary's content as HTML text: nothing without problems, else `#training-conflicts`
+/// with every problem, each after a button (`data-focus`: the element id of its field)
+/// that focuses the field ([`on_summary_click`]).
+fn summary_html(d: &Derived) -> String {
+    d.conflicts.with(|errors| {
+        if errors.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "<div class=\"error-summary\" id=\"training-conflicts\"><p>These inputs cannot be planned together; the results below are for the last plan that worked:</p><ul>",
+        );
+        for e in errors {
+            let (id, label) = field_of(&e.field);
+            out += &format!("<li><button type=\"button\" class=\"link\" data-focus=\"{id}\">{}</button>: {}</li>", escape(label), escape(&e.to_string()));
+        }
+        out + "</ul></div>"
+    })
+}
+
+/// A click on a summary's button focuses the field it names (a button, not a `#id` link:
+/// the fragment holds the scenario).
+fn on_summary_click(ev: &leptos::ev::MouseEvent) {
+    let id = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.get_attribute("data-focus"));
+    if let Some(el) = id.and_then(|id| crate::dom::element_by_id(&id)) {
+        let _ = el.focus();
     }
 }
 
-/// All planning problems, each linked to its field, above the results.
+/// All planning problems, each linked to its field, above the results (in a live region
+/// that stays, so a change of problems is announced).
 #[component]
 pub fn ConflictSummary(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let errors = Memo::new(move |_| plan_errors(&derived));
-    view! {
-        <Show when=move || errors.with(|e| !e.is_empty())>
-            <div class="error-summary" id="training-conflicts" role="status" aria-live="polite">
-                <p>"These inputs cannot be planned together; the results below are for the last plan that worked:"</p>
-                <ul>
-                    {move || {
-                        errors
-                            .get()
-                            .into_iter()
-                            .map(|e| {
-                                let (id, label) = field_of(&e.field);
-                                // A button, not a `#id` link: the fragment holds the scenario.
-                                let focus = move |_| {
-                                    if let Some(el) = crate::dom::element_by_id(id) {
-                                        let _ = el.focus();
-                                    }
-                                };
-                                view! {
-                                    <li>
-                                        <button type="button" class="link" on:click=focus>{label}</button>
-                                        ": "
-                                        {e.to_string()}
-                                    </li>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </ul>
-            </div>
-        </Show>
-    }
+    view! { <div role="status" aria-live="polite" inner_html=text_of(derived, summary_html) on:click=|ev| on_summary_click(&ev)></div> }
 }

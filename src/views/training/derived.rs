@@ -8,7 +8,7 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::training::{explore_section, search_section};
-use shardcalc_core::error::Invalid;
+use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::hardware::query::ResolvedHardware;
 use shardcalc_core::model::ModelConfig;
@@ -27,6 +27,8 @@ pub type PlanMemo = Memo<Option<Result<TrainingReport, Invalid>>>;
 /// Memos over the last valid scenario.
 #[derive(Clone, Copy)]
 pub struct Derived {
+    /// The page's state (the scenario the memos read, and what edits write).
+    pub state: AppState,
     /// The resolved model.
     pub model: Memo<Option<ModelConfig>>,
     /// Chip and topology, resolved.
@@ -51,6 +53,9 @@ pub struct Derived {
     /// The bands of the shown plan's headline numbers: `None` before a plan, an error
     /// when the current inputs cannot plan the shown mesh.
     pub bands: Memo<Option<Result<TrainingBands, Invalid>>>,
+    /// Every planning problem of `best` and `explored`, without repeats
+    /// ([`super::conflicts::plan_errors`]): shown under the fields and in the summary.
+    pub conflicts: Memo<Vec<FieldError>>,
     /// Bumped when a change moves other fields' values (the batch unit, the schedule,
     /// the remat policy, the explored mesh set from the best or a ranked row), so the form's
     /// uncontrolled inputs rebuild.
@@ -129,7 +134,9 @@ impl Derived {
                 }))
             })
         });
+        let conflicts = Memo::new(move |_| super::conflicts::plan_errors(best, explored));
         Self {
+            state,
             model,
             hw,
             convention,
@@ -140,14 +147,9 @@ impl Derived {
             shown,
             explored,
             bands,
+            conflicts,
             form_generation: RwSignal::new(0),
         }
-    }
-
-    /// The best plan shown (the last that succeeded).
-    #[must_use]
-    pub fn best_ok(&self) -> Option<TrainingReport> {
-        self.shown.get()
     }
 
     /// Whether the shown best plan is older than the inputs (they cannot be planned).
@@ -160,12 +162,6 @@ impl Derived {
     /// reference (tracked; no copies of the reports).
     pub fn with_plans<T>(&self, f: impl FnOnce(Option<&TrainingReport>, Option<&TrainingReport>) -> T) -> T {
         self.shown.with(|b| self.explored.with(|e| f(b.as_ref(), e.as_ref().and_then(|r| r.as_ref().ok()))))
-    }
-
-    /// The explored plan when it succeeded.
-    #[must_use]
-    pub fn explored_ok(&self) -> Option<TrainingReport> {
-        self.explored.with(|b| b.as_ref().and_then(|r| r.as_ref().ok()).cloned())
     }
 }
 

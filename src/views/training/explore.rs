@@ -8,11 +8,10 @@ use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::training::section::TrainingSection;
 use shardcalc_core::training::tensors::Remat;
 
-use super::conflicts::ConflictMessage;
 use super::derived::Derived;
-use super::fields::{apply, current, spec_fields, Spec};
+use super::fields::{apply, current, Spec};
 use crate::parse::parse_count;
-use crate::state::{use_app_state, AppState};
+use crate::state::AppState;
 
 fn degree(t: &TrainingSection, axis: usize) -> String {
     t.mesh.unwrap_or_default().degrees().get(axis).copied().unwrap_or(1).to_string()
@@ -32,7 +31,8 @@ const fn degree_spec(id: &'static str, path: &'static str, label: &'static str, 
     Spec::text(id, path, label, degree, set_degree).arg(axis).conflicts(conflicts)
 }
 
-static DEGREES: [Spec; 6] = [
+/// The explored mesh's six degrees (shown while a mesh is explored).
+pub static DEGREES: [Spec; 6] = [
     degree_spec("training-mesh-dp", "training.mesh.dp", "DP (data parallel)", &["training.mesh.dp"], 0),
     degree_spec("training-mesh-fsdp", "training.mesh.fsdp", "FSDP (ZeRO-3)", &["training.mesh.fsdp"], 1),
     degree_spec("training-mesh-tp", "training.mesh.tp", "TP (tensor)", &["training.mesh.tp"], 2),
@@ -51,60 +51,34 @@ pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64,
     derived.form_generation.update(|g| *g += 1);
 }
 
-/// The degree fields, or a button to start exploring from the best mesh.
-#[component]
-pub fn ExploreInputs(
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let state = use_app_state();
-    let exploring = Memo::new(move |_| derived.section.with(|s| s.as_ref().is_some_and(|t| t.mesh.is_some())));
-    let start = move |_| {
-        let Some(best) = derived.best_ok() else { return };
-        let remat = current(state, |t| remat_of(&best, t));
-        explore(state, derived, best.mesh.degrees, best.microbatches, remat);
-    };
-    let stop = move |_| {
-        let _ = apply(state, "training.mesh", |t| {
-            t.mesh = None;
-            t.microbatches = None;
-        });
-        derived.form_generation.update(|g| *g += 1);
-    };
-    let fill = move |_| {
-        let devices = derived.best_ok().map(|b| b.devices);
-        let _ = apply(state, "training.mesh", |t| {
-            if let (Some(m), Some(n)) = (t.mesh.as_mut(), devices) {
-                let others = m.devices() / m.fsdp.max(1);
-                if others > 0 && n.is_multiple_of(others) {
-                    m.fsdp = n / others;
-                }
+/// "Explore, starting from the best mesh" (`#training-explore-start`): the best plan's mesh,
+/// microbatches and remat policy.
+pub fn start(state: AppState, derived: Derived) {
+    let Some(best) = derived.shown.get_untracked() else { return };
+    let remat = current(state, |t| remat_of(&best, t));
+    explore(state, derived, best.mesh.degrees, best.microbatches, remat);
+}
+
+/// "Stop exploring" (`#training-explore-stop`): back to the search alone.
+pub fn stop(state: AppState, derived: Derived) {
+    let _ = apply(state, "training.mesh", |t| {
+        t.mesh = None;
+        t.microbatches = None;
+    });
+    derived.form_generation.update(|g| *g += 1);
+}
+
+/// "FSDP takes the remaining devices" (`#training-mesh-fill`): the FSDP degree that makes
+/// the explored mesh's product the best plan's device count, when one does.
+pub fn fill(state: AppState, derived: Derived) {
+    let devices = derived.shown.with_untracked(|b| b.as_ref().map(|b| b.devices));
+    let _ = apply(state, "training.mesh", |t| {
+        if let (Some(m), Some(n)) = (t.mesh.as_mut(), devices) {
+            let others = m.devices() / m.fsdp.max(1);
+            if others > 0 && n.is_multiple_of(others) {
+                m.fsdp = n / others;
             }
-        });
-        derived.form_generation.update(|g| *g += 1);
-    };
-    view! {
-        <fieldset class="training-explore" id="training-explore">
-            <legend>"Explore a mesh"</legend>
-            {move || {
-                if !exploring.get() {
-                    return view! {
-                        <p class="hint">"Plan one mesh of your own next to the search's best: start from the best, or pick a row of the ranked table."</p>
-                        <button type="button" id="training-explore-start" on:click=start>"Explore, starting from the best mesh"</button>
-                    }
-                    .into_any();
-                }
-                view! {
-                    <p class="hint">"Degrees multiply to the chip count (devices); the batch is split dp·fsdp·ep ways by whole sequences."</p>
-                    <ConflictMessage id="training-explore" paths=&["training.mesh"] />
-                    <div class="mesh-degrees">{spec_fields(&DEGREES)}</div>
-                    <div class="actions">
-                        <button type="button" id="training-mesh-fill" on:click=fill>"FSDP takes the remaining devices"</button>
-                        <button type="button" id="training-explore-stop" on:click=stop>"Stop exploring"</button>
-                    </div>
-                }
-                .into_any()
-            }}
-        </fieldset>
-    }
+        }
+    });
+    derived.form_generation.update(|g| *g += 1);
 }

@@ -1,18 +1,17 @@
-//! Fields of the `training` section as data ([`Spec`]): the page renders every field
-//! through one component ([`SpecField`]), so the form's code is compiled once however many
-//! fields it has (the page's size budget, docs/size.md). A value reaches the scenario
-//! through [`apply`] ([`AppState::try_update`], so the scenario and the link stay valid);
-//! a refused value leaves the scenario as it was, with the message next to the field, and
-//! planning problems show under the fields they concern ([`ConflictMessage`]).
+//! Fields of the `training` section as data ([`Spec`]): the page writes every field as HTML
+//! text from its spec and sends every edit through one handler ([`super::form`]), so the
+//! form's code is compiled once however many fields it has (the page's size budget,
+//! docs/size.md). A value reaches the scenario through [`apply`] ([`AppState::try_update`],
+//! so the scenario and the link stay valid); a refused value leaves the scenario as it was,
+//! with the message next to the field, and planning problems show under the fields they
+//! concern (`{id}-conflict`).
 
 use leptos::prelude::*;
 use shardcalc_core::training::section::TrainingSection;
 
-use super::conflicts::ConflictMessage;
 use super::derived::Derived;
-use crate::components::{messages_under, SectionField};
-use crate::dom::{event_checked, event_value};
-use crate::state::{use_app_state, AppState};
+use crate::components::messages_under;
+use crate::state::AppState;
 
 /// Writes `edit` into the scenario's `training` section (created with defaults when
 /// missing); refused edits come back as the messages under `path` (e.g.
@@ -149,10 +148,13 @@ impl Spec {
 }
 
 /// Applies a field's change; on success, rebuilds the form when the spec asks to.
-fn write(
+///
+/// # Errors
+/// The message for the field: the setter's (after the field's path) or the scenario's.
+pub fn write(
     state: AppState,
-    derived: Option<Derived>,
-    spec: &'static Spec,
+    derived: Derived,
+    spec: &Spec,
     edit: impl FnOnce(&mut TrainingSection) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut refused = None;
@@ -162,82 +164,7 @@ fn write(
     }
     result?;
     if spec.rebuild {
-        if let Some(d) = derived {
-            d.form_generation.update(|g| *g += 1);
-        }
+        derived.form_generation.update(|g| *g += 1);
     }
     Ok(())
-}
-
-/// Any field of the section, from its spec.
-#[component]
-pub fn SpecField(
-    /// The field.
-    spec: &'static Spec,
-) -> impl IntoView {
-    let state = use_app_state();
-    // Read here: event handlers run outside the component's reactive owner.
-    let derived = use_context::<Derived>();
-    let Spec { id, label, hint, arg, .. } = *spec;
-    match spec.kind {
-        Kind::Text { get, set } => {
-            let apply = Callback::new(move |text: String| write(state, derived, spec, |t| set(t, arg, &text)));
-            view! {
-                <SectionField id=id label=label unit=spec.unit hint=hint initial=current(state, |t| get(t, arg)) apply=apply />
-                <ConflictMessage id=id paths=spec.conflicts />
-            }
-            .into_any()
-        }
-        Kind::Select { options, get, set } => {
-            let error = RwSignal::new(None::<String>);
-            let initial = current(state, |t| get(t, arg));
-            let on_change = move |ev: leptos::ev::Event| {
-                let value = event_value(&ev);
-                error.set(write(state, derived, spec, |t| set(t, arg, &value)).err());
-            };
-            let choices = options
-                .iter()
-                .map(|(v, text)| view! { <option value=*v prop:selected=*v == initial>{*text}</option> })
-                .collect_view();
-            view! {
-                <div class="field" class:invalid=move || error.with(Option::is_some)>
-                    <label for=id>{label}</label>
-                    <select id=id aria-describedby=format!("{id}-hint {id}-error {id}-conflict") on:change=on_change>
-                        {choices}
-                    </select>
-                    <p class="hint" id=format!("{id}-hint")>{hint}</p>
-                    <div class="field-error" id=format!("{id}-error") aria-live="polite">
-                        {move || error.get().map(|m| view! { <p>{m}</p> })}
-                    </div>
-                    <ConflictMessage id=id paths=spec.conflicts />
-                </div>
-            }
-            .into_any()
-        }
-        Kind::Check { get, set } => {
-            let error = RwSignal::new(None::<String>);
-            let on_change = move |ev: leptos::ev::Event| {
-                let on = event_checked(&ev);
-                error.set(write(state, derived, spec, |t| set(t, arg, on)).err());
-            };
-            view! {
-                <div class="field check">
-                    <div class="input-row">
-                        <input id=id type="checkbox" prop:checked=current(state, |t| get(t, arg)) aria-describedby=format!("{id}-hint {id}-error") on:change=on_change />
-                        <label for=id>{label}</label>
-                    </div>
-                    <p class="hint" id=format!("{id}-hint")>{hint}</p>
-                    <div class="field-error" id=format!("{id}-error") aria-live="polite">
-                        {move || error.get().map(|m| view! { <p>{m}</p> })}
-                    </div>
-                </div>
-            }
-            .into_any()
-        }
-    }
-}
-
-/// Every field of `specs`.
-pub fn spec_fields(specs: &'static [Spec]) -> impl IntoView {
-    specs.iter().map(|spec| view! { <SpecField spec=spec /> }).collect_view()
 }

@@ -2,7 +2,6 @@
 //! state (optimizer, ZeRO, number formats; book 5.1.1–5.1.2), the pipeline and the
 //! search's knobs (book 5.1.5), and what the roofline assumes (efficiency, overlap).
 
-use leptos::prelude::*;
 use shardcalc_core::decimal::shortest;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::training::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
@@ -10,7 +9,7 @@ use shardcalc_core::training::pipeline::{Pipeline, Schedule};
 use shardcalc_core::training::section::{GlobalBatch, SearchOptions, TrainingSection};
 use shardcalc_core::training::setup::AttentionKernel;
 
-use super::fields::{spec_fields, Spec};
+use super::fields::Spec;
 use crate::parse::{parse_count, parse_optional_count, parse_positive_real};
 
 type R = Result<(), String>;
@@ -179,7 +178,8 @@ fn set_overlap(t: &mut TrainingSection, which: usize, on: bool) -> R {
     Ok(())
 }
 
-static RUN: [Spec; 5] = [
+/// The run: batch, its unit, sequence length, token budget, price.
+pub static RUN: [Spec; 5] = [
     Spec::text("training-global_batch", "training.global_batch", "Global batch", batch_value, set_batch)
         .hint("Per optimizer step over all chips, in the unit below (tokens round to whole sequences)")
         .conflicts(&["training", "training.global_batch"]),
@@ -205,7 +205,8 @@ static RUN: [Spec; 5] = [
     .hint("Empty: the chip catalog's list price, when it has one"),
 ];
 
-static STATE: [Spec; 3] = [
+/// The training state: optimizer, ZeRO stage, whether gradients occupy HBM.
+pub static STATE: [Spec; 3] = [
     Spec::select("training-optimizer", "training.optimizer", "Optimizer", &OPTIMIZERS, optimizer, set_optimizer)
         .hint("Adam keeps two moments per parameter; master weights add an fp32 copy"),
     Spec::select(
@@ -227,7 +228,8 @@ static STATE: [Spec; 3] = [
     .hint("Off reproduces the book's 10 bytes per parameter (bf16 weights + fp32 Adam)"),
 ];
 
-static FORMAT_FIELDS: [Spec; 5] = [
+/// Number formats (book 5.1.1).
+pub static FORMAT_FIELDS: [Spec; 5] = [
     Spec::select("training-dtypes-weights", "training.dtypes.weights", "Weights", &FORMATS, dtype, set_dtype).hint("As stored and as FSDP gathers them"),
     Spec::select("training-dtypes-gradients", "training.dtypes.gradients", "Gradients", &FORMATS, dtype, set_dtype).arg(1),
     Spec::select("training-dtypes-optimizer", "training.dtypes.optimizer", "Optimizer state", &FORMATS, dtype, set_dtype).arg(2),
@@ -240,7 +242,8 @@ static FORMAT_FIELDS: [Spec; 5] = [
         .conflicts(&["training.dtypes.compute"]),
 ];
 
-static PIPELINE: [Spec; 5] = [
+/// Pipeline schedule, microbatches, the search's knobs (book 5.1.5).
+pub static PIPELINE: [Spec; 5] = [
     Spec::select(
         "training-pipeline-schedule",
         "training.pipeline",
@@ -274,7 +277,8 @@ static PIPELINE: [Spec; 5] = [
     .hint("Rows of the ranked table (the fastest that fit)"),
 ];
 
-static ADVANCED: [Spec; 9] = [
+/// What the roofline assumes: efficiencies, overlap, MoE capacity, attention kernel.
+pub static ADVANCED: [Spec; 9] = [
     Spec::text("training-efficiency-flops", "training.efficiency.flops", "Achievable fraction of peak FLOP/s", efficiency, set_efficiency).hint("1 = the roofline"),
     Spec::text("training-efficiency-ici", "training.efficiency.ici", "… of ICI / NVLink bandwidth", efficiency, set_efficiency).arg(1),
     Spec::text("training-efficiency-dcn", "training.efficiency.dcn", "… of DCN bandwidth", efficiency, set_efficiency).arg(2),
@@ -305,40 +309,3 @@ static ADVANCED: [Spec; 9] = [
     )
     .hint("Materialised scores add a [tokens, heads, keys] fp32 buffer"),
 ];
-
-/// Batch, budget, training state, pipeline and roofline assumptions.
-#[component]
-pub fn RunInputs() -> impl IntoView {
-    view! {
-        <fieldset class="training-batch">
-            <legend>"Batch and budget"</legend>
-            {spec_fields(&RUN)}
-        </fieldset>
-        <fieldset class="training-optimizer">
-            <legend>"Optimizer and training state"</legend>
-            {spec_fields(&STATE)}
-            <details class="subfields">
-                <summary>"Number formats"</summary>
-                {spec_fields(&FORMAT_FIELDS)}
-            </details>
-        </fieldset>
-    }
-}
-
-/// Pipeline, microbatches, the search's knobs, and the roofline's assumptions.
-#[component]
-pub fn PipelineInputs() -> impl IntoView {
-    view! {
-        <fieldset class="training-pipeline">
-            <legend>"Pipeline, microbatches and search"</legend>
-            {spec_fields(&PIPELINE)}
-        </fieldset>
-        <fieldset class="training-advanced">
-            <legend>"What the roofline assumes"</legend>
-            <details class="subfields">
-                <summary>"Efficiency, overlap, MoE capacity, attention kernel"</summary>
-                {spec_fields(&ADVANCED)}
-            </details>
-        </fieldset>
-    }
-}

@@ -9,6 +9,7 @@
 //! | [`derived`] | memos: the search (only when its inputs change), the budget applied, the explored mesh |
 //! | [`fields`], [`conflicts`] | how inputs reach `training` ([`fields::apply`]); planning problems at their fields |
 //! | [`inputs`], [`remat_inputs`], [`explore`] | the form's fields as data; the explored mesh |
+//! | [`form`] | the form as HTML text, one handler for every edit, the problems under the fields |
 //! | [`headline`] | the headline numbers, with their uncertainty bands (`#<id>-band`) |
 //! | [`thresholds`], [`ranked`], [`details`], [`charts`], [`csv`] | results, tables, charts, CSV |
 
@@ -19,6 +20,7 @@ pub mod derived;
 pub mod details;
 pub mod explore;
 pub mod fields;
+pub mod form;
 pub mod headline;
 pub mod html;
 pub mod inputs;
@@ -68,20 +70,9 @@ pub fn TrainingView() -> impl IntoView {
                     <p class="hint">"A model edited or imported on the Model page comes here through the link at the top."</p>
                 </fieldset>
                 <HardwarePicker default_chip=DEFAULT_CHIP default_shape="4x4x4" />
-                <conflicts::ConflictMessage id="hw-shape" paths=&["hardware", "hardware.topology"] />
+                <div class="field-error conflict" id="hw-shape-conflict" aria-live="polite"></div>
                 <PredictionSwitch />
-                // Rebuilt from the scenario when it is replaced wholesale (a link) or a change
-                // moved other fields' values (uncontrolled inputs).
-                {move || {
-                    state.generation.track();
-                    derived.form_generation.track();
-                    view! {
-                        <inputs::RunInputs />
-                        <remat_inputs::RematInputs />
-                        <explore::ExploreInputs derived=derived />
-                        <inputs::PipelineInputs />
-                    }
-                }}
+                <form::TrainingForm derived=derived />
             </section>
             <section class="results" aria-labelledby="training-results-heading">
                 <h2 id="training-results-heading">"Results"</h2>

@@ -2,13 +2,10 @@
 //! a custom per-tensor policy (each named tensor kept on the device, recomputed, or
 //! offloaded to the host over PCIe), and which policies the search tries.
 
-use leptos::prelude::*;
 use shardcalc_core::training::section::{SearchOptions, TrainingSection};
 use shardcalc_core::training::tensors::{CustomRemat, Placement, Remat};
 
-use super::conflicts::ConflictMessage;
-use super::fields::{current, spec_fields, Spec};
-use crate::state::use_app_state;
+use super::fields::Spec;
 
 type R = Result<(), String>;
 
@@ -104,7 +101,8 @@ fn set_searched(t: &mut TrainingSection, i: usize, on: bool) -> R {
     Ok(())
 }
 
-static POLICY: [Spec; 1] = [Spec::select("training-remat", "training.remat", "Remat policy", &POLICIES, |t, _| t.remat.id().into(), set_policy)
+/// The explored mesh's policy (a change rebuilds the form: the custom editor shows or hides).
+pub static POLICY: [Spec; 1] = [Spec::select("training-remat", "training.remat", "Remat policy", &POLICIES, |t, _| t.remat.id().into(), set_policy)
     .hint("Of the explored mesh (MaxText's names); the search tries the policies ticked below, and a custom policy too")
     .conflicts(&["training.remat"])
     .rebuild()];
@@ -113,7 +111,8 @@ const fn tensor_spec(id: &'static str, label: &'static str, i: usize) -> Spec {
     Spec::select(id, "training.remat", label, &PLACEMENTS, tensor, set_tensor).arg(i)
 }
 
-static TENSORS: [Spec; 9] = [
+/// The custom policy, tensor by tensor (shown for a custom policy).
+pub static TENSORS: [Spec; 9] = [
     tensor_spec("training-remat-decoder_layer_input", "layer input", 0),
     tensor_spec("training-remat-query_proj", "query projection", 1),
     tensor_spec("training-remat-key_proj", "key projection", 2),
@@ -129,7 +128,8 @@ const fn searched_spec(id: &'static str, label: &'static str, i: usize) -> Spec 
     Spec::check(id, "training.search.remat", label, searched, set_searched).arg(i)
 }
 
-static SEARCHED: [Spec; 11] = [
+/// The policies the search tries.
+pub static SEARCHED: [Spec; 11] = [
     searched_spec("training-search-remat-none", "none", 0),
     searched_spec("training-search-remat-minimal_with_context", "minimal_with_context", 1),
     searched_spec("training-search-remat-minimal", "minimal", 2),
@@ -142,28 +142,3 @@ static SEARCHED: [Spec; 11] = [
     searched_spec("training-search-remat-minimal_offloaded", "minimal_offloaded", 9),
     searched_spec("training-search-remat-full", "full", 10),
 ];
-
-/// The policy, the custom editor (for a custom policy) and the policies searched.
-#[component]
-pub fn RematInputs() -> impl IntoView {
-    let state = use_app_state();
-    let custom = current(state, |t| matches!(t.remat, Remat::Custom(_)));
-    view! {
-        <fieldset class="training-remat">
-            <legend>"Rematerialisation"</legend>
-            {spec_fields(&POLICY)}
-            {custom.then(|| view! {
-                <div class="subfields custom-remat" id="training-remat-custom">
-                    <p class="hint">"Each tensor the backward pass reads: kept (HBM), recomputed (FLOPs), or offloaded (PCIe)."</p>
-                    {spec_fields(&TENSORS)}
-                </div>
-            })}
-            <details class="subfields" id="training-search-remat">
-                <summary>"Policies the search tries"</summary>
-                <p class="hint">"Offloading policies only on chips with a published PCIe bandwidth; dominated policies are skipped."</p>
-                {spec_fields(&SEARCHED)}
-                <ConflictMessage id="training-search-remat" paths=&["training.search.remat", "training.search"] />
-            </details>
-        </fieldset>
-    }
-}
