@@ -25,7 +25,7 @@ use web_sys::{HtmlCanvasElement, HtmlInputElement};
 wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
-use support::Page;
+use support::{document, Page};
 
 /// The training page, settled for two ticks after every action (a change may rebuild the
 /// form: an effect scheduled by the first tick).
@@ -254,4 +254,59 @@ async fn headline_bands_bracket_the_calibrated_value_and_follow_the_switch() {
     let (lo, hi) = b.step_time_s.spread.unwrap();
     assert!(lo < b.step_time_s.calibrated && b.step_time_s.calibrated < hi);
     assert!(page.find::<HtmlInputElement>("#prediction-calibrated").checked());
+}
+
+/// The form is HTML text with one handler (docs/size.md, "Training form, session 14"): a
+/// refused text marks its field invalid (class and `aria-invalid`) until it reads; a
+/// checkbox and a drop-down reach the plan; the summary's buttons focus the field (or group) they name;
+/// the explored mesh's box follows the problems; the custom remat editor
+/// comes and goes with the policy.
+#[wasm_bindgen_test]
+async fn the_form_s_one_handler_validates_writes_and_points_at_fields() {
+    let page = open().await;
+    // A refused value: message, invalid field, the text kept; then fixed.
+    page.type_into("#training-global_batch", "1e999").await;
+    assert!(page.text("#training-global_batch-error").contains("training.global_batch"), "{}", page.text("#training-global_batch-error"));
+    assert_eq!(page.attr("#training-global_batch", "aria-invalid"), "true");
+    assert!(page.exists(".field.invalid #training-global_batch"));
+    assert_eq!(page.find::<HtmlInputElement>("#training-global_batch").value(), "1e999");
+    page.type_into("#training-global_batch", "2097152").await;
+    assert_eq!(page.text("#training-global_batch-error"), "");
+    assert_eq!(page.attr("#training-global_batch", "aria-invalid"), "false");
+    assert!(!page.exists(".field.invalid #training-global_batch"));
+    let s = TrainingSection { global_batch: GlobalBatch::Tokens(2_097_152.0), ..TrainingSection::default() };
+    assert_eq!(page.text("#training-mesh-value"), mesh_label(&expected("llama-3-8b", &[4, 4, 4], &s).mesh.degrees));
+
+    // A checkbox reaches the plan: gradients that occupy HBM add memory.
+    let memory = page.text("#training-memory-value");
+    assert!(page.find::<HtmlInputElement>("#training-store_gradients").checked());
+    page.click("#training-store_gradients").await;
+    assert_ne!(page.text("#training-memory-value"), memory);
+    assert_eq!(page.text("#training-store_gradients-error"), "");
+
+    // A mesh that does not multiply to the chips: the summary names it and its button
+    // focuses the field; a slice the mesh does not fit shows under the topology too.
+    page.click("#training-explore-start").await;
+    page.type_into("#training-mesh-tp", "3").await;
+    assert!(page.exists("#training-conflicts"));
+    let button = page.find::<web_sys::HtmlElement>("#training-conflicts button[data-focus]");
+    let target = button.get_attribute("data-focus").unwrap();
+    button.click();
+    page.settle().await;
+    let focused = document().active_element().expect("a focused element");
+    assert!(page.find::<web_sys::Element>(&format!("#{target}")).contains(Some(&focused)), "{target}: {}", focused.id());
+    assert_eq!(focused.tag_name(), "INPUT");
+    assert!(page.text("#training-explore-conflict").contains("64 devices"), "{}", page.text("#training-explore-conflict"));
+    page.type_into("#training-mesh-tp", "1").await;
+    assert!(!page.exists("#training-conflicts"), "{}", page.text("#training-conflicts"));
+    assert_eq!(page.text("#training-explore-conflict"), "");
+    // The topology's box (planning problems of `hardware.topology`) is under the picker.
+    assert!(page.exists("#hw-shape-conflict"));
+
+    // The custom editor shows for a custom policy only; a preset keeps the choice.
+    page.choose("#training-remat", "custom").await;
+    assert!(page.exists("#training-remat-custom"));
+    page.choose("#training-remat", "full").await;
+    assert!(!page.exists("#training-remat-custom"));
+    assert_eq!(page.find::<web_sys::HtmlSelectElement>("#training-remat").value(), "full");
 }

@@ -89,13 +89,14 @@ fn summary_html(d: &Derived) -> String {
     })
 }
 
-/// A click on a summary's button focuses the field it names (a button, not a `#id` link:
-/// the fragment holds the scenario).
+/// A click on a summary's button focuses the field it names, or the first control of the
+/// group it names (a button, not a `#id` link: the fragment holds the scenario).
 fn on_summary_click(ev: &leptos::ev::MouseEvent) {
     let id = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.get_attribute("data-focus"));
-    if let Some(el) = id.and_then(|id| crate::dom::element_by_id(&id)) {
-        let _ = el.focus();
-    }
+    let Some(el) = id.and_then(|id| crate::dom::element_by_id(&id)) else { return };
+    // A group (the explored mesh's fieldset): its first control.
+    let first = el.query_selector("input, select, button").ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    let _ = first.unwrap_or(el).focus();
 }
 
 /// All planning problems, each linked to its field, above the results (in a live region

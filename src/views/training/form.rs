@@ -109,7 +109,7 @@ fn form_of(t: &TrainingSection, errors: &[FieldError]) -> String {
     }
     o.push_str(r#"<details class="subfields" id="training-search-remat"><summary>Policies the search tries</summary><p class="hint">Offloading policies only on chips with a published PCIe bandwidth; dominated policies are skipped.</p>"#);
     fields(&mut o, &remat_inputs::SEARCHED, t, errors);
-    let [search_box, explore_box, _] = BOXES;
+    let [_, search_box, explore_box] = BOXES;
     conflict_box(&mut o, search_box.0, search_box.1, errors);
     o.push_str(r#"</details></fieldset><fieldset class="training-explore" id="training-explore"><legend>Explore a mesh</legend>"#);
     if t.mesh.is_some() {
