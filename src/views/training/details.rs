@@ -29,13 +29,17 @@ const METRICS: [Metric; 12] = [
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
 ];
 
-/// Both plans side by side (`#training-compare`), as HTML text.
+/// Both plans side by side (`#training-compare`), as HTML text, after why the explored mesh
+/// cannot be planned (`#training-explored-error`) when it cannot.
 fn compare_html(derived: &Derived) -> String {
+    let mut out = derived.explored.with(|e| match e {
+        Some(Err(err)) => format!("<p class=\"field-error\" id=\"training-explored-error\">Your mesh cannot be planned: {}</p>", html::escape(&err.to_string())),
+        _ => String::new(),
+    });
     derived.with_plans(|b, e| {
         let rows = breakdown_rows(b, e);
         let mut headers = vec![""];
         headers.extend(rows.iter().map(|(l, _)| l.as_str()));
-        let mut out = String::new();
         html::open_table(&mut out, "training-compare", &headers);
         for (name, f) in &METRICS {
             out.push_str("<tr>");
@@ -96,16 +100,9 @@ pub fn Details(
     let text = |f: fn(&Derived) -> String| text_of(derived, f);
     let memory_csv = Signal::derive(text(|d| d.with_plans(|b, e| csv::memory(&breakdown_rows(b, e)))));
     let comm_csv = Signal::derive(text(|d| d.with_plans(|b, e| csv::communication(&breakdown_rows(b, e)))));
-    let explored_error = move || {
-        derived.explored.with(|e| match e {
-            Some(Err(err)) => Some(view! { <p class="field-error" id="training-explored-error">{format!("Your mesh cannot be planned: {err}")}</p> }),
-            _ => None,
-        })
-    };
     view! {
         <section class="result-section" aria-labelledby="training-details-heading">
             <h3 id="training-details-heading">"Best and explored mesh"</h3>
-            {explored_error}
             <div inner_html=text(compare_html)></div>
             <CsvButton name="training-compare" csv=Signal::derive(text(compare_csv)) />
             <h4>"Communication per step"</h4>

@@ -91,8 +91,11 @@ pub fn Ranked(
     view! {
         <section class="result-section" aria-labelledby="training-ranked-heading" on:click=move |ev| on_explore(&ev, state, derived)>
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
-            <p id="training-search-stats">{text(stats)}</p>
-            <div inner_html=text(|d| of_search(d, |s| rows_html("training-ranked", &s.best)))></div>
+            <div inner_html=text(|d| {
+                let mut out = String::new();
+                html::element(&mut out, "p", "training-search-stats", "", &stats(d));
+                out + &of_search(d, |s| rows_html("training-ranked", &s.best))
+            })></div>
             <CsvButton name="training-ranked" csv=best_csv />
             <details class="subfields">
                 <summary>{text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))}</summary>

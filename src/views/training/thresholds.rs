@@ -48,9 +48,12 @@ fn rows(t: &ThresholdsReport) -> Vec<(String, &'static str, String)> {
     out
 }
 
-/// The table `#training-thresholds` as HTML text.
-fn table_html(rows: Vec<(String, &'static str, String)>) -> String {
+/// The sentence saying which limit binds (`#training-binding`) and the table
+/// `#training-thresholds`, as HTML text.
+fn table_html(d: &Derived) -> String {
+    let (explanation, rows) = d.shown.with(|b| b.as_ref().map(|r| (r.thresholds.explanation.clone(), rows(&r.thresholds))).unwrap_or_default());
     let mut out = String::new();
+    html::element(&mut out, "p", "training-binding", "binding", &explanation);
     html::open_table(&mut out, "training-thresholds", &["Limit", "Formula (book section)", "Here"]);
     for (what, formula, value) in rows {
         out.push_str("<tr>");
@@ -73,8 +76,7 @@ pub fn Thresholds(
     view! {
         <section class="result-section" aria-labelledby="training-thresholds-heading">
             <h3 id="training-thresholds-heading">"The book's thresholds for this setup"</h3>
-            <p class="binding" id="training-binding">{text_of(derived, |d| d.shown.with(|b| b.as_ref().map(|r| r.thresholds.explanation.clone()).unwrap_or_default()))}</p>
-            <div inner_html=text_of(derived, |d| d.shown.with(|b| table_html(b.as_ref().map(|r| rows(&r.thresholds)).unwrap_or_default())))></div>
+            <div inner_html=text_of(derived, table_html)></div>
             <CsvButton name="training-thresholds" csv=csv_text />
         </section>
     }
