@@ -12,7 +12,6 @@ use shardcalc_charts::ChartError;
 use shardcalc_charts::bars::BarChart;
 use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto, TrainingInputs};
 use shardcalc_charts::xy::XyChart;
-use shardcalc_core::training::TrainingReport;
 
 use super::derived::Derived;
 use crate::components::{ChartCanvas, DrawableChart, MeasuredCanvas};
@@ -48,19 +47,25 @@ impl DrawableChart for TrainingChart {
     }
 }
 
-/// The charts of the best (and explored) plan.
-#[component]
-pub fn TrainingCharts(
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let bars = move |f: fn(&[(String, &TrainingReport)]) -> BarChart| {
-        Memo::new(move |_| derived.with_plans(|b, e| b.map(|_| TrainingChart::Bars(f(&breakdown_rows(b, e))))))
-    };
-    let step = bars(shardcalc_charts::training::step::step_time_chart);
-    let memory = bars(shardcalc_charts::training::memory::memory_chart);
-    let pareto_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| {
-        derived.with_plans(|b, e| {
+/// Which of the four charts.
+#[derive(Clone, Copy)]
+enum Which {
+    Step,
+    Memory,
+    Mfu,
+    Pareto,
+}
+
+/// Chart `which` of the best (and explored) plan; `None` before a plan (and, for the
+/// Pareto front, without a search). One function for the four, so the page has one memo
+/// closure type (docs/size.md, "Training form, session 14").
+fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
+    match which {
+        Which::Step | Which::Memory => derived.with_plans(|b, e| {
+            let f = if matches!(which, Which::Step) { shardcalc_charts::training::step::step_time_chart } else { shardcalc_charts::training::memory::memory_chart };
+            b.map(|_| TrainingChart::Bars(f(&breakdown_rows(b, e))))
+        }),
+        Which::Pareto => derived.with_plans(|b, e| {
             let b = b?;
             let search = b.search.as_ref()?;
             let highlight = e.map(|e| pareto::Highlight {
@@ -69,20 +74,30 @@ pub fn TrainingCharts(
                 step_time_s: e.step_time_s.get(),
             });
             Some(TrainingChart::Xy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
-        })
-    });
-    let mfu_chart: Memo<Option<TrainingChart>> = Memo::new(move |_| {
-        let section = derived.section.get()?;
-        let model = derived.model.get()?;
-        let hw = derived.hw.with(|h| h.as_ref().ok().cloned().flatten())?;
-        let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
-        derived.with_plans(|b, e| {
-            let b = b?;
-            let curves = mfu_curves(&inputs, Some(b), e);
-            let current = b.global_batch_tokens / b.devices.max(1) as f64;
-            Some(TrainingChart::Xy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
-        })
-    });
+        }),
+        Which::Mfu => {
+            let section = derived.section.get()?;
+            let model = derived.model.get()?;
+            let hw = derived.hw.with(|h| h.as_ref().ok().cloned().flatten())?;
+            let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
+            derived.with_plans(|b, e| {
+                let b = b?;
+                let curves = mfu_curves(&inputs, Some(b), e);
+                let current = b.global_batch_tokens / b.devices.max(1) as f64;
+                Some(TrainingChart::Xy(mfu::mfu_batch_chart(&curves, &b.thresholds, current)))
+            })
+        }
+    }
+}
+
+/// The charts of the best (and explored) plan.
+#[component]
+pub fn TrainingCharts(
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let chart = move |which: Which| Memo::new(move |_| chart_of(&derived, which));
+    let (step, memory, mfu_chart, pareto_chart) = (chart(Which::Step), chart(Which::Memory), chart(Which::Mfu), chart(Which::Pareto));
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">
             <h3 id="training-charts-heading">"Charts"</h3>
