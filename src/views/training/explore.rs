@@ -43,10 +43,13 @@ pub static DEGREES: [Spec; 6] = [
 
 /// Starts exploring `mesh` at `microbatches` with `remat`, and rebuilds the degree fields.
 pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64, remat: Remat) {
-    let _ = apply(state, "training.mesh", |t| {
+    let mut remat = Some(remat);
+    let _ = apply(state, "training.mesh", &mut |t| {
         t.mesh = Some(mesh);
         t.microbatches = Some(microbatches);
-        t.remat = remat;
+        if let Some(r) = remat.take() {
+            t.remat = r;
+        }
     });
     derived.form_generation.update(|g| *g += 1);
 }
@@ -61,7 +64,7 @@ pub fn start(state: AppState, derived: Derived) {
 
 /// "Stop exploring" (`#training-explore-stop`): back to the search alone.
 pub fn stop(state: AppState, derived: Derived) {
-    let _ = apply(state, "training.mesh", |t| {
+    let _ = apply(state, "training.mesh", &mut |t| {
         t.mesh = None;
         t.microbatches = None;
     });
@@ -72,7 +75,7 @@ pub fn stop(state: AppState, derived: Derived) {
 /// the explored mesh's product the best plan's device count, when one does.
 pub fn fill(state: AppState, derived: Derived) {
     let devices = derived.shown.with_untracked(|b| b.as_ref().map(|b| b.devices));
-    let _ = apply(state, "training.mesh", |t| {
+    let _ = apply(state, "training.mesh", &mut |t| {
         if let (Some(m), Some(n)) = (t.mesh.as_mut(), devices) {
             let others = m.devices() / m.fsdp.max(1);
             if others > 0 && n.is_multiple_of(others) {

@@ -15,11 +15,12 @@ use crate::state::AppState;
 
 /// Writes `edit` into the scenario's `training` section (created with defaults when
 /// missing); refused edits come back as the messages under `path` (e.g.
-/// `training.seq_len`), the scenario unchanged.
+/// `training.seq_len`), the scenario unchanged. (`dyn`: one copy of the update's code for
+/// every edit of the page.)
 ///
 /// # Errors
 /// The validation messages, joined.
-pub fn apply(state: AppState, path: &str, edit: impl FnOnce(&mut TrainingSection)) -> Result<(), String> {
+pub fn apply(state: AppState, path: &str, edit: &mut dyn FnMut(&mut TrainingSection)) -> Result<(), String> {
     state
         .try_update(|s| edit(s.training.get_or_insert_with(TrainingSection::default)))
         .map_err(|e| messages_under(&e, path))
@@ -158,7 +159,8 @@ pub fn write(
     edit: impl FnOnce(&mut TrainingSection) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut refused = None;
-    let result = apply(state, spec.path, |t| refused = edit(t).err());
+    let mut edit = Some(edit);
+    let result = apply(state, spec.path, &mut |t| refused = edit.take().and_then(|e| e(t).err()));
     if let Some(m) = refused {
         return Err(format!("{}: {m}", spec.path));
     }
