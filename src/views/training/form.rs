@@ -150,7 +150,9 @@ fn show_message(input: &Element, id: &str, message: Option<&str>) {
 }
 
 /// An edit in the form: the field's text (`input`) or choice (`change`) is written into the
-/// section, and the message, if any, shown next to the field.
+/// section, and the message, if any, shown next to the field. (Not inlined: the `input` and
+/// `change` listeners would each get a copy.)
+#[inline(never)]
 fn on_edit(ev: &Event, d: Derived) {
     let Some(input) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
     let id = input.id();
