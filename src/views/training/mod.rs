@@ -52,10 +52,11 @@ pub fn TrainingView() -> impl IntoView {
     }
     let derived = Derived::new(state);
     provide_context(derived);
+    // HTML text like the results (escaped): no text node's rendering code on the page.
     let model_line = derived::text_of(derived, |d| {
         d.model.with(|m| {
             m.as_ref()
-                .map(|m| format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get())))
+                .map(|m| html::escape(&format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get()))))
                 .unwrap_or_default()
         })
     });
@@ -66,7 +67,7 @@ pub fn TrainingView() -> impl IntoView {
                 <fieldset>
                     <legend>"Model"</legend>
                     <PresetPicker />
-                    <p class="hint" id="training-model">{model_line}</p>
+                    <p class="hint" id="training-model" inner_html=model_line></p>
                     <p class="hint">"A model edited or imported on the Model page comes here through the link at the top."</p>
                 </fieldset>
                 <HardwarePicker default_chip=DEFAULT_CHIP default_shape="4x4x4" />

@@ -98,7 +98,7 @@ pub fn Ranked(
             })></div>
             <CsvButton name="training-ranked" csv=best_csv />
             <details class="subfields">
-                <summary>{text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))}</summary>
+                <summary inner_html=text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))></summary>
                 <div inner_html=text(|d| of_search(d, |s| rows_html("training-pareto", &s.pareto)))></div>
             </details>
             <CsvButton name="training-pareto" csv=pareto_csv />
