@@ -71,8 +71,9 @@ impl Derived {
     #[must_use]
     pub fn new(state: AppState) -> Self {
         let model = Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok()));
-        let hardware = Memo::new(move |_| state.scenario.with(|s| s.hardware.clone()));
-        let hw = Memo::new(move |_| hardware.with(|h| shardcalc_core::hardware::query::resolve(h.as_ref(), &[], None)));
+        // Resolved on every scenario change (a catalog look-up, microseconds); the memo's
+        // comparison keeps what depends on it from running again.
+        let hw = Memo::new(move |_| state.scenario.with(|s| shardcalc_core::hardware::query::resolve(s.hardware.as_ref(), &[], None)));
         let convention = Memo::new(move |_| state.scenario.with(|s| s.conventions.flops));
         let prediction = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
         let section = Memo::new(move |_| state.scenario.with(|s| s.training.clone()));
