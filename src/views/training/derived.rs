@@ -40,9 +40,11 @@ pub struct Derived {
     /// The `training` section.
     pub section: Memo<Option<TrainingSection>>,
     /// The search's plan without the budget ([`search_section`] with budget and price
-    /// cleared: what the search depends on), and the milliseconds it took
-    /// (`performance.now()`).
-    pub searched: Memo<Option<(Result<TrainingReport, Invalid>, f64)>>,
+    /// cleared: what the search depends on).
+    pub searched: PlanMemo,
+    /// The milliseconds the last search took (`performance.now()`; not tracked: read when
+    /// the shown plan changes).
+    pub search_ms: StoredValue<f64>,
     /// The search's best with the budget and price applied.
     pub best: PlanMemo,
     /// The last best plan that succeeded: what the results show while the inputs cannot
@@ -87,14 +89,16 @@ impl Derived {
                 })
             })
         });
+        let search_ms = StoredValue::new(0.0);
         let searched = Memo::new(move |_| {
             let key = search_key.get()?;
             let started = now();
             let result = run(model, hw, convention, prediction, &key);
-            Some((result, now() - started))
+            search_ms.set_value(now() - started);
+            Some(result)
         });
         let best = Memo::new(move |_| {
-            let (mut result, _) = searched.get()?;
+            let mut result = searched.get()?;
             let (budget, price, peak) = section.with(|s| {
                 let chip = hw.with(|h| h.as_ref().ok().and_then(|h| h.as_ref().map(|h| h.chip.clone())));
                 match (s, chip) {
@@ -144,6 +148,7 @@ impl Derived {
             prediction,
             section,
             searched,
+            search_ms,
             best,
             shown,
             explored,

@@ -66,7 +66,7 @@ fn of_search(d: &Derived, f: impl FnOnce(&SearchReport) -> String) -> String {
 }
 
 fn stats(d: &Derived) -> String {
-    let ms = d.searched.with(|s| s.as_ref().map_or(0.0, |(_, ms)| *ms));
+    let ms = d.search_ms.get_value();
     of_search(d, |s| {
         format!(
             "Searched {} meshes × microbatch counts × remat policies = {} configurations in {} ms here; {} fit in HBM.",
