@@ -49,7 +49,9 @@ pub struct Derived {
     pub best: PlanMemo,
     /// The last best plan that succeeded: what the results show while the inputs cannot
     /// be planned.
-    pub shown: Memo<Option<TrainingReport>>,
+    /// (Only `Some(Ok(_))` or `None`: the memo type of the other plans, so the page has one
+    /// memo type fewer; read through [`ok`] or [`Derived::with_shown`].)
+    pub shown: PlanMemo,
     /// The explored mesh's plan (`training.mesh`), when one is explored.
     pub explored: PlanMemo,
     /// The bands of the shown plan's headline numbers: `None` before a plan, an error
@@ -111,9 +113,9 @@ impl Derived {
             }
             Some(result)
         });
-        let shown = Memo::new(move |prev: Option<&Option<TrainingReport>>| {
+        let shown = Memo::new(move |prev: Option<&Option<Result<TrainingReport, Invalid>>>| {
             best.with(|b| match b {
-                Some(Ok(r)) => Some(r.clone()),
+                Some(Ok(r)) => Some(Ok(r.clone())),
                 _ => prev.cloned().flatten(),
             })
         });
@@ -125,7 +127,7 @@ impl Derived {
         let bands = Memo::new(move |_| {
             let (flops, mode) = (convention.get(), prediction.get());
             shown.with(|r| {
-                let r = r.as_ref()?;
+                let r = ok(r)?;
                 Some(section.with(|sec| {
                     let sec = sec.as_ref().ok_or_else(|| Invalid::one("training", "is required for a band"))?;
                     model.with(|m| {
@@ -167,8 +169,19 @@ impl Derived {
     /// Calls `f` with the shown best plan and the explored plan when it succeeded, by
     /// reference (tracked; no copies of the reports).
     pub fn with_plans<T>(&self, f: impl FnOnce(Option<&TrainingReport>, Option<&TrainingReport>) -> T) -> T {
-        self.shown.with(|b| self.explored.with(|e| f(b.as_ref(), e.as_ref().and_then(|r| r.as_ref().ok()))))
+        self.shown.with(|b| self.explored.with(|e| f(ok(b), ok(e))))
     }
+
+    /// Calls `f` with the shown best plan (tracked).
+    pub fn with_shown<T>(&self, f: impl FnOnce(Option<&TrainingReport>) -> T) -> T {
+        self.shown.with(|b| f(ok(b)))
+    }
+}
+
+/// The plan of a plan memo's value, when it succeeded.
+#[must_use]
+pub fn ok(plan: &Option<Result<TrainingReport, Invalid>>) -> Option<&TrainingReport> {
+    plan.as_ref().and_then(|r| r.as_ref().ok())
 }
 
 /// Text computed from the view's memos by `f`, as a closure for `inner_html`, text nodes

@@ -57,7 +57,7 @@ pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64,
 /// "Explore, starting from the best mesh" (`#training-explore-start`): the best plan's mesh,
 /// microbatches and remat policy.
 pub fn start(state: AppState, derived: Derived) {
-    let Some(best) = derived.shown.get_untracked() else { return };
+    let Some(best) = derived.shown.with_untracked(|b| super::derived::ok(b).cloned()) else { return };
     let remat = current(state, |t| remat_of(&best, t));
     explore(state, derived, best.mesh.degrees, best.microbatches, remat);
 }
@@ -74,7 +74,7 @@ pub fn stop(state: AppState, derived: Derived) {
 /// "FSDP takes the remaining devices" (`#training-mesh-fill`): the FSDP degree that makes
 /// the explored mesh's product the best plan's device count, when one does.
 pub fn fill(state: AppState, derived: Derived) {
-    let devices = derived.shown.with_untracked(|b| b.as_ref().map(|b| b.devices));
+    let devices = derived.shown.with_untracked(|b| super::derived::ok(b).map(|b| b.devices));
     let _ = apply(state, "training.mesh", &mut |t| {
         if let (Some(m), Some(n)) = (t.mesh.as_mut(), devices) {
             let others = m.devices() / m.fsdp.max(1);

@@ -240,9 +240,9 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
 /// `#<id>-value`, `#<id>-detail` and, when banded, `#<id>-band`.
 fn cards_html(derived: &Derived) -> String {
     let mut out = String::new();
-    derived.shown.with(|r| {
+    derived.with_shown(|r| {
         for h in &HEADLINES {
-            let read = |f: fn(&TrainingReport) -> String| r.as_ref().map(f).unwrap_or_default();
+            let read = |f: fn(&TrainingReport) -> String| r.map(f).unwrap_or_default();
             out.push_str("<div class=\"card\" id=\"");
             out.push_str(h.id);
             out.push_str("\">");

@@ -52,7 +52,7 @@ fn on_explore(ev: &leptos::ev::MouseEvent, state: AppState, derived: Derived) {
     let Ok(i) = i.parse::<usize>() else { return };
     let pareto = table == "training-pareto";
     let row = derived.shown.with_untracked(|b| {
-        let s = b.as_ref()?.search.as_ref()?;
+        let s = super::derived::ok(b)?.search.as_ref()?;
         if pareto { s.pareto.get(i) } else { s.best.get(i) }.cloned()
     });
     let Some(row) = row else { return };
@@ -62,7 +62,7 @@ fn on_explore(ev: &leptos::ev::MouseEvent, state: AppState, derived: Derived) {
 
 /// `f` of the shown plan's search, or empty text.
 fn of_search(d: &Derived, f: impl FnOnce(&SearchReport) -> String) -> String {
-    d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map(f).unwrap_or_default())
+    d.with_shown(|b| b.and_then(|r| r.search.as_ref()).map(f).unwrap_or_default())
 }
 
 fn stats(d: &Derived) -> String {
@@ -98,7 +98,7 @@ pub fn Ranked(
             })></div>
             <CsvButton name="training-ranked" csv=best_csv />
             <details class="subfields">
-                <summary inner_html=text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.shown.with(|b| b.as_ref().and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))></summary>
+                <summary inner_html=text(|d| format!("Pareto front: {} configurations, none both faster and smaller than another", d.with_shown(|b| b.and_then(|r| r.search.as_ref()).map_or(0, |s| s.pareto.len()))))></summary>
                 <div inner_html=text(|d| of_search(d, |s| rows_html("training-pareto", &s.pareto)))></div>
             </details>
             <CsvButton name="training-pareto" csv=pareto_csv />

@@ -51,7 +51,7 @@ fn rows(t: &ThresholdsReport) -> Vec<(String, &'static str, String)> {
 /// The sentence saying which limit binds (`#training-binding`) and the table
 /// `#training-thresholds`, as HTML text.
 fn table_html(d: &Derived) -> String {
-    let (explanation, rows) = d.shown.with(|b| b.as_ref().map(|r| (r.thresholds.explanation.clone(), rows(&r.thresholds))).unwrap_or_default());
+    let (explanation, rows) = d.with_shown(|b| b.map(|r| (r.thresholds.explanation.clone(), rows(&r.thresholds))).unwrap_or_default());
     let mut out = String::new();
     html::element(&mut out, "p", "training-binding", "binding", &explanation);
     html::open_table(&mut out, "training-thresholds", &["Limit", "Formula (book section)", "Here"]);
@@ -72,7 +72,7 @@ pub fn Thresholds(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let csv_text = Signal::derive(text_of(derived, |d| d.shown.with(|b| b.as_ref().map(|r| csv::thresholds(&r.thresholds)).unwrap_or_default())));
+    let csv_text = Signal::derive(text_of(derived, |d| d.with_shown(|b| b.map(|r| csv::thresholds(&r.thresholds)).unwrap_or_default())));
     view! {
         <section class="result-section" aria-labelledby="training-thresholds-heading">
             <h3 id="training-thresholds-heading">"The book's thresholds for this setup"</h3>
