@@ -33,7 +33,7 @@ const METRICS: [Metric; 12] = [
 /// cannot be planned (`#training-explored-error`) when it cannot.
 fn compare_html(derived: &Derived) -> String {
     let mut out = derived.explored.with(|e| match e {
-        Some(Err(err)) => format!("<p class=\"field-error\" id=\"training-explored-error\">Your mesh cannot be planned: {}</p>", html::escape(&err.to_string())),
+        Some(Err(err)) => format!("<div class=\"field-error\"><p id=\"training-explored-error\">Your mesh cannot be planned: {}</p></div>", html::escape(&err.to_string())),
         _ => String::new(),
     });
     derived.with_plans(|b, e| {
