@@ -29,12 +29,14 @@ const METRICS: [Metric; 12] = [
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
 ];
 
-/// Both plans side by side (`#training-compare`), as HTML text, after why the explored mesh
+/// The section's heading and both plans side by side (`#training-compare`), as HTML text, after why the explored mesh
 /// cannot be planned (`#training-explored-error`) when it cannot.
 fn compare_html(derived: &Derived) -> String {
-    let mut out = derived.explored.with(|e| match e {
-        Some(Err(err)) => format!("<div class=\"field-error\"><p id=\"training-explored-error\">Your mesh cannot be planned: {}</p></div>", html::escape(&err.to_string())),
-        _ => String::new(),
+    let mut out = String::from("<h3 id=\"training-details-heading\">Best and explored mesh</h3>");
+    derived.explored.with(|e| {
+        if let Some(Err(err)) = e {
+            out += &format!("<div class=\"field-error\"><p id=\"training-explored-error\">Your mesh cannot be planned: {}</p></div>", html::escape(&err.to_string()));
+        }
     });
     derived.with_plans(|b, e| {
         let rows = breakdown_rows(b, e);
@@ -68,10 +70,11 @@ fn compare_csv(derived: &Derived) -> String {
     })
 }
 
-/// Communication per step of both plans (`#training-communication`), as HTML text.
+/// Communication per step of both plans (`#training-communication`) under its heading, as
+/// HTML text.
 fn communication_html(derived: &Derived) -> String {
     derived.with_plans(|b, e| {
-        let mut out = String::new();
+        let mut out = String::from("<h4>Communication per step</h4>");
         html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
         for (label, r) in breakdown_rows(b, e) {
             for c in &r.communication {
@@ -102,10 +105,8 @@ pub fn Details(
     let comm_csv = Signal::derive(text(|d| d.with_plans(|b, e| csv::communication(&breakdown_rows(b, e)))));
     view! {
         <section class="result-section" aria-labelledby="training-details-heading">
-            <h3 id="training-details-heading">"Best and explored mesh"</h3>
             <div inner_html=text(compare_html)></div>
             <CsvButton name="training-compare" csv=Signal::derive(text(compare_csv)) />
-            <h4>"Communication per step"</h4>
             <div inner_html=text(communication_html)></div>
             <div class="actions">
                 <CsvButton name="training-communication" csv=comm_csv />

@@ -90,9 +90,8 @@ pub fn Ranked(
     let pareto_csv = Signal::derive(text(|d| of_search(d, |s| csv::search_rows(&s.pareto))));
     view! {
         <section class="result-section" aria-labelledby="training-ranked-heading" on:click=move |ev| on_explore(&ev, state, derived)>
-            <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
             <div inner_html=text(|d| {
-                let mut out = String::new();
+                let mut out = String::from("<h3 id=\"training-ranked-heading\">Every mesh, ranked</h3>");
                 html::element(&mut out, "p", "training-search-stats", "", &stats(d));
                 out + &of_search(d, |s| rows_html("training-ranked", &s.best))
             })></div>

@@ -48,11 +48,11 @@ fn rows(t: &ThresholdsReport) -> Vec<(String, &'static str, String)> {
     out
 }
 
-/// The sentence saying which limit binds (`#training-binding`) and the table
+/// The heading, the sentence saying which limit binds (`#training-binding`) and the table
 /// `#training-thresholds`, as HTML text.
 fn table_html(d: &Derived) -> String {
     let (explanation, rows) = d.with_shown(|b| b.map(|r| (r.thresholds.explanation.clone(), rows(&r.thresholds))).unwrap_or_default());
-    let mut out = String::new();
+    let mut out = String::from("<h3 id=\"training-thresholds-heading\">The book's thresholds for this setup</h3>");
     html::element(&mut out, "p", "training-binding", "binding", &explanation);
     html::open_table(&mut out, "training-thresholds", &["Limit", "Formula (book section)", "Here"]);
     for (what, formula, value) in rows {
@@ -75,7 +75,6 @@ pub fn Thresholds(
     let csv_text = Signal::derive(text_of(derived, |d| d.with_shown(|b| b.map(|r| csv::thresholds(&r.thresholds)).unwrap_or_default())));
     view! {
         <section class="result-section" aria-labelledby="training-thresholds-heading">
-            <h3 id="training-thresholds-heading">"The book's thresholds for this setup"</h3>
             <div inner_html=text_of(derived, table_html)></div>
             <CsvButton name="training-thresholds" csv=csv_text />
         </section>
