@@ -17,6 +17,7 @@
 
 mod app;
 pub mod components;
+pub mod delegated;
 pub mod dom;
 pub mod embed;
 pub mod field_spec;
