@@ -60,16 +60,14 @@ async fn every_export_is_produced_and_parses() {
     browser.wait_for_text("#total-params-value", "70,553,706,496").await;
     browser.find("#chart-params[data-draws]").await;
     browser.capture_downloads().await;
-    // Each download is awaited before the next click: an SVG comes from the background
-    // worker (loaded on the first request), so it may arrive after a later click's file.
     let buttons = ["#chart-params-png", "#chart-params-svg", "#params-csv", "#params-md", "#flops-md", "#chart-flops-svg", "#chart-seq-len-svg"];
-    for (i, button) in buttons.iter().enumerate() {
+    for (i, button) in buttons.into_iter().enumerate() {
         browser.find(button).await.click().await.unwrap_or_else(|e| panic!("click {button}: {e}"));
-        wait_for_downloads(&browser, i + 1).await;
+        browser.wait_for_downloads(i + 1).await;
     }
     browser.find("#share summary").await.click().await.expect("open Save & share");
     browser.find("#download-json").await.click().await.expect("click Download JSON");
-    let downloads = wait_for_downloads(&browser, buttons.len() + 1).await;
+    let downloads = browser.downloads().await;
     let names: Vec<&str> = downloads.iter().map(|d| d.0.as_str()).collect();
     assert_eq!(
         names,
@@ -186,18 +184,6 @@ async fn scenario_files_open_and_bad_ones_say_why() {
     browser.assert_no_console_errors().await;
     browser.close().await;
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The captured downloads once there are at least `n` (or, after 30 s, however many there are).
-async fn wait_for_downloads(browser: &Browser, n: usize) -> Vec<(String, String, String)> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let downloads = browser.downloads().await;
-        if downloads.len() >= n || std::time::Instant::now() > deadline {
-            return downloads;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
 }
 
 async fn open(browser: &Browser, path: &str) {
