@@ -20,6 +20,7 @@ pub mod components;
 pub mod dom;
 pub mod embed;
 pub mod field_spec;
+pub mod form_html;
 pub mod html_text;
 pub mod panic_banner;
 pub mod parse;
