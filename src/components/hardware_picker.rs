@@ -61,10 +61,10 @@ pub fn HardwarePicker(
         state.generation.track();
         state.scenario.with_untracked(|s| fields_html(s, allow_no_topology))
     };
-    // The summary follows every change of the scenario's hardware.
+    // The summary follows the scenario's hardware (the DOM is written only when it changes).
     Effect::new(move |_| {
         let text = state.scenario.with(summary);
-        if let Some(p) = document().get_element_by_id("hw-summary") {
+        if let Some(p) = document().get_element_by_id("hw-summary").filter(|p| p.text_content().as_deref() != Some(text.as_str())) {
             p.set_text_content(Some(&text));
         }
     });
