@@ -1,10 +1,16 @@
 //! Bundles the data files the crate embeds, compacted:
 //!
-//! - `data/presets.json`, `data/chips.json`, `data/run-setups.json`,
-//!   `data/calibration.json` and `data/validation-table.json` without their indentation: the pretty files stay the ones
+//! - `data/presets.json`, `data/run-setups.json`, `data/calibration.json` and
+//!   `data/validation-table.json` without their indentation: the pretty files stay the ones
 //!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
 //!   tab and newline outside strings removed (about a third of their bytes; the wasm
 //!   page ships them). The text parses to the same JSON (each loader tests that).
+//! - `data/chips.json` split in two, compact: `$OUT_DIR/chips.json`, the chips without
+//!   their provenance (what every page computes with: 7 KB), and
+//!   `$OUT_DIR/chip-provenance.json`, each chip's `id` with its `source`, `as_of`,
+//!   `field_sources`, `alternatives` and `notes` (18 KB of citations, which only the pages
+//!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
+//!   data file's JSON (`catalog` tests that).
 //! - The numbers of `data/calibration.json` (the five fitted fractions and the held-back
 //!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`: the
 //!   training and serving pages need only these, not a JSON parser for the whole file
@@ -18,8 +24,12 @@
 use std::{env, fs, path::Path};
 
 /// The bundled JSON data files, relative to the crate.
-const DATA: [&str; 5] =
-    ["data/presets.json", "data/chips.json", "data/run-setups.json", "data/calibration.json", "data/validation-table.json"];
+const DATA: [&str; 4] =
+    ["data/presets.json", "data/run-setups.json", "data/calibration.json", "data/validation-table.json"];
+
+/// The chip catalog, and the keys of a chip that are its provenance rather than its numbers.
+const CHIPS: &str = "data/chips.json";
+const PROVENANCE_KEYS: [&str; 5] = ["source", "as_of", "field_sources", "alternatives", "notes"];
 
 /// The published runs table and the columns of it that are text (every other column is
 /// a number or empty).
@@ -35,6 +45,12 @@ fn main() {
         fs::write(Path::new(&out_dir).join(name), without_whitespace(&text))
             .unwrap_or_else(|e| panic!("writing the compact {path}: {e}"));
     }
+    println!("cargo:rerun-if-changed={CHIPS}");
+    let chips = fs::read_to_string(CHIPS).unwrap_or_else(|e| panic!("reading {CHIPS}: {e}"));
+    let (numbers, provenance) = split_chips(&chips).unwrap_or_else(|e| panic!("{CHIPS}: {e}"));
+    fs::write(Path::new(&out_dir).join("chips.json"), numbers).unwrap_or_else(|e| panic!("writing chips.json: {e}"));
+    fs::write(Path::new(&out_dir).join("chip-provenance.json"), provenance)
+        .unwrap_or_else(|e| panic!("writing chip-provenance.json: {e}"));
     let calibration = fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
     fs::write(Path::new(&out_dir).join("calibration_values.rs"), calibration_values(&without_whitespace(&calibration)))
         .unwrap_or_else(|e| panic!("writing calibration_values.rs: {e}"));
@@ -43,6 +59,27 @@ fn main() {
     let json = csv_to_json(&csv, &RUNS_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{RUNS_CSV}: {e}"));
     fs::write(Path::new(&out_dir).join("published-runs.json"), json)
         .unwrap_or_else(|e| panic!("writing the JSON of {RUNS_CSV}: {e}"));
+}
+
+/// The chip catalog `{"chips": [...]}` as two compact documents of the same shape: the chips
+/// without [`PROVENANCE_KEYS`], and for each chip its `id` and those keys.
+fn split_chips(text: &str) -> Result<(String, String), String> {
+    let mut numbers: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let chips = numbers.get_mut("chips").and_then(serde_json::Value::as_array_mut).ok_or("no \"chips\" array")?;
+    let mut provenance = Vec::with_capacity(chips.len());
+    for chip in chips {
+        let chip = chip.as_object_mut().ok_or("a chip is not an object")?;
+        let mut own = serde_json::Map::new();
+        own.insert("id".into(), chip.get("id").cloned().ok_or("a chip has no id")?);
+        for key in PROVENANCE_KEYS {
+            if let Some(value) = chip.remove(key) {
+                own.insert(key.into(), value);
+            }
+        }
+        provenance.push(serde_json::Value::Object(own));
+    }
+    let provenance = serde_json::json!({ "chips": provenance });
+    Ok((numbers.to_string(), provenance.to_string()))
 }
 
 /// `json` without the whitespace between tokens; strings (with their escapes) are kept as written.

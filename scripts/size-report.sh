@@ -31,9 +31,11 @@ BUDGET_GZIP=300000
 # Serving 310,864 after session 13 (docs/size.md, "Serving page, session 13").
 # Scenario serde by hand (docs/size.md, "Scenario serde, session 13"): serving 301,892, training
 # 337,975; ceilings at size + ~0.6-0.9%.
+# 2026-11-24, session 14: the chips' citations apart from their numbers (docs/size.md, "Chip
+# provenance apart, session 14"): serving 299,198 is under the budget (its ceiling is gone),
+# training 334,929.
 declare -A CEILING_GZIP=(
-  [training.html]=341000
-  [serving.html]=304000
+  [training.html]=338000
 )
 
 build=false check=false top=0

@@ -96,7 +96,12 @@ async fn another_chip_changes_the_spec_table_and_the_intensities() {
 async fn a_custom_chip_is_edited_field_by_field_with_messages() {
     let page = open().await;
     assert!(!page.exists("#chip-hbm-bandwidth"));
+    // The bundled chip's citations (kept apart from its numbers in the build, joined on this
+    // page only: `catalog::with_provenance`) are in the spec table, and a copy keeps them.
+    let cited = |t: &str| t.contains("How to Scale Your Model") && t.contains("tpu_info.py");
+    assert!(cited(&page.text("#spec-table")), "{}", page.text("#spec-table"));
     page.click("#chip-customize").await;
+    assert!(cited(&page.text("#spec-table")), "{}", page.text("#spec-table"));
     let input: HtmlInputElement = page.find("#chip-hbm-bandwidth");
     assert_eq!(input.value(), "810");
     page.type_into("#chip-hbm-bandwidth", "1620").await;

@@ -174,7 +174,8 @@ pub fn roofline_report(chip: &Chip, q: &RooflineQuery) -> Result<RooflineReport,
 #[must_use]
 pub fn hardware_report(hw: &ResolvedHardware, has_topology: bool) -> HardwareReport {
     HardwareReport {
-        chip: hw.chip.clone(),
+        // The report shows where each number comes from (a bundled chip's citations).
+        chip: crate::hardware::catalog::with_provenance(hw.chip.clone()),
         critical_intensities: critical_intensities(&hw.chip),
         hbm_over_ici: hbm_over_ici(&hw.chip),
         topology: has_topology.then(|| TopologyReport {

@@ -85,7 +85,8 @@ fn mutate(r: &mut Rng, v: &mut Value) {
 }
 
 fn chip(r: &mut Rng) -> (ChipSource, Chip) {
-    let all = catalog::all();
+    // With provenance: a custom chip starts as "Edit a copy" of a bundled one, sources included.
+    let all = catalog::all_with_provenance();
     let base = all[r.below(all.len() as u64) as usize].clone();
     if r.chance(0.4) {
         return (ChipSource::Preset(base.id.clone()), base);

@@ -193,7 +193,7 @@ fn chunked_prefill_reloads_the_weights() {
 /// parameters, its KV cache 6.71 GB per 8k sequence), and "we OOM beyond batch size 16".
 #[test]
 fn llama2_13b_mha_table_and_max_batch() {
-    let mut chip = shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap();
+    let mut chip = shardcalc_core::hardware::catalog::with_provenance(shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap());
     chip.hbm.capacity = shardcalc_core::units::Bytes::from_gib(16.0);
     chip.hbm.bandwidth = shardcalc_core::units::BytesPerSec(8.2e11);
     let chip = json!({ "custom": chip });

@@ -33,6 +33,9 @@ pub struct AppState {
     /// Whether the user has edited anything on this page (defaults filled after that are
     /// shared like any edit).
     edited: StoredValue<bool>,
+    /// [`Self::shared_fragment`], encoded once per scenario change for all its readers (the
+    /// URL sync, the navigation's links, the serving page's model-page link).
+    shared: Memo<String>,
 }
 
 impl AppState {
@@ -52,14 +55,19 @@ impl AppState {
         };
         let draft = RwSignal::new(draft);
         let scenario = RwSignal::new(scenario);
+        let arrived = StoredValue::new(None::<String>);
         Self {
             scenario,
             draft,
             errors: Memo::new(move |_| draft.with(|d| scenario.with(|s| d.errors_over(s)))),
             generation: RwSignal::new(0),
             notice: RwSignal::new(notice),
-            arrived: StoredValue::new(None),
+            arrived,
             edited: StoredValue::new(false),
+            // `arrived` is not reactive: every change of it comes with a change of the scenario
+            // (`fill_defaults` fills, `leave_view` restores) or is followed by one (an edit's
+            // commit, `load`), which re-runs this.
+            shared: Memo::new(move |_| scenario.with(|s| arrived.get_value().unwrap_or_else(|| url::fragment(s)))),
         }
     }
 
@@ -83,13 +91,18 @@ impl AppState {
     /// to other pages: as it arrived while the page shows only its own defaults on top of it,
     /// else the scenario's. Tracks [`Self::scenario`].
     pub fn shared_fragment(&self) -> String {
-        self.scenario.with(|s| self.arrived.get_value().unwrap_or_else(|| url::fragment(s)))
+        self.shared.get()
+    }
+
+    /// The same as a memo, for readers that keep it (links' `href`s).
+    #[must_use]
+    pub fn shared_fragment_memo(&self) -> Memo<String> {
+        self.shared
     }
 
     /// [`Self::shared_fragment`] without tracking; `None` once the page is disposed.
     pub fn try_shared_fragment_untracked(&self) -> Option<String> {
-        let arrived = self.arrived.try_get_value()?;
-        arrived.or_else(|| self.scenario.try_with_untracked(url::fragment))
+        self.shared.try_get_untracked()
     }
 
     /// Leaving this view for another in the same page (the single-file build): the page's

@@ -91,7 +91,7 @@ pub fn ViewNav(
 ) -> impl IntoView {
     let state = use_app_state();
     // The link is rebuilt from the scenario (the URL's own fragment is written 200 ms late).
-    let fragment = Memo::new(move |_| state.shared_fragment());
+    let fragment = state.shared_fragment_memo();
     // In the single-file build every view is in this page: links switch in place.
     let in_page = use_context::<crate::single_file::InPageNav>();
     let links = View::ALL

@@ -255,9 +255,13 @@ pub struct Chip {
     pub name: String,
     /// TPU or GPU.
     pub family: ChipFamily,
-    /// Main source of the numbers (overridden per field by `field_sources`).
+    /// Main source of the numbers (overridden per field by `field_sources`). A custom chip
+    /// must name one (validation refuses an empty source); the bundled chips' sources are
+    /// kept apart from their numbers (`catalog::with_provenance`).
+    #[serde(default)]
     pub source: String,
-    /// Date of the main source (YYYY-MM-DD).
+    /// Date of the main source (YYYY-MM-DD); as `source`.
+    #[serde(default)]
     pub as_of: String,
     /// TensorCores (TPU) per chip; 1 for GPUs.
     pub cores_per_chip: u64,

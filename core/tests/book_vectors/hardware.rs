@@ -4,7 +4,7 @@
 
 use crate::harness::{assert_area_covered, check, input};
 use shardcalc_core::dtype::DType;
-use shardcalc_core::hardware::catalog::get;
+use shardcalc_core::hardware::catalog::{get, with_provenance};
 use shardcalc_core::hardware::intensity::{critical_intensities, critical_intensity, hbm_over_ici, Channel};
 use shardcalc_core::hardware::{mxu_peak, Chip};
 use shardcalc_core::units::{Bytes, BytesPerSec, Flops, FlopsPerSec};
@@ -35,8 +35,9 @@ fn every_hardware_vector_is_checked() {
     assert_area_covered("hardware", CHECKED);
 }
 
+/// A bundled chip with its provenance (the alternatives some book vectors use).
 fn chip(id: &str) -> Chip {
-    get(id).unwrap_or_else(|| panic!("no chip {id}"))
+    get(id).map(with_provenance).unwrap_or_else(|| panic!("no chip {id}"))
 }
 
 /// The critical intensity of `chip` against `channel` in `dtype`.

@@ -4,7 +4,7 @@
 use crate::harness::{assert_area_covered, check, input};
 use shardcalc_core::collectives::point_to_point;
 use shardcalc_core::dtype::DType;
-use shardcalc_core::hardware::catalog::get;
+use shardcalc_core::hardware::catalog::{get, with_provenance};
 use shardcalc_core::roofline::matmul::{critical_batch, critical_batch_approx, Matmul};
 use shardcalc_core::roofline::{roofline, OpCost, Rates};
 use shardcalc_core::sharding::{bytes_per_device, devices, replication};
@@ -67,7 +67,7 @@ fn rl_weight_load_latency() {
     // Solution 2.1 uses 1.23e12 for v4 (an alternative of the table's 1.2e12).
     let id = "RL-ex2.1-param-load-latency";
     let per_chip = input(id, "params") * input(id, "bytes_per_param") / input(id, "chips");
-    assert!(get("tpu-v4").unwrap().alternatives.iter().any(|a| a.value == input(id, "W_hbm")));
+    assert!(with_provenance(get("tpu-v4").unwrap()).alternatives.iter().any(|a| a.value == input(id, "W_hbm")));
     check(id, &[("bytes_per_chip", per_chip), ("t_load_s", hbm_time(per_chip, input(id, "W_hbm")).get())]);
 }
 

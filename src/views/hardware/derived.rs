@@ -38,7 +38,8 @@ pub struct Derived {
 /// The problem, as text (the scenario is valid, so this is only a guard).
 pub fn resolve(section: Option<&HardwareSection>) -> Result<ResolvedHardware, String> {
     let hw = section.ok_or("the scenario has no hardware")?;
-    let chip = hw.chip.resolve().map_err(|e| e.to_string())?;
+    // With its citations: the spec table shows them, and "Edit a copy" keeps them.
+    let chip = hw.chip.resolve().map(shardcalc_core::hardware::catalog::with_provenance).map_err(|e| e.to_string())?;
     let axes = match &hw.topology {
         Some(t) => t.resolve(&chip).map_err(|e| e.to_string())?,
         None => Vec::new(),

@@ -86,7 +86,7 @@ static AFTER: [&Group; 2] = [&COST, &CONVENTIONS];
 #[component]
 pub fn ServingInputs() -> impl IntoView {
     let state = use_app_state();
-    let fragment = Memo::new(move |_| state.shared_fragment());
+    let fragment = state.shared_fragment_memo();
     view! {
         <fieldset class="serving-model">
             <legend>"Model"</legend>
