@@ -275,6 +275,21 @@ impl Browser {
         self.eval(script, vec![]).await;
     }
 
+    /// Waits until the page has offered `n` files since [`Browser::capture_downloads`]. A
+    /// chart's SVG comes back from the background worker, so its download can land after
+    /// that of a button clicked later; tests that check the order wait after each click.
+    pub async fn wait_for_downloads(&self, n: usize) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let count = self.eval("return (window.__downloads || []).length;", vec![]).await.as_u64().unwrap_or(0);
+            if count >= n as u64 {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{count} downloads after {TIMEOUT:?}, expected {n}");
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
     /// Files the page offered since [`Browser::capture_downloads`]: `(name, type, text)`,
     /// where `text` is the content for `blob:` downloads and the URL itself for `data:` ones.
     pub async fn downloads(&self) -> Vec<(String, String, String)> {

@@ -60,8 +60,10 @@ async fn every_export_is_produced_and_parses() {
     browser.wait_for_text("#total-params-value", "70,553,706,496").await;
     browser.find("#chart-params[data-draws]").await;
     browser.capture_downloads().await;
-    for button in ["#chart-params-png", "#chart-params-svg", "#params-csv", "#params-md", "#flops-md", "#chart-flops-svg", "#chart-seq-len-svg"] {
+    let buttons = ["#chart-params-png", "#chart-params-svg", "#params-csv", "#params-md", "#flops-md", "#chart-flops-svg", "#chart-seq-len-svg"];
+    for (i, button) in buttons.into_iter().enumerate() {
         browser.find(button).await.click().await.unwrap_or_else(|e| panic!("click {button}: {e}"));
+        browser.wait_for_downloads(i + 1).await;
     }
     browser.find("#share summary").await.click().await.expect("open Save & share");
     browser.find("#download-json").await.click().await.expect("click Download JSON");
