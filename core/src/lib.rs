@@ -14,6 +14,7 @@ pub mod error;
 pub mod flops;
 pub mod hardware;
 pub mod import;
+pub mod json;
 pub mod inference;
 pub mod kv_cache;
 pub mod model;

@@ -56,7 +56,7 @@ const PRESETS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/presets.json"
 /// # Errors
 /// Returns the parse error; the test suite proves the bundled file parses.
 pub fn parse_bundled() -> Result<Vec<Preset>, serde_json::Error> {
-    serde_json::from_str::<PresetFile>(PRESETS_JSON).map(|f| f.presets)
+    crate::json::from_str::<PresetFile>(PRESETS_JSON).map(|f| f.presets)
 }
 
 /// Every preset (parsed once).

@@ -93,7 +93,7 @@ pub fn read(key: &str, raw: &str) -> Result<(SavedScenario, Recovered), Unreadab
     if raw.len() > MAX_ENTRY_BYTES {
         return Err(unreadable(format!("is {} bytes; the limit is {MAX_ENTRY_BYTES} bytes", raw.len())));
     }
-    let entry_error = match serde_json::from_str::<SavedScenario>(raw) {
+    let entry_error = match crate::json::from_str::<SavedScenario>(raw) {
         Ok(saved) if saved.format > ENTRY_FORMAT => {
             return Err(unreadable(newer(u64::from(saved.format))));
         }
@@ -101,7 +101,7 @@ pub fn read(key: &str, raw: &str) -> Result<(SavedScenario, Recovered), Unreadab
         Err(e) => e,
     };
     let recovered = |scenario| SavedScenario::new(format!("recovered {}", key.strip_prefix(KEY_PREFIX).unwrap_or(key)), 0.0, scenario);
-    match serde_json::from_str::<Probe>(raw) {
+    match crate::json::from_str::<Probe>(raw) {
         // An object with a format: a saved entry, newer or damaged.
         Ok(Probe { format: Some(n) }) if n > u64::from(ENTRY_FORMAT) => Err(unreadable(newer(n))),
         Ok(Probe { format: Some(_) }) => Err(unreadable(format!("saved entry: {entry_error}"))),

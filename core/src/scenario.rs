@@ -132,7 +132,7 @@ impl Scenario {
                 ),
             ));
         }
-        serde_json::from_str(text).map_err(|e| Invalid::one("scenario", e.to_string()))
+        crate::json::from_str(text).map_err(|e| Invalid::one("scenario", e.to_string()))
     }
 
     /// Resolve the model and check everything.

@@ -49,7 +49,7 @@ struct ProvenanceFile {
 /// # Errors
 /// Returns the parse error; the test suite proves the bundled file parses.
 pub fn parse_bundled() -> Result<Vec<Chip>, serde_json::Error> {
-    serde_json::from_str::<ChipFile>(CHIPS_JSON).map(|f| f.chips)
+    crate::json::from_str::<ChipFile>(CHIPS_JSON).map(|f| f.chips)
 }
 
 /// Every bundled chip (parsed once), without provenance.
@@ -67,7 +67,7 @@ pub fn get(id: &str) -> Option<Chip> {
 
 fn provenance() -> &'static [Provenance] {
     static CELL: OnceLock<Vec<Provenance>> = OnceLock::new();
-    CELL.get_or_init(|| serde_json::from_str::<ProvenanceFile>(PROVENANCE_JSON).map(|f| f.chips).unwrap_or_default())
+    CELL.get_or_init(|| crate::json::from_str::<ProvenanceFile>(PROVENANCE_JSON).map(|f| f.chips).unwrap_or_default())
 }
 
 /// `chip` with the bundled provenance of its id, when it has none of its own (a chip from

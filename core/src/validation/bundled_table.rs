@@ -55,7 +55,7 @@ const TABLE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/validation-tabl
 /// # Errors
 /// The parse error; the tests prove the bundled table parses.
 pub fn parse_bundled() -> Result<BundledTable, serde_json::Error> {
-    serde_json::from_str(TABLE_JSON)
+    crate::json::from_str(TABLE_JSON)
 }
 
 /// The bundled table (parsed once; empty if it did not parse, which a test rules out).

@@ -189,7 +189,7 @@ const CALIBRATION_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/calibrati
 /// # Errors
 /// The parse error; the tests prove the bundled file parses.
 pub fn parse_bundled() -> Result<CalibrationFile, serde_json::Error> {
-    serde_json::from_str(CALIBRATION_JSON)
+    crate::json::from_str(CALIBRATION_JSON)
 }
 
 /// The bundled file (parsed once; `None` if it did not parse, which a test rules out).

@@ -60,7 +60,7 @@ const RUNS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/published-runs.j
 /// # Errors
 /// The parse error; the tests prove the bundled table parses.
 pub fn parse_bundled() -> Result<Vec<PublishedRun>, serde_json::Error> {
-    serde_json::from_str(RUNS_JSON)
+    crate::json::from_str(RUNS_JSON)
 }
 
 /// Every published run, in the table's order (parsed once).

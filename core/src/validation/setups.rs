@@ -183,7 +183,7 @@ const SETUPS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/run-setups.jso
 /// # Errors
 /// The parse error; the tests prove the bundled file parses.
 pub fn parse_bundled() -> Result<SetupsFile, serde_json::Error> {
-    serde_json::from_str(SETUPS_JSON)
+    crate::json::from_str(SETUPS_JSON)
 }
 
 /// The bundled setups (parsed once; empty if the file did not parse, which a test rules out).

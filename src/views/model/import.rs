@@ -73,7 +73,7 @@ pub fn ImportConfig() -> impl IntoView {
                     return;
                 }
                 let result = match reply {
-                    Reply::Imported { model, warnings } => match serde_json::from_str::<ModelConfig>(&model) {
+                    Reply::Imported { model, warnings } => match shardcalc_core::json::from_str::<ModelConfig>(&model) {
                         Ok(model) => {
                             let name = model.name.clone();
                             state.load_model(model, None);
