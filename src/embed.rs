@@ -58,6 +58,10 @@ impl Embed {
                 _ => {}
             }
         }
+        Self::new(target, theme)
+    }
+
+    fn new(target: Option<String>, theme: Theme) -> Self {
         Self { target: StoredValue::new(target), theme, present: RwSignal::new(Vec::new()) }
     }
 
@@ -71,7 +75,7 @@ impl Embed {
     /// Nothing embedded, light theme (component tests; pages without a query string).
     #[must_use]
     pub fn none() -> Self {
-        Self::from_query("")
+        Self::new(None, Theme::Light)
     }
 
     /// Whether the page shows one chart or table alone.
@@ -80,11 +84,12 @@ impl Embed {
         self.target.with_value(Option::is_some)
     }
 
-    /// Records that the chart or table `name` is on the page (until the calling component
-    /// is cleaned up) and says whether it is the one to show alone.
+    /// In an embed, records that the chart or table `name` is on the page (until the calling
+    /// component is cleaned up) and says whether it is the one to show alone; outside an
+    /// embed, `false` (nothing is recorded).
     pub fn register(&self, name: String) -> bool {
+        let Some(is_target) = self.target.with_value(|t| t.as_ref().map(|t| *t == name)) else { return false };
         let present = self.present;
-        let is_target = self.target.with_value(|t| t.as_deref() == Some(name.as_str()));
         present.update(|p| p.push(name.clone()));
         on_cleanup(move || {
             present.try_update(|p| {
@@ -109,10 +114,10 @@ impl Embed {
     }
 }
 
-/// The embed settings from context ([`Embed::none`] outside [`crate::App`]).
-#[must_use]
-pub fn use_embed() -> Embed {
-    use_context::<Embed>().unwrap_or_else(Embed::none)
+/// Registers the chart or table `name` with the page's embed settings ([`Embed::register`]):
+/// whether it is the one to show alone (`false` outside an embed or outside [`crate::App`]).
+pub fn register(name: String) -> bool {
+    use_context::<Embed>().is_some_and(|e| e.register(name))
 }
 
 /// `%xx` and `+` decoded; malformed escapes are kept as typed.
@@ -124,7 +129,7 @@ fn decode_component(text: &str) -> String {
 /// The message an embed shows when its name is not on the page (`None` once it is).
 #[component]
 pub fn EmbedMissing() -> impl IntoView {
-    let embed = use_embed();
+    let embed = use_context::<Embed>().unwrap_or_else(Embed::none);
     let message = move || {
         let target = embed.target.get_value()?;
         embed.present.with(|present| {

@@ -17,9 +17,11 @@
 
 mod app;
 pub mod components;
+pub mod delegated;
 pub mod dom;
 pub mod embed;
 pub mod field_spec;
+pub mod form_html;
 pub mod html_text;
 pub mod panic_banner;
 pub mod parse;

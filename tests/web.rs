@@ -463,10 +463,32 @@ async fn the_hardware_picker_writes_valid_hardware_only() {
     page.type_into("#hw-shape", "16x20x2x8x3").await;
     assert!(page.text("#hw-shape-error").contains("at most four axes"), "{}", page.text("#hw-shape-error"));
     assert!(page.text("#hw-summary").starts_with("8960 devices"), "the last valid topology stays");
+    // The refused text stays in the field, which is marked invalid; the other fields are not.
+    assert_eq!(page.find::<HtmlInputElement>("#hw-shape").value(), "16x20x2x8x3");
+    assert!(page.find::<HtmlElement>("#hw-shape-field").class_list().contains("invalid"));
+    assert_eq!(page.attr("#hw-shape", "aria-invalid"), "true");
+    assert!(!page.find::<HtmlElement>("#hw-slices-field").class_list().contains("invalid"));
+    page.type_into("#hw-shape", "16x20x28").await;
+    assert_eq!(page.text("#hw-shape-error"), "", "a valid shape clears its message");
+    assert_eq!(page.attr("#hw-shape", "aria-invalid"), "false");
     page.type_into("#hw-slices", "0").await;
     assert!(page.text("#hw-slices-error").contains("at least 1"));
+    assert_eq!(page.find::<HtmlInputElement>("#hw-slices").value(), "0");
+    page.type_into("#hw-slices", "2").await;
+    assert!(page.text("#hw-summary").starts_with("17920 devices"), "{}", page.text("#hw-summary"));
+    // Another TPU keeps the shape and slices; a GPU cannot take a 3-axis slice, so its own
+    // default (one NVLink domain) is written into the fields.
+    page.choose("#hw-chip", "tpu-v7x").await;
+    assert!(page.text("#hw-summary").starts_with("17920 devices of TPU7x"), "{}", page.text("#hw-summary"));
+    assert_eq!(page.find::<HtmlInputElement>("#hw-shape").value(), "16x20x28");
+    page.type_into("#hw-slices", "0").await;
     page.choose("#hw-chip", "h100-sxm").await;
     assert!(page.text("#hw-summary").starts_with("8 devices of NVIDIA H100"), "{}", page.text("#hw-summary"));
+    assert_eq!(page.find::<HtmlInputElement>("#hw-shape").value(), "8");
+    assert_eq!(page.find::<HtmlInputElement>("#hw-slices").value(), "1");
+    assert_eq!(page.text("#hw-slices-error"), "", "the default slices clear the old message");
+    assert_eq!(page.text("#hw-chip-error"), "");
+    assert_eq!(page.find::<web_sys::HtmlSelectElement>("#hw-chip").value(), "h100-sxm");
 }
 
 /// A preset edited without a new name is shared as "<name> (edited)" (the other pages' chart
@@ -480,13 +502,17 @@ async fn an_edited_preset_is_not_shared_under_the_preset_s_name() {
         shardcalc_core::permalink::decode(&link).expect("the link decodes")
     };
     assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
+    let preset = |page: &Page| page.find::<web_sys::HtmlSelectElement>("#preset").value();
+    assert_eq!(preset(&page), "llama-3-8b");
     page.type_into("#model-d_model", "4160").await;
     let model = shared(&page).model.resolve().expect("resolves");
     assert_eq!((model.name.as_str(), model.d_model), ("Llama 3 8B (edited)", 4160));
+    assert_eq!(preset(&page), "custom", "the drop-down says the model is edited");
     page.type_into("#model-name", "My 8B").await;
     assert_eq!(shared(&page).model.resolve().expect("resolves").name, "My 8B");
     // Back to the preset's numbers: the preset again, by id.
     page.type_into("#model-name", "Llama 3 8B").await;
     page.type_into("#model-d_model", "4096").await;
     assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
+    assert_eq!(preset(&page), "llama-3-8b");
 }

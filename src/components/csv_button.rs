@@ -1,18 +1,25 @@
 //! A table's exports: "Download CSV" and "Download Markdown", both written from one
 //! [`Table`], and the table an embed (`?embed=<name>`) shows alone.
+//!
+//! The buttons are HTML text handled by the page's one delegated click handler
+//! ([`crate::delegated`]), not a `view!` tree with a closure per button (docs/size.md,
+//! "Exports and share bar, session 14").
 
 use leptos::prelude::*;
 use shardcalc_charts::table::Table;
+use web_sys::Element;
 
+use crate::delegated::{register, show_failure};
 use crate::dom::{download_text, log_error};
-use crate::embed::use_embed;
+use crate::html_text::{attr, el, escape};
 
 /// The export buttons of one table, in `<span class="table-export" id="table-<name>">`:
 /// `#<name>-csv` downloads `shardcalc-<name>.csv`, `#<name>-md` downloads
 /// `shardcalc-<name>.md`. The table's data come from `table` or, for callers that produce
-/// CSV text, from `csv` (read back into a [`Table`]). In an embed of `table-<name>`
-/// (`?embed=table-<name>`) it also renders that table (`#embed-<name>`), exact values as
-/// exported, and the page shows nothing else.
+/// CSV text, from `csv` (read back into a [`Table`]); either is read when a button is
+/// clicked. When that fails (CSV text that does not parse) the reason is shown after the
+/// buttons (`#<name>-export-error`). In an embed of `table-<name>` (`?embed=table-<name>`) it also renders that table
+/// (`#embed-<name>`), exact values as exported, and the page shows nothing else.
 #[component]
 pub fn CsvButton(
     /// File stem and element id stem, e.g. `params` (embed name `table-params`).
@@ -31,73 +38,66 @@ pub fn CsvButton(
             (None, None) => Ok(Table::default()),
         }
     };
-    let failure = RwSignal::new(None::<String>);
-    let download = move |ext: &'static str, mime: &'static str, write: fn(&Table) -> String| {
-        move |_| match untrack(data) {
-            Ok(t) => {
-                if let Err(e) = download_text(&format!("shardcalc-{name}.{ext}"), mime, &write(&t)) {
-                    log_error("table download", &e);
-                }
-            }
-            Err(e) => failure.set(Some(e)),
+    let (csv_id, md_id) = (format!("{name}-csv"), format!("{name}-md"));
+    register(vec![csv_id.clone(), md_id.clone()], move |button| download(name, button, untrack(data)));
+    let embedded = crate::embed::register(format!("table-{name}"));
+    let buttons = format!(
+        r#"<button type="button" class="csv"{}>Download CSV</button><button type="button" class="md"{}>Download Markdown</button>"#,
+        attr("id", &csv_id),
+        attr("id", &md_id),
+    );
+    // Outside an embed the markup never changes (and reads no data).
+    let html = move || {
+        if !embedded {
+            return buttons.clone();
+        }
+        let inner = match data() {
+            Ok(t) => data_table_html(&format!("embed-{name}"), &t),
+            Err(e) => el("p", r#" class="field-error""#, &escape(&e)),
+        };
+        buttons.clone() + &el("div", r#" class="embed-target embed-table table-wrap""#, &inner)
+    };
+    view! { <span class="table-export" id=format!("table-{name}") inner_html=html></span> }
+}
+
+/// Offers the table as `shardcalc-<name>.csv` (or `.md` for the `-md` button), or shows
+/// why there is no table after the buttons (`#<name>-export-error`).
+fn download(name: &str, button: &Element, data: Result<Table, String>) {
+    let t = match data {
+        Ok(t) => t,
+        Err(e) => {
+            show_failure(&format!("{name}-export-error"), "span", false, Some(&e), button.parent_node(), None);
+            return;
         }
     };
-    let embedded = use_embed().register(format!("table-{name}"));
-    let embed_table = embedded.then(|| {
-        view! {
-            <div class="embed-target embed-table table-wrap">
-                {move || match data() {
-                    Ok(t) => view! { <DataTable id=format!("embed-{name}") table=t /> }.into_any(),
-                    Err(e) => view! { <p class="field-error">{e}</p> }.into_any(),
-                }}
-            </div>
-        }
-    });
-    view! {
-        <span class="table-export" id=format!("table-{name}")>
-            <button type="button" class="csv" id=format!("{name}-csv") on:click=download("csv", "text/csv", Table::to_csv)>
-                "Download CSV"
-            </button>
-            <button type="button" class="md" id=format!("{name}-md") on:click=download("md", "text/markdown", Table::to_markdown)>
-                "Download Markdown"
-            </button>
-            {move || failure.get().map(|f| view! { <span class="field-error">{f}</span> })}
-            {embed_table}
-        </span>
+    let (ext, mime, text) = if button.id().ends_with("-md") {
+        ("md", "text/markdown", t.to_markdown())
+    } else {
+        ("csv", "text/csv", t.to_csv())
+    };
+    if let Err(e) = download_text(&format!("shardcalc-{name}.{ext}"), mime, &text) {
+        log_error("table download", &e);
     }
 }
 
-/// A [`Table`] as an HTML table: a header row, then the rows; numeric columns right-aligned.
-#[component]
-pub fn DataTable(
-    /// Element id of the `<table>`.
-    id: String,
-    /// The data.
-    table: Table,
-) -> impl IntoView {
+/// A [`Table`] as an HTML table (`<table id=…>`): a header row, then the rows; numeric
+/// columns right-aligned (`class="num"`); every cell escaped. (It was the `DataTable`
+/// component.)
+#[must_use]
+pub fn data_table_html(id: &str, table: &Table) -> String {
     let numeric: Vec<bool> = (0..table.columns.len()).map(|i| table.is_numeric_column(i)).collect();
-    let head = table
-        .columns
-        .iter()
-        .zip(&numeric)
-        .map(|(c, &n)| view! { <th scope="col" class:num=n>{c.clone()}</th> })
-        .collect_view();
-    let body = table
-        .rows
-        .iter()
-        .map(|row| {
-            let cells = numeric
-                .iter()
-                .enumerate()
-                .map(|(i, &n)| view! { <td class:num=n>{row.get(i).cloned().unwrap_or_default()}</td> })
-                .collect_view();
-            view! { <tr>{cells}</tr> }
-        })
-        .collect_view();
-    view! {
-        <table id=id>
-            <thead><tr>{head}</tr></thead>
-            <tbody>{body}</tbody>
-        </table>
+    let class = |n: bool| if n { r#" class="num""# } else { "" };
+    let mut head = String::new();
+    for (c, &n) in table.columns.iter().zip(&numeric) {
+        head += &format!(r#"<th scope="col"{}>{}</th>"#, class(n), escape(c));
     }
+    let mut body = String::new();
+    for row in &table.rows {
+        body += "<tr>";
+        for (i, &n) in numeric.iter().enumerate() {
+            body += &el("td", class(n), &escape(row.get(i).map_or("", String::as_str)));
+        }
+        body += "</tr>";
+    }
+    el("table", &attr("id", id), &format!("<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"))
 }

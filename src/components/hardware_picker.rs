@@ -14,19 +14,29 @@ use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
 use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
+use shardcalc_core::scenario::Scenario;
+use web_sys::Event;
 
-use super::section_field::{messages_under, SectionField};
-use crate::dom::event_value;
+use super::section_field::messages_under;
+use crate::dom::input_by_id;
+use crate::form_html::{error_div, option_html, show_message, target_of, text_html, value_of};
+use crate::html_text::{attr, escape};
 use crate::parse::parse_count;
 use crate::state::{use_app_state, AppState};
 
 /// Value of the option that stands for a custom chip already in the scenario.
 const CUSTOM: &str = "custom";
 
-/// The chip drop-down, the shape and the number of slices, with the resulting chip count.
+/// The chip drop-down (`#hw-chip`), the shape (`#hw-shape`) and the number of slices
+/// (`#hw-slices`), with the resulting chip count (`#hw-summary`).
 ///
 /// When the scenario has no hardware yet, it is set to `default_chip` with `default_shape`
-/// on first render (so the view has something to show).
+/// on first render (so the view has something to show). The fields are HTML text
+/// (`crate::form_html`) handled by one delegated `input`/`change` handler, written again
+/// only when the scenario is replaced wholesale (`AppState::generation`: a link, a saved
+/// scenario, a preset), so what the user typed stays, valid or not; a refused edit shows its
+/// message next to its field (`#hw-shape-error`, ...) and the scenario keeps its last valid
+/// hardware.
 #[component]
 pub fn HardwarePicker(
     /// Chip id used when the scenario has no hardware, e.g. `tpu-v5p`.
@@ -46,112 +56,95 @@ pub fn HardwarePicker(
             s.hardware = Some(HardwareSection { chip: ChipSource::Preset(default_chip.to_string()), topology });
         });
     }
-    move || {
+    let html = move || {
         // Rebuilt when the scenario is replaced wholesale (a link, a saved scenario).
         state.generation.track();
-        view! { <PickerFields allow_no_topology=allow_no_topology /> }
-    }
+        state.scenario.with_untracked(|s| fields_html(s, allow_no_topology))
+    };
+    // The summary follows the scenario's hardware (the DOM is written only when it changes).
+    Effect::new(move |_| {
+        let text = state.scenario.with(summary);
+        if let Some(p) = document().get_element_by_id("hw-summary").filter(|p| p.text_content().as_deref() != Some(text.as_str())) {
+            p.set_text_content(Some(&text));
+        }
+    });
+    let on_event = move |ev: Event| {
+        let Some((id, value)) = target_of(&ev) else { return };
+        let result = match id.as_str() {
+            "hw-chip" => change_chip(state, &value, allow_no_topology),
+            "hw-shape" => apply(state, &value, &value_of("hw-slices"), allow_no_topology, None),
+            "hw-slices" => apply(state, &value_of("hw-shape"), &value, allow_no_topology, None),
+            _ => return,
+        };
+        show_message(&id, result.err().as_deref());
+    };
+    view! { <fieldset class="hardware-picker" inner_html=html on:input=on_event on:change=on_event></fieldset> }
 }
 
-#[component]
-fn PickerFields(allow_no_topology: bool) -> impl IntoView {
-    let state = use_app_state();
-    let (chip_id, shape, slices) = state.scenario.with_untracked(|s| {
-        let hw = s.hardware.as_ref();
-        let id = match hw.map(|h| &h.chip) {
-            Some(ChipSource::Preset(id)) => id.clone(),
-            Some(ChipSource::Custom(_)) => CUSTOM.to_string(),
-            None => String::new(),
-        };
-        let (shape, slices) = hw.and_then(|h| h.topology.as_ref()).map_or((String::new(), 1), shape_of);
-        (id, shape, slices)
-    });
-    let chip_error = RwSignal::new(None::<String>);
-    let shape_text = StoredValue::new(shape.clone());
-    let slices_text = StoredValue::new(slices.to_string());
-    let custom_name = state.scenario.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
-        Some(ChipSource::Custom(c)) => Some(c.name.clone()),
-        _ => None,
-    });
-
-    let on_chip = move |ev: leptos::ev::Event| {
-        let id = event_value(&ev);
-        let Some(chip) = catalog::get(&id) else { return };
-        let result = apply(state, &shape_text.get_value(), &slices_text.get_value(), allow_no_topology, Some(&chip))
-            .or_else(|_| {
-                // The old shape does not fit the new chip (e.g. a TPU slice on a GPU): its default.
-                let (shape, slices) = default_shape_for(&chip);
-                shape_text.set_value(shape.clone());
-                slices_text.set_value(slices.to_string());
-                let r = apply(state, &shape, &slices.to_string(), allow_no_topology, Some(&chip));
-                // The shape and slices inputs are uncontrolled: rebuild them with the new text.
-                state.generation.update(|g| *g += 1);
-                r
-            });
-        chip_error.set(result.err());
+/// The picker's legend and fields, from the scenario's hardware.
+fn fields_html(s: &Scenario, allow_no_topology: bool) -> String {
+    let hw = s.hardware.as_ref();
+    let (chip_id, custom_name) = match hw.map(|h| &h.chip) {
+        Some(ChipSource::Preset(id)) => (id.as_str(), None),
+        Some(ChipSource::Custom(c)) => (CUSTOM, Some(c.name.as_str())),
+        None => ("", None),
     };
-    let groups = [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")]
-        .into_iter()
-        .map(|(family, label)| {
-            let options = catalog::all()
-                .iter()
-                .filter(|c| c.family == family)
-                .map(|c| view! { <option value=c.id.clone() selected=c.id == chip_id>{c.name.clone()}</option> })
-                .collect_view();
-            view! { <optgroup label=label>{options}</optgroup> }
-        })
-        .collect_view();
-    let custom_option = custom_name.map(|name| view! { <option value=CUSTOM selected=true>{format!("Custom: {name}")}</option> });
-
-    let apply_shape = Callback::new(move |text: String| {
-        shape_text.set_value(text.clone());
-        apply(state, &text, &slices_text.get_value(), allow_no_topology, None)
-    });
-    let apply_slices = Callback::new(move |text: String| {
-        slices_text.set_value(text.clone());
-        apply(state, &shape_text.get_value(), &text, allow_no_topology, None)
-    });
-    let summary = move || {
-        state.scenario.with(|s| {
-            let hw = s.hardware.as_ref()?;
-            let chip = hw.chip.resolve().ok()?;
-            Some(match &hw.topology {
-                Some(t) => describe(&chip, t),
-                None => format!("{}: no topology; the view chooses one.", chip.name),
-            })
-        })
-    };
+    let (shape, slices) = hw.and_then(|h| h.topology.as_ref()).map_or((String::new(), 1), shape_of);
+    let mut options = custom_name.map(|name| option_html(CUSTOM, &format!("Custom: {name}"), true)).unwrap_or_default();
+    for (family, label) in [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")] {
+        options += &format!("<optgroup{}>", attr("label", label));
+        for c in catalog::all().iter().filter(|c| c.family == family) {
+            options += &option_html(&c.id, &c.name, c.id == chip_id);
+        }
+        options += "</optgroup>";
+    }
     let shape_hint = if allow_no_topology {
         "Chips per axis: 16x20x28 (TPU slice), 8 (GPU NVLink domain); empty = smallest that fits"
     } else {
         "Chips per axis: 16x20x28 (TPU slice), 8 (GPU NVLink domain)"
     };
-    view! {
-        <fieldset class="hardware-picker">
-            <legend>"Hardware"</legend>
-            <div class="field" class:invalid=move || chip_error.with(Option::is_some)>
-                <label for="hw-chip">"Chip"</label>
-                <select id="hw-chip" aria-describedby="hw-chip-error" on:change=on_chip>
-                    {custom_option}
-                    {groups}
-                </select>
-                <div class="field-error" id="hw-chip-error" aria-live="polite">
-                    {move || chip_error.get().map(|m| view! { <p>{m}</p> })}
-                </div>
-            </div>
-            <SectionField id="hw-shape" label="Topology" initial=shape hint=shape_hint apply=apply_shape input_mode="text" />
-            <SectionField
-                id="hw-slices"
-                label="Slices / nodes"
-                unit="× over DCN"
-                initial=slices.to_string()
-                hint="Copies of the shape joined by the data-center network (TPU slices, GPU nodes)"
-                apply=apply_slices
-                input_mode="numeric"
-            />
-            <p class="hardware-summary" id="hw-summary">{summary}</p>
-        </fieldset>
+    format!(
+        r#"<legend>Hardware</legend><div class="field" id="hw-chip-field"><label for="hw-chip">Chip</label><select id="hw-chip" aria-describedby="hw-chip-error">{options}</select>{}</div>{}{}<p class="hardware-summary" id="hw-summary">{}</p>"#,
+        error_div("hw-chip"),
+        text_html("hw-shape", "Topology", "", shape_hint, "text", &shape, false),
+        text_html(
+            "hw-slices",
+            "Slices / nodes",
+            "× over DCN",
+            "Copies of the shape joined by the data-center network (TPU slices, GPU nodes)",
+            "numeric",
+            &slices.to_string(),
+            false
+        ),
+        escape(&summary(s)),
+    )
+}
+
+/// The summary line: the chip count and how each axis is wired ("" without hardware).
+fn summary(s: &Scenario) -> String {
+    let Some(hw) = s.hardware.as_ref() else { return String::new() };
+    let Ok(chip) = hw.chip.resolve() else { return String::new() };
+    match &hw.topology {
+        Some(t) => describe(&chip, t),
+        None => format!("{}: no topology; the view chooses one.", chip.name),
     }
+}
+
+/// A new chip from the catalog with the shape and slices as typed; when they do not fit it
+/// (e.g. a TPU slice on a GPU), with the chip's default shape, written into the two fields.
+fn change_chip(state: AppState, id: &str, allow_no_topology: bool) -> Result<(), String> {
+    let Some(chip) = catalog::get(id) else { return Ok(()) };
+    apply(state, &value_of("hw-shape"), &value_of("hw-slices"), allow_no_topology, Some(&chip)).or_else(|_| {
+        let (shape, slices) = default_shape_for(&chip);
+        let slices = slices.to_string();
+        for (field, text) in [("hw-shape", &shape), ("hw-slices", &slices)] {
+            if let Some(input) = input_by_id(field) {
+                input.set_value(text);
+            }
+            show_message(field, None);
+        }
+        apply(state, &shape, &slices, allow_no_topology, Some(&chip))
+    })
 }
 
 /// Reads the shape and slices and writes `hardware` (with `chip` when given, else the

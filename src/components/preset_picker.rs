@@ -7,6 +7,7 @@ use shardcalc_core::params::count_params;
 use shardcalc_core::presets::{self, Preset};
 
 use crate::dom::event_value;
+use crate::form_html::option_html;
 use crate::html_text::{attr, el, escape};
 use crate::state::use_app_state;
 
@@ -41,7 +42,8 @@ pub fn PresetPicker() -> impl IntoView {
 /// The preset drop-down alone (`#preset`, described by `#preset-info` when the page has it).
 /// Choosing a preset replaces the model (workload and convention stay) and rebuilds the form;
 /// while the model is edited, the list shows "custom". Pages that only pick a model use this
-/// without [`PresetInfo`] (4 KB of gzipped wasm less).
+/// without [`PresetInfo`] (4 KB of gzipped wasm less). The options are HTML text
+/// (`crate::form_html`), written again only when the selected one changes.
 #[component]
 pub fn PresetSelect() -> impl IntoView {
     let state = use_app_state();
@@ -54,31 +56,21 @@ pub fn PresetSelect() -> impl IntoView {
             state.load_model(p.config, Some(p.id));
         }
     };
-    let groups = families()
-        .into_iter()
-        .map(|(family, list)| {
-            let options = list
-                .into_iter()
-                .map(|p| {
-                    let id = p.id.as_str();
-                    view! {
-                        <option value=id prop:selected=move || selected.with(|s| s == id)>
-                            {p.config.name.clone()}
-                        </option>
-                    }
-                })
-                .collect_view();
-            view! { <optgroup label=family>{options}</optgroup> }
-        })
-        .collect_view();
-    view! {
-        <select id="preset" aria-describedby="preset-info" on:change=on_change>
-            <option value=CUSTOM disabled prop:selected=move || selected.with(|s| s == CUSTOM)>
-                "Custom model (edited or imported)"
-            </option>
-            {groups}
-        </select>
+    view! { <select id="preset" aria-describedby="preset-info" inner_html=move || selected.with(|s| options_html(s)) on:change=on_change></select> }
+}
+
+/// The placeholder and the presets grouped by family, `selected` selected.
+fn options_html(selected: &str) -> String {
+    let custom = if selected == CUSTOM { " selected" } else { "" };
+    let mut out = format!(r#"<option value="{CUSTOM}" disabled{custom}>Custom model (edited or imported)</option>"#);
+    for (family, list) in families() {
+        out += &format!("<optgroup{}>", attr("label", family));
+        for p in list {
+            out += &option_html(&p.id, &p.config.name, p.id == selected);
+        }
+        out += "</optgroup>";
     }
+    out
 }
 
 /// Source, date, note and published parameter count of the preset the model came from, as

@@ -1,5 +1,5 @@
-//! The serving form's [`Group`]s written as HTML text (the markup and classes of
-//! `SectionField`), with one delegated handler per event kind that sends each edit to its
+//! The serving form's [`Group`]s written as HTML text (`crate::form_html`, the markup and
+//! classes of `SectionField`), with one delegated handler per event kind that sends each edit to its
 //! field's setter and shows the message next to the field.
 //!
 //! Why not one Leptos component per field: each `view!` tree is its own code in the wasm, and
@@ -14,58 +14,13 @@ use leptos::prelude::*;
 use shardcalc_core::inference::InferenceSection;
 use shardcalc_core::scenario::Scenario;
 use wasm_bindgen::JsCast;
-use web_sys::{Event, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Event, HtmlElement, HtmlInputElement};
 
 use super::fields::{apply_to_inference, current_section, element_id, use_refused, Field, Group, Refused};
 use super::sharding_inputs::apply_prefill_topology;
 use crate::html_text::escape;
+pub use crate::form_html::{select_html, show_message, target_of, text_html, value_of};
 use crate::state::{use_app_state, AppState};
-
-fn error_div(id: &str) -> String {
-    format!(r#"<div class="field-error" id="{id}-error" aria-live="polite"></div>"#)
-}
-
-/// A text field: label, input with its unit, hint and message (the markup of `SectionField`).
-pub fn text_html(id: &str, label: &str, unit: &str, hint: &str, mode: &str, value: &str, hidden: bool) -> String {
-    let hidden = if hidden { " hidden" } else { "" };
-    format!(
-        r#"<div class="field" id="{id}-field"{hidden}><label for="{id}">{}</label><div class="input-row"><input id="{id}" type="text" inputmode="{mode}" autocomplete="off" spellcheck="false" value="{}" aria-invalid="false" aria-describedby="{id}-hint {id}-error"/><span class="unit">{}</span></div><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
-        escape(label),
-        escape(value),
-        escape(unit),
-        escape(hint),
-        error_div(id)
-    )
-}
-
-/// A drop-down of `(value, label)` options with `value` selected, its hint and message.
-pub fn select_html<'a>(id: &str, label: &str, hint: &str, options: impl Iterator<Item = (&'a str, &'a str)>, value: &str) -> String {
-    let options: String = options
-        .map(|(v, l)| {
-            let selected = if v == value { " selected" } else { "" };
-            format!(r#"<option value="{}"{selected}>{}</option>"#, escape(v), escape(l))
-        })
-        .collect();
-    format!(
-        r#"<div class="field" id="{id}-field"><label for="{id}">{}</label><select id="{id}" aria-describedby="{id}-hint {id}-error">{options}</select><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
-        escape(label),
-        escape(hint),
-        error_div(id)
-    )
-}
-
-/// The value of the `<input>` or `<select>` with element id `id` ("" when there is none).
-#[must_use]
-pub fn value_of(id: &str) -> String {
-    let Some(el) = document().get_element_by_id(id) else { return String::new() };
-    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
-        input.value()
-    } else if let Some(select) = el.dyn_ref::<HtmlSelectElement>() {
-        select.value()
-    } else {
-        String::new()
-    }
-}
 
 /// One group as a fieldset.
 fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> String {
@@ -85,20 +40,6 @@ fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> Str
     out + "</fieldset>"
 }
 
-/// Shows `message` next to the field `id` (or clears it), and marks the field invalid.
-pub fn show_message(id: &str, message: Option<&str>) {
-    let document = document();
-    if let Some(el) = document.get_element_by_id(&format!("{id}-error")) {
-        el.set_inner_html(&message.map(|m| format!("<p>{}</p>", escape(m))).unwrap_or_default());
-    }
-    if let Some(field) = document.get_element_by_id(&format!("{id}-field")) {
-        let _ = field.class_list().toggle_with_force("invalid", message.is_some());
-    }
-    if let Some(input) = document.get_element_by_id(id) {
-        let _ = input.set_attribute("aria-invalid", if message.is_some() { "true" } else { "false" });
-    }
-}
-
 /// Applies the new `value` of the field with element id `id`, if it is one of `groups`'.
 fn dispatch(state: AppState, refused: Refused, groups: &[&Group], id: &str, value: &str) {
     for f in groups.iter().flat_map(|g| g.fields) {
@@ -110,19 +51,6 @@ fn dispatch(state: AppState, refused: Refused, groups: &[&Group], id: &str, valu
         };
         show_message(id, refused.record(path, result).err().as_deref());
         return;
-    }
-}
-
-/// The element id and value of the `<input>` (for `input` events) or `<select>` (for
-/// `change` events) an event came from.
-pub fn target_of(ev: &Event) -> Option<(String, String)> {
-    let target = ev.target()?;
-    if ev.type_() == "input" {
-        let input = target.dyn_ref::<HtmlInputElement>()?;
-        Some((input.id(), input.value()))
-    } else {
-        let select = target.dyn_ref::<HtmlSelectElement>()?;
-        Some((select.id(), select.value()))
     }
 }
 
