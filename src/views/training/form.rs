@@ -5,9 +5,10 @@
 //!
 //! Why not a component per field: each field's `view!` tree, its signals and closures are
 //! reactive and rendering code in the wasm; the form's ~60 fields as text cost the page far
-//! less (docs/size.md, "Training form, session 14"). The markup is `SectionField`'s (text),
-//! with the same ids: the input `{id}`, `{id}-hint`, `{id}-error` (the field's own message,
-//! written by [`show_message`]) and `{id}-conflict`. The HTML is written again only when the
+//! less (docs/size.md, "Training form, session 14"). The markup is [`crate::form_html`]'s
+//! (shared with the pickers and the serving form): the input `{id}`, its wrapper `{id}-field`,
+//! `{id}-hint`, `{id}-error` (the field's own message, written by [`show_message`]), and
+//! here `{id}-conflict`. The HTML is written again only when the
 //! scenario is replaced wholesale (a link, a preset: `AppState::generation`) or a change
 //! moved other fields' values (`Derived::form_generation`), so typing never loses focus and
 //! a refused text stays in its field. Every text is escaped.
@@ -23,6 +24,7 @@ use super::derived::{text_of, Derived};
 use super::fields::{current, write, Kind, Spec};
 use super::{explore, inputs, remat_inputs};
 use crate::dom::{event_checked, event_value};
+use crate::form_html::{error_div, option_html, show_message, text_html};
 use crate::html_text::escape;
 
 /// Every group of fields, in the form's order.
@@ -52,37 +54,34 @@ fn conflict_box(out: &mut String, id: &str, paths: &[&str], errors: &[FieldError
 }
 
 /// One field: label, input (text with its unit, drop-down, or checkbox), hint, message box
-/// and, for text and drop-downs, the box of its planning problems.
+/// (the shared markup of [`crate::form_html`]: the wrapper `{id}-field`) and, for text and
+/// drop-downs, the box of its planning problems after it.
 fn field(out: &mut String, spec: &Spec, t: &TrainingSection, errors: &[FieldError]) {
     let Spec { id, label, unit, hint, arg, conflicts, .. } = *spec;
-    let label = escape(label);
     match spec.kind {
-        Kind::Text { get, .. } => out.push_str(&format!(
-            r#"<div class="field"><label for="{id}">{label}</label><div class="input-row"><input id="{id}" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" value="{}" aria-invalid="false" aria-describedby="{id}-hint {id}-error {id}-conflict"><span class="unit">{}</span></div>"#,
-            escape(&get(t, arg)),
-            escape(unit)
-        )),
+        Kind::Text { get, .. } => out.push_str(&text_html(id, label, unit, hint, "decimal", &get(t, arg), false)),
         Kind::Select { options, get, .. } => {
             let value = get(t, arg);
-            out.push_str(&format!(r#"<div class="field"><label for="{id}">{label}</label><select id="{id}" aria-describedby="{id}-hint {id}-error {id}-conflict">"#));
-            for (v, text) in options {
-                let selected = if *v == value { " selected" } else { "" };
-                out.push_str(&format!(r#"<option value="{v}"{selected}>{}</option>"#, escape(text)));
-            }
-            out.push_str("</select>");
+            let options: String = options.iter().map(|(v, l)| option_html(v, l, *v == value)).collect();
+            out.push_str(&format!(
+                r#"<div class="field" id="{id}-field"><label for="{id}">{}</label><select id="{id}" aria-describedby="{id}-hint {id}-error {id}-conflict">{options}</select><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
+                escape(label),
+                escape(hint),
+                error_div(id)
+            ));
         }
         Kind::Check { get, .. } => {
             let checked = if get(t, arg) { " checked" } else { "" };
             out.push_str(&format!(
-                r#"<div class="field check"><div class="input-row"><input id="{id}" type="checkbox"{checked} aria-describedby="{id}-hint {id}-error"><label for="{id}">{label}</label></div>"#
+                r#"<div class="field check" id="{id}-field"><div class="input-row"><input id="{id}" type="checkbox"{checked} aria-describedby="{id}-hint {id}-error"><label for="{id}">{}</label></div><p class="hint" id="{id}-hint">{}</p>{}</div>"#,
+                escape(label),
+                escape(hint),
+                error_div(id)
             ));
+            return;
         }
     }
-    out.push_str(&format!(r#"<p class="hint" id="{id}-hint">{}</p><div class="field-error" id="{id}-error" aria-live="polite"></div>"#, escape(hint)));
-    if !matches!(spec.kind, Kind::Check { .. }) {
-        conflict_box(out, id, conflicts, errors);
-    }
-    out.push_str("</div>");
+    conflict_box(out, id, conflicts, errors);
 }
 
 fn fields(out: &mut String, specs: &[Spec], t: &TrainingSection, errors: &[FieldError]) {
@@ -137,18 +136,6 @@ fn form_html(d: &Derived) -> String {
     current(d.state, |t| form_of(t, &errors))
 }
 
-/// Shows `message` at the field `id` (or clears it): in `{id}-error`, as the field's
-/// `invalid` class and the input's `aria-invalid`.
-fn show_message(input: &Element, id: &str, message: Option<&str>) {
-    if let Some(el) = document().get_element_by_id(&format!("{id}-error")) {
-        el.set_inner_html(&message.map(|m| format!("<p>{}</p>", escape(m))).unwrap_or_default());
-    }
-    if let Ok(Some(f)) = input.closest(".field") {
-        let _ = f.class_list().toggle_with_force("invalid", message.is_some());
-    }
-    let _ = input.set_attribute("aria-invalid", if message.is_some() { "true" } else { "false" });
-}
-
 /// An edit in the form: the field's text (`input`) or choice (`change`) is written into the
 /// section, and the message, if any, shown next to the field. (Not inlined: the `input` and
 /// `change` listeners would each get a copy.)
@@ -166,7 +153,7 @@ fn on_edit(ev: &Event, d: Derived) {
         Kind::Text { set, .. } | Kind::Select { set, .. } => set(t, arg, &value),
         Kind::Check { set, .. } => set(t, arg, on),
     });
-    show_message(&input, &id, result.err().as_deref());
+    show_message(&id, result.err().as_deref());
 }
 
 /// A click on one of the explore buttons.
