@@ -516,3 +516,37 @@ async fn an_edited_preset_is_not_shared_under_the_preset_s_name() {
     assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
     assert_eq!(preset(&page), "llama-3-8b");
 }
+
+/// The draft's `FieldMap` behaves as the `BTreeMap` it replaced: the same answers to a long
+/// random sequence of inserts, removals and retains, the same order, and equality that does
+/// not depend on the order of insertion.
+#[wasm_bindgen_test]
+fn the_draft_s_field_map_behaves_as_a_btreemap() {
+    use shardcalc::state::FieldMap;
+    use std::collections::BTreeMap;
+    let (mut ours, mut reference) = (FieldMap::new(), BTreeMap::new());
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for step in 0..5_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let path = format!("model.field_{}", x % 23);
+        match x % 7 {
+            0 => assert_eq!(ours.remove(&path), reference.remove(&path)),
+            1 => {
+                ours.retain(|p, _| !p.ends_with('1'));
+                reference.retain(|p: &String, _| !p.ends_with('1'));
+            }
+            _ => assert_eq!(ours.insert(path.clone(), step.to_string()), reference.insert(path.clone(), step.to_string())),
+        }
+        assert_eq!(ours.get(&path), reference.get(&path));
+        assert_eq!(ours.contains_key(&path), reference.contains_key(&path));
+        assert!(ours.iter().eq(reference.iter()), "step {step}");
+    }
+    let (mut a, mut b) = (FieldMap::new(), FieldMap::new());
+    a.insert("b".into(), "1".into());
+    a.insert("a".into(), "2".into());
+    b.insert("a".into(), "2".into());
+    b.insert("b".into(), "1".into());
+    assert_eq!(a, b);
+}

@@ -94,8 +94,11 @@ pub fn axis_sets(axes: &[AxisLink]) -> Vec<Vec<AxisLink>> {
         Network::DieToDie => 1,
         Network::ScaleOut => 2,
     };
-    let mut ordered: Vec<&AxisLink> = axes.iter().filter(|a| a.size > 1).collect();
-    ordered.sort_by_key(|a| rank(a.network));
+    let mut ordered: Vec<(usize, &AxisLink)> = axes.iter().filter(|a| a.size > 1).enumerate().collect();
+    // By network, axes of one network in their order (an unstable sort with the index as the
+    // tie-break: the same order as a stable sort, without linking one).
+    ordered.sort_unstable_by_key(|(i, a)| (rank(a.network), *i));
+    let ordered: Vec<&AxisLink> = ordered.into_iter().map(|(_, a)| a).collect();
     let mut sets: Vec<Vec<AxisLink>> =
         (1..=ordered.len()).map(|k| ordered.iter().take(k).map(|a| (*a).clone()).collect()).collect();
     if sets.len() > MAX_SETS {
@@ -128,7 +131,7 @@ pub fn collective_times_chart(chip_name: &str, axes: &[AxisLink], queries: &[Que
             let mut vs = sizes.clone();
             if let Some((v, _)) = knee.filter(|(v, _)| (MIN_BYTES..=MAX_BYTES).contains(v)) {
                 vs.push(v);
-                vs.sort_by(f64::total_cmp);
+                vs.sort_unstable_by(f64::total_cmp);
             }
             let points: Vec<(f64, f64)> = vs
                 .iter()

@@ -51,7 +51,8 @@ pub fn list() -> Result<Vec<StoredEntry>, String> {
         let read = saved::read(&key, &raw);
         out.push(StoredEntry { key, raw, read });
     }
-    out.sort_by(|a, b| match (&a.read, &b.read) {
+    // Keys are unique, so this order is total and an unstable sort gives the same list.
+    out.sort_unstable_by(|a, b| match (&a.read, &b.read) {
         (Ok((x, _)), Ok((y, _))) => y.saved_at.total_cmp(&x.saved_at).then_with(|| a.key.cmp(&b.key)),
         (Ok(_), Err(_)) => std::cmp::Ordering::Less,
         (Err(_), Ok(_)) => std::cmp::Ordering::Greater,

@@ -4,14 +4,13 @@
 //! while [`Draft::errors_over`] is empty; the sections other views own (hardware, ...) are
 //! never touched by the draft.
 
-use std::collections::BTreeMap;
-
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::flops::Workload;
 use shardcalc_core::model::ModelConfig;
 use shardcalc_core::presets;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario};
 
+use super::field_map::FieldMap;
 use crate::field_spec::NumberSpec;
 
 /// The form's state. Field paths are scenario paths (`model.d_model`, `workload.seq_len`).
@@ -26,9 +25,9 @@ pub struct Draft {
     /// Counting conventions.
     pub conventions: Conventions,
     /// Text of each field as typed, by path.
-    pub text: BTreeMap<String, String>,
+    pub text: FieldMap,
     /// Why a field's text could not be read, by path.
-    pub unreadable: BTreeMap<String, String>,
+    pub unreadable: FieldMap,
 }
 
 impl Draft {
@@ -47,8 +46,8 @@ impl Draft {
             preset,
             workload: s.workload.clone(),
             conventions: s.conventions.clone(),
-            text: BTreeMap::new(),
-            unreadable: BTreeMap::new(),
+            text: FieldMap::new(),
+            unreadable: FieldMap::new(),
         })
     }
 

@@ -2,9 +2,11 @@
 //! truth for results, charts and the URL) and the form's [`Draft`] of it.
 
 mod draft;
+mod field_map;
 pub mod url;
 
 pub use draft::Draft;
+pub use field_map::FieldMap;
 
 use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};

@@ -200,7 +200,7 @@ pub fn collective_cost(kind: CollectiveKind, array_bytes: Bytes, axes: &[AxisLin
     validate(array_bytes, axes)?;
     let (pattern, passes) = kind.pattern_and_passes();
     let mut networks: Vec<Network> = axes.iter().map(|a| a.network).collect();
-    networks.sort();
+    networks.sort_unstable();
     networks.dedup();
     let groups: Vec<Vec<AxisLink>> = networks
         .iter()

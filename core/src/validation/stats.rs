@@ -53,7 +53,7 @@ pub fn nearest_rank(v: &[f64], q: f64) -> f64 {
 
 fn sorted(v: &[f64]) -> Vec<f64> {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    s.sort_by(f64::total_cmp);
+    s.sort_unstable_by(f64::total_cmp);
     s
 }
 

@@ -93,7 +93,11 @@ fn set_searched(t: &mut TrainingSection, i: usize, on: bool) -> R {
     if on {
         list.push(policy);
     }
-    list.sort_by_key(|x| Remat::PRESETS.iter().position(|p| p == x));
+    // Policies that are not presets first, as they were, then the presets in their order
+    // (what a stable sort by preset position did, without linking a stable sort).
+    let mut ordered: Vec<Remat> = list.iter().filter(|x| !Remat::PRESETS.contains(x)).cloned().collect();
+    ordered.extend(Remat::PRESETS.iter().filter(|p| list.contains(p)).cloned());
+    let list = ordered;
     opts.remat = (list.len() != Remat::PRESETS.len()).then_some(list);
     if t.search.as_ref().is_some_and(|s| *s == SearchOptions::default()) {
         t.search = None;
