@@ -55,10 +55,4 @@ impl FieldMap {
     pub fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
         self.0.iter().map(|(p, v)| (p, v))
     }
-
-    /// Whether there is no entry.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }

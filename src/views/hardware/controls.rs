@@ -1,14 +1,15 @@
-//! The page's form controls as data, written as HTML (same markup and classes as
-//! `SectionField`), plus the DOM helpers that show a control's message.
+//! The page's form controls as data, written as HTML: text fields, options and message
+//! blocks through [`crate::form_html`] (the markup the pickers and the other pages' forms
+//! use), whose `show_message` and `value_of` this page's handler uses too.
 //!
 //! Why not one Leptos component per control: each distinct `view!` tree is its own code in
 //! the wasm; this page has about sixty controls, and as HTML text with one delegated event
 //! handler (`inputs.rs`) they cost a fraction (docs/size.md). Every text goes through
 //! [`escape`]; ids are stable (README, tests).
 
-use wasm_bindgen::JsCast;
-
 use super::html::escape;
+pub use crate::form_html::{show_message, value_of};
+use crate::form_html::{error_div, option_html, text_html};
 
 /// What a control is.
 pub enum Kind {
@@ -88,33 +89,16 @@ pub fn heading(id: impl Into<String>, label: impl Into<String>) -> Control {
     Control { id: id.into(), label: label.into(), kind: Kind::Heading, value: String::new() }
 }
 
-fn error_div(id: &str) -> String {
-    format!("<div class=\"field-error\" id=\"{id}-error\" aria-live=\"polite\"></div>")
-}
-
 /// The controls as HTML.
 #[must_use]
 pub fn render(controls: &[Control]) -> String {
     let mut out = String::new();
     for c in controls {
-        let (id, label, value) = (escape(&c.id), escape(&c.label), escape(&c.value));
+        let (id, label) = (escape(&c.id), escape(&c.label));
         match &c.kind {
-            Kind::Text { unit, hint, mode } => {
-                out += &format!(
-                    "<div class=\"field\" id=\"{id}-field\"><label for=\"{id}\">{label}</label><div class=\"input-row\"><input id=\"{id}\" type=\"text\" inputmode=\"{mode}\" autocomplete=\"off\" spellcheck=\"false\" value=\"{value}\" aria-describedby=\"{id}-hint {id}-error\"/><span class=\"unit\">{}</span></div><p class=\"hint\" id=\"{id}-hint\">{}</p>{}</div>",
-                    escape(unit),
-                    escape(hint),
-                    error_div(&id)
-                );
-            }
+            Kind::Text { unit, hint, mode } => out += &text_html(&id, &c.label, unit, hint, mode, &c.value, false),
             Kind::Select(options) => {
-                let options: String = options
-                    .iter()
-                    .map(|(v, l)| {
-                        let selected = if *v == c.value { " selected" } else { "" };
-                        format!("<option value=\"{}\"{selected}>{}</option>", escape(v), escape(l))
-                    })
-                    .collect();
+                let options: String = options.iter().map(|(v, l)| option_html(v, l, *v == c.value)).collect();
                 out += &format!(
                     "<div class=\"field\" id=\"{id}-field\"><label for=\"{id}\">{label}</label><select id=\"{id}\" aria-describedby=\"{id}-error\">{options}</select>{}</div>",
                     error_div(&id)
@@ -133,34 +117,4 @@ pub fn render(controls: &[Control]) -> String {
         }
     }
     out
-}
-
-/// Shows `message` next to the control `id` (or clears it), and marks its field invalid.
-pub fn show_message(id: &str, message: Option<&str>) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    if let Some(el) = document.get_element_by_id(&format!("{id}-error")) {
-        el.set_inner_html(&message.map(|m| format!("<p>{}</p>", escape(m))).unwrap_or_default());
-    }
-    if let Some(field) = document.get_element_by_id(&format!("{id}-field")) {
-        let base = field.class_name().replace(" invalid", "");
-        field.set_class_name(&if message.is_some() { format!("{base} invalid") } else { base });
-    }
-    if let Some(input) = document.get_element_by_id(id) {
-        let _ = input.set_attribute("aria-invalid", if message.is_some() { "true" } else { "false" });
-    }
-}
-
-/// The current value of the `<input>` or `<select>` with this id ("" when there is none).
-#[must_use]
-pub fn value_of(id: &str) -> String {
-    let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) else {
-        return String::new();
-    };
-    if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
-        input.value()
-    } else if let Some(select) = el.dyn_ref::<web_sys::HtmlSelectElement>() {
-        select.value()
-    } else {
-        String::new()
-    }
 }
