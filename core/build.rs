@@ -51,7 +51,8 @@ fn main() {
     fs::write(Path::new(&out_dir).join("chips.json"), numbers).unwrap_or_else(|e| panic!("writing chips.json: {e}"));
     fs::write(Path::new(&out_dir).join("chip-provenance.json"), provenance)
         .unwrap_or_else(|e| panic!("writing chip-provenance.json: {e}"));
-    let calibration = fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
+    let calibration =
+        fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
     fs::write(Path::new(&out_dir).join("calibration_values.rs"), calibration_values(&without_whitespace(&calibration)))
         .unwrap_or_else(|e| panic!("writing calibration_values.rs: {e}"));
     println!("cargo:rerun-if-changed={RUNS_CSV}");
@@ -177,7 +178,10 @@ fn csv_to_json(csv: &str, text_columns: &[&str]) -> Result<String, String> {
             } else if value.trim().is_empty() {
                 out.push_str("null");
             } else {
-                let v: f64 = value.trim().parse().map_err(|_| format!("row {}, column {key}: {value:?} is not a number", i + 2))?;
+                let v: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("row {}, column {key}: {value:?} is not a number", i + 2))?;
                 if !v.is_finite() {
                     return Err(format!("row {}, column {key}: {value:?} is not finite", i + 2));
                 }
@@ -194,8 +198,11 @@ fn csv_to_json(csv: &str, text_columns: &[&str]) -> Result<String, String> {
 fn number_after(json: &str, after: &str, key: &str) -> String {
     let start = json.find(after).unwrap_or_else(|| panic!("calibration.json has no {after}"));
     let rest = &json[start..];
-    let at = rest.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("calibration.json has no {key} after {after}")) + key.len() + 3;
-    let number: String = rest[at..].chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')).collect();
+    let at = rest.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("calibration.json has no {key} after {after}"))
+        + key.len()
+        + 3;
+    let number: String =
+        rest[at..].chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')).collect();
     number.parse::<f64>().unwrap_or_else(|e| panic!("calibration.json: {key} after {after}: {number:?}: {e}"));
     number
 }

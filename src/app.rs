@@ -45,11 +45,13 @@ pub fn App(
         url::sync_url(state);
     }
     let notice = move || {
-        state.notice.get().map(|n| view! {
-            <div class="notice" id="notice" role="alert">
-                <p>{n}</p>
-                <button type="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
-            </div>
+        state.notice.get().map(|n| {
+            view! {
+                <div class="notice" id="notice" role="alert">
+                    <p>{n}</p>
+                    <button type="button" on:click=move |_| state.notice.set(None)>"Dismiss"</button>
+                </div>
+            }
         })
     };
     // In the single-file build the panel follows the view shown (crate::single_file).

@@ -24,19 +24,13 @@ pub fn event_value(ev: &Event) -> String {
 /// Whether the checkbox an event came from is checked (false for anything else).
 #[must_use]
 pub fn event_checked(ev: &Event) -> bool {
-    ev.target()
-        .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-        .is_some_and(|i| i.checked())
+    ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()).is_some_and(|i| i.checked())
 }
 
 /// The `<input>` with this id, if the page has one.
 #[must_use]
 pub fn input_by_id(id: &str) -> Option<HtmlInputElement> {
-    web_sys::window()?
-        .document()?
-        .get_element_by_id(id)?
-        .dyn_into::<HtmlInputElement>()
-        .ok()
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlInputElement>().ok()
 }
 
 /// Offers `text` as a file download named `filename` with MIME type `mime`.
@@ -65,9 +59,7 @@ pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), JsVal
 /// # Errors
 /// Whatever the browser reports.
 pub fn download_url(filename: &str, url: &str) -> Result<(), JsValue> {
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or_else(|| JsValue::from_str("no document"))?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| JsValue::from_str("no document"))?;
     let anchor: HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
     anchor.set_href(url);
     anchor.set_download(filename);
@@ -84,9 +76,5 @@ pub fn log_error(context: &str, err: &JsValue) {
 /// The element with this id, as an `HtmlElement`, if the page has one.
 #[must_use]
 pub fn element_by_id(id: &str) -> Option<web_sys::HtmlElement> {
-    web_sys::window()?
-        .document()?
-        .get_element_by_id(id)?
-        .dyn_into::<web_sys::HtmlElement>()
-        .ok()
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<web_sys::HtmlElement>().ok()
 }

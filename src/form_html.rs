@@ -36,7 +36,13 @@ pub fn text_html(id: &str, label: &str, unit: &str, hint: &str, mode: &str, valu
 }
 
 /// A drop-down of `(value, label)` options with `value` selected, its hint and message.
-pub fn select_html<'a>(id: &str, label: &str, hint: &str, options: impl Iterator<Item = (&'a str, &'a str)>, value: &str) -> String {
+pub fn select_html<'a>(
+    id: &str,
+    label: &str,
+    hint: &str,
+    options: impl Iterator<Item = (&'a str, &'a str)>,
+    value: &str,
+) -> String {
     let options: String = options.map(|(v, l)| option_html(v, l, v == value)).collect();
     format!(
         r#"<div class="field" id="{id}-field"><label for="{id}">{}</label><select id="{id}" aria-describedby="{id}-hint {id}-error">{options}</select><p class="hint" id="{id}-hint">{}</p>{}</div>"#,

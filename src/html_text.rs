@@ -67,5 +67,9 @@ pub fn head(caption: &str, headers: &[&str]) -> String {
 /// `<tr>`s built here) in its body.
 #[must_use]
 pub fn table(id: &str, caption: &str, headers: &[&str], rows: &str) -> String {
-    el("div", " class=\"table-wrap\"", &el("table", &attr("id", id), &(head(caption, headers) + &el("tbody", "", rows))))
+    el(
+        "div",
+        " class=\"table-wrap\"",
+        &el("table", &attr("id", id), &(head(caption, headers) + &el("tbody", "", rows))),
+    )
 }

@@ -93,7 +93,10 @@ fn show(message: &str) {
         link.set_attribute("href", &reload_link(&window))?;
         link.set_text_content(Some("Reload with your inputs"));
         // A plain link would only change the fragment (no reload) on the same page.
-        let reload = js_sys::Function::new_with_args("event", "event.preventDefault(); location.replace(this.href); location.reload();");
+        let reload = js_sys::Function::new_with_args(
+            "event",
+            "event.preventDefault(); location.replace(this.href); location.reload();",
+        );
         link.add_event_listener_with_callback("click", &reload)?;
         banner.append_child(&link)?;
         let dismiss = document.create_element("button")?;

@@ -181,10 +181,7 @@ pub fn parse_pattern(text: &str) -> Result<Vec<LayerKind>, String> {
             'G' | 'g' => out.push(LayerKind::Global),
             ' ' | ',' | '-' | '\t' => {}
             other => {
-                return Err(format!(
-                    "has {other:?} at position {}; use L (local) and G (global), e.g. LLLLLG",
-                    i + 1
-                ))
+                return Err(format!("has {other:?} at position {}; use L (local) and G (global), e.g. LLLLLG", i + 1))
             }
         }
     }
@@ -213,8 +210,7 @@ pub fn format_pattern(pattern: &[LayerKind]) -> String {
 pub fn locals_per_global(pattern: &[LayerKind]) -> Option<u64> {
     let unit = pattern.get(..minimal_period(pattern))?;
     let (last, rest) = unit.split_last()?;
-    (*last == LayerKind::Global && rest.iter().all(|k| *k == LayerKind::Local))
-        .then_some(rest.len() as u64)
+    (*last == LayerKind::Global && rest.iter().all(|k| *k == LayerKind::Local)).then_some(rest.len() as u64)
 }
 
 /// Length of the shortest prefix whose repetition is the pattern (layer `i` has kind

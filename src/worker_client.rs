@@ -11,8 +11,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
-pub use crate::worker_protocol::{Reply, Request};
 use crate::worker_protocol::READY;
+pub use crate::worker_protocol::{Reply, Request};
 
 /// The worker's loader script (trunk's loader shim), next to the page.
 pub const WORKER_URL: &str = "./worker_loader.js";
@@ -87,7 +87,10 @@ pub fn call(request: Request, done: impl FnOnce(Reply) + 'static) {
     });
     match sent {
         Ok(()) => {
-            leptos::prelude::set_timeout(move || fail_one(id, "the background worker took too long; it was restarted"), TIMEOUT);
+            leptos::prelude::set_timeout(
+                move || fail_one(id, "the background worker took too long; it was restarted"),
+                TIMEOUT,
+            );
         }
         Err(message) => {
             if let Some(done) = done {
@@ -161,7 +164,9 @@ fn take(id: u32) -> Option<Callback> {
 /// worker (the next request starts a new one).
 fn fail_one(id: u32, message: &str) {
     let pending = CLIENT.with(|cell| {
-        cell.try_borrow().ok().is_some_and(|slot| slot.as_ref().is_some_and(|c| c.pending.iter().any(|(i, _)| *i == id)))
+        cell.try_borrow()
+            .ok()
+            .is_some_and(|slot| slot.as_ref().is_some_and(|c| c.pending.iter().any(|(i, _)| *i == id)))
     });
     if pending {
         fail_all(message);

@@ -23,14 +23,16 @@ pub fn answer(text: &str) -> Option<String> {
 
 fn import(text: &str) -> Reply {
     if text.len() > MAX_CONFIG_BYTES {
-        return Reply::Failed(vec![format!("The config is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.", text.len())]);
+        return Reply::Failed(vec![format!(
+            "The config is {} bytes; the limit is {MAX_CONFIG_BYTES} bytes.",
+            text.len()
+        )]);
     }
     match detect_and_import(text) {
         Ok(imported) => match serde_json::to_string(&imported.config) {
-            Ok(model) => Reply::Imported {
-                model,
-                warnings: imported.warnings.iter().map(ToString::to_string).collect(),
-            },
+            Ok(model) => {
+                Reply::Imported { model, warnings: imported.warnings.iter().map(ToString::to_string).collect() }
+            }
             Err(e) => Reply::Failed(vec![format!("The imported model could not be written: {e}")]),
         },
         Err(ImportError::Field(invalid)) => Reply::Failed(invalid.0.iter().map(ToString::to_string).collect()),

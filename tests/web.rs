@@ -6,7 +6,6 @@
 //! choosing fires `change` events.
 #![cfg(target_arch = "wasm32")]
 
-
 use leptos::prelude::*;
 use shardcalc::views::model::ModelView;
 use shardcalc::App;
@@ -41,10 +40,7 @@ fn total(page: &Page) -> String {
 }
 
 fn preset_scenario(id: &str) -> Scenario {
-    Scenario {
-        model: ModelSource::Preset(id.into()),
-        ..Scenario::default()
-    }
+    Scenario { model: ModelSource::Preset(id.into()), ..Scenario::default() }
 }
 
 #[wasm_bindgen_test]
@@ -229,7 +225,8 @@ async fn charts_draw_on_their_canvases() {
     let r = evaluate(&preset_scenario("llama-3-8b")).unwrap();
     let chart = shardcalc_charts::Chart::Bars(shardcalc_charts::param_breakdown(&r.model.name, &r.params));
     let model = shardcalc_core::presets::get("llama-3-8b").unwrap().config;
-    let lines = shardcalc_charts::Chart::SeqLen(shardcalc_charts::flops_vs_seq_len_chart(&model, FlopConvention::MaxText));
+    let lines =
+        shardcalc_charts::Chart::SeqLen(shardcalc_charts::flops_vs_seq_len_chart(&model, FlopConvention::MaxText));
     for chart in [chart, lines] {
         let ours = shardcalc::chart_svg(&chart).unwrap();
         assert!(ours.starts_with("<svg") && ours.trim_end().ends_with("</svg>"));
@@ -320,10 +317,9 @@ async fn input_to_update_ms(page: &Page, selector: &str, values: [&str; 2], roun
 async fn input_to_repaint_is_fast() {
     let page = open(false).await;
     // seq_len redraws one chart (FLOPs per component); d_model redraws all three.
-    for (selector, values, charts) in [
-        ("#workload-seq_len", ["8192", "4096"], 1),
-        ("#model-d_model", ["4160", "4096"], 3),
-    ] {
+    for (selector, values, charts) in
+        [("#workload-seq_len", ["8192", "4096"], 1), ("#model-d_model", ["4160", "4096"], 3)]
+    {
         let times = input_to_update_ms(&page, selector, values, 20).await;
         let (p50, p95) = (times[times.len() / 2], times[times.len() * 95 / 100]);
         wasm_bindgen_test::console_log!(
@@ -400,7 +396,9 @@ async fn every_field_survives_garbage() {
     for i in 0..inputs.length() {
         let input: HtmlInputElement = inputs.item(i).unwrap().unchecked_into();
         let original = input.value();
-        for junk in ["", "abc", "-3", "1e400", "NaN", "0", "0.5", "999999999999", "18446744073709551616", "1e15", "LLLLL"] {
+        for junk in
+            ["", "abc", "-3", "1e400", "NaN", "0", "0.5", "999999999999", "18446744073709551616", "1e15", "LLLLL"]
+        {
             input.set_value(junk);
             fire(&input, "input");
             leptos::task::tick().await;
@@ -425,12 +423,16 @@ fn parse_reads_numbers_and_explains_refusals() {
     assert!(parse_count("99999999999999999999").unwrap_err().contains("too large"));
     assert_eq!(parse_positive_real("0.5"), Ok(0.5));
     // Read as JSON numbers (serde_json, exact): forms people type that JSON spells otherwise.
-    for (text, value) in [(".5", 0.5), ("+2", 2.0), ("5.", 5.0), ("007.25", 7.25), ("1E3", 1000.0), ("2.5e-1", 0.25), ("1e+2", 100.0)] {
+    for (text, value) in
+        [(".5", 0.5), ("+2", 2.0), ("5.", 5.0), ("007.25", 7.25), ("1E3", 1000.0), ("2.5e-1", 0.25), ("1e+2", 100.0)]
+    {
         assert_eq!(parse_positive_real(text), Ok(value), "{text}");
     }
     // Exact for what people type: up to 15 significant digits (the pages' serde_json has no
     // float_roundtrip; see the workspace Cargo.toml).
-    for (text, value) in [("0.1", 0.1), ("0.3", 0.3), ("123456789.012345", 123_456_789.012_345), ("1.5e13", 1.5e13), ("0.000001", 1e-6)] {
+    for (text, value) in
+        [("0.1", 0.1), ("0.3", 0.3), ("123456789.012345", 123_456_789.012_345), ("1.5e13", 1.5e13), ("0.000001", 1e-6)]
+    {
         assert_eq!(parse_positive_real(text), Ok(value), "{text}");
     }
     for text in ["1e", "e3", ".", "1.2.3", "0x10", "1e3.5", "--1", "1 2"] {
@@ -456,7 +458,8 @@ fn parse_reads_numbers_and_explains_refusals() {
 #[wasm_bindgen_test]
 async fn the_hardware_picker_writes_valid_hardware_only() {
     use shardcalc::components::HardwarePicker;
-    let page = open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
+    let page =
+        open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
     assert!(page.text("#hw-summary").starts_with("64 devices of TPU v5p"), "{}", page.text("#hw-summary"));
     page.type_into("#hw-shape", "16x20x28").await;
     assert!(page.text("#hw-summary").starts_with("8960 devices"), "{}", page.text("#hw-summary"));
@@ -537,7 +540,10 @@ fn the_draft_s_field_map_behaves_as_a_btreemap() {
                 ours.retain(|p, _| !p.ends_with('1'));
                 reference.retain(|p: &String, _| !p.ends_with('1'));
             }
-            _ => assert_eq!(ours.insert(path.clone(), step.to_string()), reference.insert(path.clone(), step.to_string())),
+            _ => assert_eq!(
+                ours.insert(path.clone(), step.to_string()),
+                reference.insert(path.clone(), step.to_string())
+            ),
         }
         assert_eq!(ours.get(&path), reference.get(&path));
         assert_eq!(ours.contains_key(&path), reference.contains_key(&path));

@@ -157,7 +157,9 @@ async fn an_embedded_table_shows_its_cells() {
     for i in 0..rows.length() {
         let row: web_sys::Element = rows.item(i).unwrap().unchecked_into();
         let cells = row.query_selector_all("th, td").unwrap();
-        shown.push((0..cells.length()).map(|j| cells.item(j).unwrap().text_content().unwrap_or_default()).collect::<Vec<_>>());
+        shown.push(
+            (0..cells.length()).map(|j| cells.item(j).unwrap().text_content().unwrap_or_default()).collect::<Vec<_>>(),
+        );
     }
     let t = sample();
     let mut expected = vec![t.columns.clone()];

@@ -5,7 +5,6 @@
 //! expected numbers come from core or from the book.
 #![cfg(target_arch = "wasm32")]
 
-
 use leptos::prelude::*;
 use shardcalc::components::scene_canvas;
 use shardcalc::views::hardware::HardwareView;
@@ -116,7 +115,11 @@ async fn a_custom_chip_is_edited_field_by_field_with_messages() {
     }
     // Core's validation speaks at the field too: a rate below 1 B/s.
     page.type_into("#chip-hbm-bandwidth", "1e-12").await;
-    assert!(page.text("#chip-hbm-bandwidth-error").contains("from 1 to 1e30"), "{}", page.text("#chip-hbm-bandwidth-error"));
+    assert!(
+        page.text("#chip-hbm-bandwidth-error").contains("from 1 to 1e30"),
+        "{}",
+        page.text("#chip-hbm-bandwidth-error")
+    );
     page.type_into("#chip-hbm-bandwidth", "1620").await;
     assert_eq!(page.text("#chip-hbm-bandwidth-error"), "");
     // A switch fabric turns the chip into a GPU-like one; the name is editable.
@@ -131,7 +134,11 @@ async fn topology_overrides_and_collectives() {
     let page = open().await;
     // Book 2.2: an axis of 8 on a v5e has no wraparound; forcing one is refused at the field.
     page.choose("#axis-0-wraparound", "on").await;
-    assert!(page.text("#axis-0-wraparound-error").contains("full axis of 16"), "{}", page.text("#axis-0-wraparound-error"));
+    assert!(
+        page.text("#axis-0-wraparound-error").contains("full axis of 16"),
+        "{}",
+        page.text("#axis-0-wraparound-error")
+    );
     // A full 16x16 wraps: the AllGather over y becomes a ring.
     page.type_into("#hw-shape", "16x16").await;
     assert!(page.text("#topology-table").contains("ring (wraparound)"));
@@ -154,7 +161,11 @@ async fn topology_overrides_and_collectives() {
     let only: HtmlInputElement = page.find("#collective-0-axis-x");
     assert!(!only.checked());
     page.click("#collective-0-axis-y").await;
-    assert!(page.text("#collective-0-axis-y-error").contains("at least one axis"), "{}", page.text("#collective-0-axis-y-error"));
+    assert!(
+        page.text("#collective-0-axis-y-error").contains("at least one axis"),
+        "{}",
+        page.text("#collective-0-axis-y-error")
+    );
     page.click("#collective-2-remove").await;
     assert!(!page.exists("#collective-result-2"));
 }

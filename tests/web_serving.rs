@@ -4,7 +4,6 @@
 //! while the page lives on.
 #![cfg(target_arch = "wasm32")]
 
-
 use leptos::prelude::*;
 use shardcalc::views::serving::rows::{seconds, show, Unit};
 use shardcalc::views::serving::ServingView;
@@ -38,7 +37,8 @@ fn default_serving() -> Scenario {
     with_serving_defaults(&Scenario::default())
 }
 
-const CHARTS: [&str; 4] = ["#chart-serving-pareto", "#chart-serving-breakdown", "#chart-serving-kv-memory", "#chart-serving-ratio"];
+const CHARTS: [&str; 4] =
+    ["#chart-serving-pareto", "#chart-serving-breakdown", "#chart-serving-kv-memory", "#chart-serving-ratio"];
 
 #[wasm_bindgen_test]
 async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
@@ -94,7 +94,11 @@ async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
     let step = r.decode.step.step_time_s.get();
     assert!((step - 0.017).abs() < 0.0005, "{step}");
     assert_eq!(page.text("#serving-step-value"), seconds(step));
-    assert!(page.text("#serving-step-detail").starts_with("bound by weight loading"), "{}", page.text("#serving-step-detail"));
+    assert!(
+        page.text("#serving-step-detail").starts_with("bound by weight loading"),
+        "{}",
+        page.text("#serving-step-detail")
+    );
     let draws: Vec<u32> = CHARTS.iter().map(|c| page.draws(c)).collect();
     page.type_into("#inference-batch", "8").await;
     if let Some(i) = s.inference.as_mut() {
@@ -168,7 +172,11 @@ async fn speculative_decoding_and_price_add_their_numbers() {
     let catalog = show(r.cost.as_ref().unwrap().decode_usd_per_million_tokens, Unit::Usd);
     assert_eq!(page.text("#serving-cost-value"), catalog);
     page.type_into("#inference-speculative-draft_len", "4").await;
-    assert!(page.text("#serving-speculative-value").contains("tokens/step"), "{}", page.text("#serving-speculative-value"));
+    assert!(
+        page.text("#serving-speculative-value").contains("tokens/step"),
+        "{}",
+        page.text("#serving-speculative-value")
+    );
     // (1 − 0.8⁵) / 0.2 = 3.36 accepted tokens per step.
     assert_eq!(page.text("#row-speculative-expected_tokens_per_step"), "3.362 tokens");
     page.choose("#inference-speculative-draft", "llama-3-8b").await;
@@ -194,7 +202,9 @@ async fn input_to_repaint_is_timed() {
     }
     times.sort_by(f64::total_cmp);
     let (p50, p95) = (times[times.len() / 2], times[times.len() * 95 / 100]);
-    wasm_bindgen_test::console_log!("serving: batch typed -> cards, table and 4 charts updated: p50 {p50:.1} ms, p95 {p95:.1} ms");
+    wasm_bindgen_test::console_log!(
+        "serving: batch typed -> cards, table and 4 charts updated: p50 {p50:.1} ms, p95 {p95:.1} ms"
+    );
     // Generous: this runs in a debug build.
     assert!(p95 < 3000.0, "p95 {p95} ms");
     assert_eq!(page.draws("#chart-serving-pareto"), 21);
@@ -215,7 +225,20 @@ async fn every_field_survives_garbage() {
     for i in 0..inputs.length() {
         let input: HtmlInputElement = inputs.item(i).unwrap().unchecked_into();
         let original = input.value();
-        for junk in ["", "abc", "-3", "1e400", "NaN", "0", "0.5", "999999999999", "18446744073709551616", "1e15", "x, q", "4x4x4x4x4"] {
+        for junk in [
+            "",
+            "abc",
+            "-3",
+            "1e400",
+            "NaN",
+            "0",
+            "0.5",
+            "999999999999",
+            "18446744073709551616",
+            "1e15",
+            "x, q",
+            "4x4x4x4x4",
+        ] {
             input.set_value(junk);
             fire(&input, "input");
             leptos::task::tick().await;
@@ -230,7 +253,10 @@ async fn every_field_survives_garbage() {
     assert_ne!(page.text("#serving-step-value"), before);
     // The format lists are DType::ALL, in order.
     let select: HtmlSelectElement = page.find("#inference-dtypes-kv");
-    let values: Vec<String> = (0..select.length()).filter_map(|i| select.item(i)).map(|o| o.get_attribute("value").unwrap_or_default()).collect();
+    let values: Vec<String> = (0..select.length())
+        .filter_map(|i| select.item(i))
+        .map(|o| o.get_attribute("value").unwrap_or_default())
+        .collect();
     let names: Vec<&str> = shardcalc_core::dtype::DType::ALL.iter().map(|d| d.name()).collect();
     assert_eq!(values, names);
 }
@@ -253,7 +279,10 @@ async fn headline_bands_name_the_calibrated_value_and_follow_the_switch() {
     assert!(step.contains(&seconds(b.decode_step_s.low)) && step.contains(&seconds(b.decode_step_s.high)), "{step}");
     assert!(step.contains(&format!("dominant: {}", b.decode_step_s.dominant.label())), "{step}");
     let throughput = page.text("#serving-throughput-band");
-    assert!(throughput.contains(&format!("calibrated {}", show(b.tokens_per_s_per_chip.calibrated, Unit::TokensPerS))), "{throughput}");
+    assert!(
+        throughput.contains(&format!("calibrated {}", show(b.tokens_per_s_per_chip.calibrated, Unit::TokensPerS))),
+        "{throughput}"
+    );
     let ttft = page.text("#serving-ttft-band");
     assert!(ttft.contains(&format!("calibrated {}", seconds(b.ttft_s.calibrated))), "{ttft}");
     // The catalog prices the v5e, so cost has its band too.
@@ -269,7 +298,11 @@ async fn headline_bands_name_the_calibrated_value_and_follow_the_switch() {
     let r = plan(&cal);
     let shown = page.text("#serving-ttft-value");
     assert_eq!(shown, seconds(r.prefill.ttft_s.get()));
-    assert!(page.text("#serving-ttft-band").starts_with(&format!("calibrated {shown} (")), "{}", page.text("#serving-ttft-band"));
+    assert!(
+        page.text("#serving-ttft-band").starts_with(&format!("calibrated {shown} (")),
+        "{}",
+        page.text("#serving-ttft-band")
+    );
     assert!(page.text("#serving-ttft-band").contains(&format!("roofline {};", seconds(b.ttft_s.ideal))));
 }
 

@@ -6,7 +6,6 @@
 //! person would: typing fires `input`, choosing fires `change`, buttons are clicked.
 #![cfg(target_arch = "wasm32")]
 
-
 use leptos::prelude::*;
 use shardcalc::views::training::TrainingView;
 use shardcalc::views::View;
@@ -93,7 +92,12 @@ async fn editing_the_batch_and_the_topology_replans_and_redraws() {
 async fn invalid_text_is_explained_at_its_field_and_the_page_lives() {
     let page = open().await;
     let before = page.text("#training-step-time-value");
-    for (bad, says) in [("abc", "is not a number"), ("-4", "must not be negative"), ("0", "must be at least 1"), ("1e400", "too large")] {
+    for (bad, says) in [
+        ("abc", "is not a number"),
+        ("-4", "must not be negative"),
+        ("0", "must be at least 1"),
+        ("1e400", "too large"),
+    ] {
         page.type_into("#training-seq_len", bad).await;
         let error = page.text("#training-seq_len-error");
         assert!(error.contains("training.seq_len") && error.contains(says), "{bad}: {error}");
@@ -149,7 +153,18 @@ async fn the_training_state_and_remat_change_the_memory() {
     page.choose("#training-remat-query_proj", "device").await;
     assert!(page.text("#training-compare").contains("custom"));
     // Unticking every policy the search tries is refused at the field.
-    for id in ["none", "minimal_with_context", "minimal", "save_dot_with_context_except_mlp", "save_dot_except_mlpwi", "save_dot_except_mlp", "save_qkv_proj", "qkv_proj_offloaded", "save_out_proj", "minimal_offloaded"] {
+    for id in [
+        "none",
+        "minimal_with_context",
+        "minimal",
+        "save_dot_with_context_except_mlp",
+        "save_dot_except_mlpwi",
+        "save_dot_except_mlp",
+        "save_qkv_proj",
+        "qkv_proj_offloaded",
+        "save_out_proj",
+        "minimal_offloaded",
+    ] {
         page.click(&format!("#training-search-remat-{id}")).await;
     }
     assert_eq!(page.text("#training-search-remat-full-error"), "");
@@ -181,7 +196,10 @@ async fn the_reference_search_is_timed_in_the_browser() {
         times.push(perf.now() - t0);
         evaluated = r.search.map_or(0, |s| s.evaluated);
     }
-    wasm_bindgen_test::console_log!("training search, llama-3-70b on v5p 16x20x28, 4M tokens: {evaluated} configurations; {}", summary(times));
+    wasm_bindgen_test::console_log!(
+        "training search, llama-3-70b on v5p 16x20x28, 4M tokens: {evaluated} configurations; {}",
+        summary(times)
+    );
     assert!(evaluated > 0);
 
     // The page on the same case: a batch typed in, until every output and chart is updated.
@@ -196,7 +214,10 @@ async fn the_reference_search_is_timed_in_the_browser() {
         times.push(perf.now() - t0);
     }
     let best = page.text("#training-mesh-value");
-    wasm_bindgen_test::console_log!("training page, batch typed on that case -> every output and chart updated: {}; best {best}", summary(times));
+    wasm_bindgen_test::console_log!(
+        "training page, batch typed on that case -> every output and chart updated: {}; best {best}",
+        summary(times)
+    );
     assert!(!best.is_empty());
 }
 
@@ -238,10 +259,19 @@ async fn headline_bands_bracket_the_calibrated_value_and_follow_the_switch() {
     );
     for id in ["training-tokens-per-s", "training-mfu", "training-days", "training-cost"] {
         let t = page.text(&format!("#{id}-band"));
-        assert!(t.starts_with("calibrated ") && t.contains("p10–p90 of held-back runs") && t.contains("dominant: "), "{id}: {t}");
+        assert!(
+            t.starts_with("calibrated ") && t.contains("p10–p90 of held-back runs") && t.contains("dominant: "),
+            "{id}: {t}"
+        );
     }
     let mfu = page.text("#training-mfu-band");
-    assert!(mfu.starts_with(&format!("calibrated {}% (", shardcalc_charts::format::significant(100.0 * b.mfu.calibrated, 3))), "{mfu}");
+    assert!(
+        mfu.starts_with(&format!(
+            "calibrated {}% (",
+            shardcalc_charts::format::significant(100.0 * b.mfu.calibrated, 3)
+        )),
+        "{mfu}"
+    );
     assert!(!page.exists("#training-mesh-band") && !page.exists("#training-memory-band"));
 
     page.click("#prediction-calibrated").await;
@@ -250,7 +280,11 @@ async fn headline_bands_bracket_the_calibrated_value_and_follow_the_switch() {
     assert_eq!(value, seconds(shown.step_time_s.get()));
     assert_eq!(value, seconds(b.step_time_s.calibrated), "calibrated mode shows the calibrated value");
     let text = page.text("#training-step-time-band");
-    assert!(text.starts_with(&format!("calibrated {value} (")) && text.contains(&format!("; roofline {};", seconds(b.step_time_s.ideal))), "{text}");
+    assert!(
+        text.starts_with(&format!("calibrated {value} ("))
+            && text.contains(&format!("; roofline {};", seconds(b.step_time_s.ideal))),
+        "{text}"
+    );
     let (lo, hi) = b.step_time_s.spread.unwrap();
     assert!(lo < b.step_time_s.calibrated && b.step_time_s.calibrated < hi);
     assert!(page.find::<HtmlInputElement>("#prediction-calibrated").checked());
@@ -266,7 +300,11 @@ async fn the_form_s_one_handler_validates_writes_and_points_at_fields() {
     let page = open().await;
     // A refused value: message, invalid field, the text kept; then fixed.
     page.type_into("#training-global_batch", "1e999").await;
-    assert!(page.text("#training-global_batch-error").contains("training.global_batch"), "{}", page.text("#training-global_batch-error"));
+    assert!(
+        page.text("#training-global_batch-error").contains("training.global_batch"),
+        "{}",
+        page.text("#training-global_batch-error")
+    );
     assert_eq!(page.attr("#training-global_batch", "aria-invalid"), "true");
     assert!(page.exists(".field.invalid #training-global_batch"));
     assert_eq!(page.find::<HtmlInputElement>("#training-global_batch").value(), "1e999");
@@ -294,9 +332,17 @@ async fn the_form_s_one_handler_validates_writes_and_points_at_fields() {
     button.click();
     page.settle().await;
     let focused = document().active_element().expect("a focused element");
-    assert!(page.find::<web_sys::Element>(&format!("#{target}")).contains(Some(&focused)), "{target}: {}", focused.id());
+    assert!(
+        page.find::<web_sys::Element>(&format!("#{target}")).contains(Some(&focused)),
+        "{target}: {}",
+        focused.id()
+    );
     assert_eq!(focused.tag_name(), "INPUT");
-    assert!(page.text("#training-explore-conflict").contains("64 devices"), "{}", page.text("#training-explore-conflict"));
+    assert!(
+        page.text("#training-explore-conflict").contains("64 devices"),
+        "{}",
+        page.text("#training-explore-conflict")
+    );
     page.type_into("#training-mesh-tp", "1").await;
     assert!(!page.exists("#training-conflicts"), "{}", page.text("#training-conflicts"));
     assert_eq!(page.text("#training-explore-conflict"), "");

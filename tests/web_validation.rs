@@ -3,7 +3,6 @@
 //! The page mounts in its own container, removed at the end.
 #![cfg(target_arch = "wasm32")]
 
-
 use leptos::prelude::*;
 use shardcalc::views::validation::{csv, ValidationView};
 use shardcalc::App;

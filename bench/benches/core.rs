@@ -13,25 +13,14 @@ use std::hint::black_box;
 
 /// Presets that cover the variants: dense GQA, MLA + MoE + MTP, sliding windows,
 /// chunked attention + interleaved MoE, routed-only MoE.
-const PRESETS: [&str; 5] = [
-    "llama-3-8b",
-    "deepseek-v3-mtp",
-    "gemma-3-27b",
-    "llama-4-scout",
-    "mixtral-8x7b",
-];
+const PRESETS: [&str; 5] = ["llama-3-8b", "deepseek-v3-mtp", "gemma-3-27b", "llama-4-scout", "mixtral-8x7b"];
 
 fn scenario(id: &str) -> Scenario {
-    Scenario {
-        model: ModelSource::Preset(id.into()),
-        ..Scenario::default()
-    }
+    Scenario { model: ModelSource::Preset(id.into()), ..Scenario::default() }
 }
 
 fn model(id: &str) -> shardcalc_core::model::ModelConfig {
-    presets::get(id)
-        .map(|p| p.config)
-        .unwrap_or_else(|| panic!("no preset {id}"))
+    presets::get(id).map(|p| p.config).unwrap_or_else(|| panic!("no preset {id}"))
 }
 
 fn report(c: &mut Criterion) {
@@ -63,16 +52,12 @@ fn formulas(c: &mut Criterion) {
     let w = Scenario::default().workload;
     let mut g = c.benchmark_group("training_flops/llama-3-70b");
     for convention in FlopConvention::ALL {
-        g.bench_function(convention.id(), |b| {
-            b.iter(|| training_flops(black_box(&m), &w, convention))
-        });
+        g.bench_function(convention.id(), |b| b.iter(|| training_flops(black_box(&m), &w, convention)));
     }
     g.finish();
 
     // The attention-vs-MLP chart: 64 sequence lengths from 16 to 2^30, log-spaced.
-    let lens: Vec<u64> = (0..64)
-        .map(|i| 2f64.powf(4.0 + 26.0 * f64::from(i) / 63.0) as u64)
-        .collect();
+    let lens: Vec<u64> = (0..64).map(|i| 2f64.powf(4.0 + 26.0 * f64::from(i) / 63.0) as u64).collect();
     let m = model("gemma-3-27b");
     c.bench_function("flops_vs_seq_len/64_points/gemma-3-27b", |b| {
         b.iter(|| flops_vs_seq_len(black_box(&m), &lens, FlopConvention::MaxText));
@@ -116,24 +101,13 @@ fn importers(c: &mut Criterion) {
         "maxtext-qwen3-8b.yml",
     ];
     c.bench_function("import/hf_config/all_14_fixtures", |b| {
-        b.iter(|| {
-            hf.iter()
-                .filter(|(_, text)| from_hf_config_json(black_box(text)).is_ok())
-                .count()
-        });
+        b.iter(|| hf.iter().filter(|(_, text)| from_hf_config_json(black_box(text)).is_ok()).count());
     });
     c.bench_function("import/maxtext_yaml/all_11_fixtures", |b| {
-        b.iter(|| {
-            maxtext
-                .iter()
-                .filter(|(_, text)| from_maxtext_yaml(black_box(text)).is_ok())
-                .count()
-        });
+        b.iter(|| maxtext.iter().filter(|(_, text)| from_maxtext_yaml(black_box(text)).is_ok()).count());
     });
     let (_, deepseek) = hf[0];
-    c.bench_function("import/hf_config/deepseek-v3", |b| {
-        b.iter(|| from_hf_config_json(black_box(deepseek)))
-    });
+    c.bench_function("import/hf_config/deepseek-v3", |b| b.iter(|| from_hf_config_json(black_box(deepseek))));
 }
 
 /// Short runs: these functions take micro- to milliseconds, and `./dev.sh bench` should

@@ -26,7 +26,9 @@ fn search(c: &mut Criterion, name: &str, preset: &str, shape: &[u64], section: &
             eprintln!("{name}: configurations evaluated: {} ({} meshes, {} fit)", s.evaluated, s.meshes, s.feasible);
         }
     }
-    c.bench_function(name, |b| b.iter(|| plan(black_box(&model), black_box(&hw), black_box(section), FlopConvention::MaxText)));
+    c.bench_function(name, |b| {
+        b.iter(|| plan(black_box(&model), black_box(&hw), black_box(section), FlopConvention::MaxText))
+    });
 }
 
 fn training_search(c: &mut Criterion) {

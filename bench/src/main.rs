@@ -63,9 +63,8 @@ fn read(new: &Path, since: SystemTime) -> Option<(String, f64, f64, f64)> {
     if std::fs::metadata(&estimates).and_then(|m| m.modified()).ok()? < since {
         return None;
     }
-    let json = |name: &str| -> Option<Value> {
-        serde_json::from_str(&std::fs::read_to_string(new.join(name)).ok()?).ok()
-    };
+    let json =
+        |name: &str| -> Option<Value> { serde_json::from_str(&std::fs::read_to_string(new.join(name)).ok()?).ok() };
     let id = json("benchmark.json")?.get("full_id")?.as_str()?.to_owned();
     let median = json("estimates.json")?.get("median")?.clone();
     let ci = median.get("confidence_interval")?;

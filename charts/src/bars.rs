@@ -81,16 +81,8 @@ pub fn param_breakdown(model_name: &str, params: &ParamsReport) -> BarChart {
         value_label: "parameters".into(),
         categories: rows.iter().map(|r| r.label.clone()).collect(),
         series: vec![
-            BarSeries {
-                name: "total (stored)".into(),
-                color: theme::BLUE,
-                values: total,
-            },
-            BarSeries {
-                name: "active (per token)".into(),
-                color: theme::ORANGE,
-                values: active,
-            },
+            BarSeries { name: "total (stored)".into(), color: theme::BLUE, values: total },
+            BarSeries { name: "active (per token)".into(), color: theme::ORANGE, values: active },
         ],
         stacked: false,
         axis,
@@ -102,11 +94,7 @@ pub fn param_breakdown(model_name: &str, params: &ParamsReport) -> BarChart {
 /// Training TFLOPs per device-step of each component under `convention` (non-zero
 /// components only), forward and backward stacked.
 #[must_use]
-pub fn flop_breakdown(
-    model_name: &str,
-    summary: &FlopsSummary,
-    convention: FlopConvention,
-) -> BarChart {
+pub fn flop_breakdown(model_name: &str, summary: &FlopsSummary, convention: FlopConvention) -> BarChart {
     let rows: Vec<_> = summary.rows.iter().filter(|r| r.total_tflops > 0.0).collect();
     let max = rows.iter().map(|r| r.total_tflops).fold(0.0, f64::max);
     let axis = linear_ticks(max, 6);
@@ -202,10 +190,7 @@ impl BarChart {
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
-pub fn draw_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &BarChart,
-) -> Result<(), ChartError> {
+pub fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &BarChart) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
     let (header, body) = area.split_vertically(theme::HEADER_PX);
     let entries: Vec<(&str, Rgb)> = chart.series.iter().map(|s| (s.name.as_str(), s.color)).collect();
@@ -259,10 +244,7 @@ mod tests {
     use shardcalc_core::scenario::{ModelSource, Scenario};
 
     fn report(preset: &str) -> shardcalc_core::report::Report {
-        let s = Scenario {
-            model: ModelSource::Preset(preset.into()),
-            ..Scenario::default()
-        };
+        let s = Scenario { model: ModelSource::Preset(preset.into()), ..Scenario::default() };
         evaluate(&s).expect("preset scenario is valid")
     }
 

@@ -9,8 +9,6 @@
 use crate::collective_times::{collective_times_chart, QueryPoint};
 use crate::{bars, lines, roofline, serving, training, Chart};
 use shardcalc_core::collectives::CollectiveKind;
-use shardcalc_core::training::report::SearchReport;
-use shardcalc_core::training::TrainingReport;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
 use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
@@ -22,6 +20,8 @@ use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
 use shardcalc_core::roofline::matmul::Matmul;
 use shardcalc_core::scenario::Scenario;
+use shardcalc_core::training::report::SearchReport;
+use shardcalc_core::training::TrainingReport;
 
 /// One chart the catalog can build.
 #[derive(Clone, Copy)]
@@ -207,7 +207,8 @@ pub fn with_hardware_defaults(s: &Scenario) -> Scenario {
                 array_bytes: 2.0 * 2048.0 * 8192.0,
                 axes: axes.iter().map(|a| (*a).to_string()).collect(),
             };
-            s.collectives = vec![query(CollectiveKind::AllGather, &["y"]), query(CollectiveKind::AllReduce, &["x", "y"])];
+            s.collectives =
+                vec![query(CollectiveKind::AllGather, &["y"]), query(CollectiveKind::AllReduce, &["x", "y"])];
         }
     }
     if let Some(hw) = s.hardware.as_mut().filter(|h| h.topology.is_none()) {
@@ -305,7 +306,13 @@ fn training_mfu_chart(s: &Scenario) -> Result<Chart, Invalid> {
 
 fn training_pareto_chart(s: &Scenario) -> Result<Chart, Invalid> {
     let (_, best, explored) = training_plans(s)?;
-    let search = best.search.clone().unwrap_or_else(|| SearchReport { meshes: 0, evaluated: 0, feasible: 0, best: Vec::new(), pareto: Vec::new() });
+    let search = best.search.clone().unwrap_or_else(|| SearchReport {
+        meshes: 0,
+        evaluated: 0,
+        feasible: 0,
+        best: Vec::new(),
+        pareto: Vec::new(),
+    });
     let highlight = explored.map(|e| training::pareto::Highlight {
         name: format!("yours: {}", training::mesh_label(&e.mesh.degrees)),
         memory_bytes: e.memory.per_device_bytes.get(),
@@ -360,7 +367,11 @@ mod tests {
             let bars = matches!(c.name, "training-step" | "training-memory");
             assert!(if bars { matches!(chart, Chart::Bars(_)) } else { matches!(chart, Chart::Xy(_)) }, "{}", c.name);
             #[cfg(feature = "svg")]
-            assert!(crate::svg::to_svg(&chart).is_ok_and(|svg| svg.contains("<svg") && svg.contains(chart.title())), "{}", c.name);
+            assert!(
+                crate::svg::to_svg(&chart).is_ok_and(|svg| svg.contains("<svg") && svg.contains(chart.title())),
+                "{}",
+                c.name
+            );
         }
     }
 

@@ -79,9 +79,7 @@ pub struct CollectiveTimesChart {
 #[must_use]
 pub fn sample_sizes() -> Vec<f64> {
     let decades = (MAX_BYTES / MIN_BYTES).log10().round() as u32;
-    (0..=decades * PER_DECADE)
-        .map(|k| MIN_BYTES * 10f64.powf(f64::from(k) / f64::from(PER_DECADE)))
-        .collect()
+    (0..=decades * PER_DECADE).map(|k| MIN_BYTES * 10f64.powf(f64::from(k) / f64::from(PER_DECADE))).collect()
 }
 
 /// The axis sets drawn: scale-up axes one by one, then the die-to-die link, then the
@@ -143,8 +141,11 @@ pub fn collective_times_chart(chip_name: &str, axes: &[AxisLink], queries: &[Que
             }
         }
     }
-    let queries: Vec<QueryPoint> =
-        queries.iter().filter(|q| q.bytes > 0.0 && q.seconds > 0.0 && q.bytes.is_finite() && q.seconds.is_finite()).cloned().collect();
+    let queries: Vec<QueryPoint> = queries
+        .iter()
+        .filter(|q| q.bytes > 0.0 && q.seconds > 0.0 && q.bytes.is_finite() && q.seconds.is_finite())
+        .cloned()
+        .collect();
     let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)).chain(queries.iter().map(|q| q.seconds));
     let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
     let (x_lo, x_hi) = queries.iter().fold((MIN_BYTES, MAX_BYTES), |(lo, hi), q| (lo.min(q.bytes), hi.max(q.bytes)));
@@ -167,12 +168,17 @@ impl CollectiveTimesChart {
     }
 
     fn legend(&self) -> Vec<Vec<LegendEntry>> {
-        let kinds = KINDS.iter().map(|k| LegendEntry { name: k.1.to_string(), color: k.2, swatch: Swatch::Fill }).collect();
+        let kinds =
+            KINDS.iter().map(|k| LegendEntry { name: k.1.to_string(), color: k.2, swatch: Swatch::Fill }).collect();
         let sets = self
             .axis_sets
             .iter()
             .enumerate()
-            .map(|(i, name)| LegendEntry { name: format!("over {name}"), color: theme::INK, swatch: Swatch::Line(dash(i)) })
+            .map(|(i, name)| LegendEntry {
+                name: format!("over {name}"),
+                color: theme::INK,
+                swatch: Swatch::Line(dash(i)),
+            })
             .collect();
         vec![kinds, sets]
     }
@@ -261,7 +267,8 @@ pub fn seconds_label(s: f64) -> String {
     };
     // Three significant digits without trailing zeros: `1.5 s`, `10 µs`, `559 µs`.
     let digits = format::significant(s * scale, 3);
-    let digits = if digits.contains('.') { digits.trim_end_matches('0').trim_end_matches('.').to_string() } else { digits };
+    let digits =
+        if digits.contains('.') { digits.trim_end_matches('0').trim_end_matches('.').to_string() } else { digits };
     format!("{digits} {unit}")
 }
 
@@ -350,7 +357,10 @@ mod tests {
         for item in &c.scene().items {
             if let crate::scene::Item::Line { points, color, .. } = item {
                 if *color != theme::GRID && *color != theme::INK {
-                    assert!(points.iter().all(|(x, y)| *x >= f.left - 1e-9 && *x <= f.right + 1e-9 && *y >= f.top - 1e-9 && *y <= f.bottom + 1e-9));
+                    assert!(points.iter().all(|(x, y)| *x >= f.left - 1e-9
+                        && *x <= f.right + 1e-9
+                        && *y >= f.top - 1e-9
+                        && *y <= f.bottom + 1e-9));
                 }
             }
         }

@@ -77,17 +77,7 @@ pub fn short_count(x: f64) -> String {
 /// SI short form with three significant digits: `1.13e10` → `"11.3 G"`.
 #[must_use]
 pub fn si(x: f64) -> String {
-    scaled(
-        x,
-        &[
-            (1e18, " E"),
-            (1e15, " P"),
-            (1e12, " T"),
-            (1e9, " G"),
-            (1e6, " M"),
-            (1e3, " k"),
-        ],
-    )
+    scaled(x, &[(1e18, " E"), (1e15, " P"), (1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")])
 }
 
 /// A token count the way people say it: multiples of 2^20 as `"1M"`, of 1,024 as `"4K"`,
@@ -139,11 +129,7 @@ fn three_significant(v: f64) -> String {
         fixed(v, 2)
     };
     // "10.0 T" reads better as "10 T", "2.50 k" as "2.5 k".
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    };
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
     if text == "-0" {
         "0".into()
     } else {

@@ -10,9 +10,7 @@ use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use shardcalc_core::flops::{
-    attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention, FlopsAtLength,
-};
+use shardcalc_core::flops::{attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention, FlopsAtLength};
 use shardcalc_core::model::ModelConfig;
 
 /// Reads one quantity of a sample.
@@ -96,11 +94,7 @@ pub fn flops_vs_seq_len_chart(m: &ModelConfig, convention: FlopConvention) -> Se
         (convention, None)
     };
     let samples = flops_vs_seq_len(m, &sample_lengths(), used);
-    let mlp_name = if m.moe.is_some() {
-        "MLP (dense + active experts + router)"
-    } else {
-        "MLP"
-    };
+    let mlp_name = if m.moe.is_some() { "MLP (dense + active experts + router)" } else { "MLP" };
     let series: [(&str, Rgb, Pick); 4] = [
         ("dot-product attention", theme::VERMILLION, |p| p.attention_dot),
         ("attention projections", theme::BLUE, |p| p.attention_projections),
@@ -130,11 +124,7 @@ pub fn flops_vs_seq_len_chart(m: &ModelConfig, convention: FlopConvention) -> Se
         }
     });
     SeqLenChart {
-        title: format!(
-            "Forward FLOPs per token vs sequence length — {}, attention as {}",
-            m.name,
-            used.label()
-        ),
+        title: format!("Forward FLOPs per token vs sequence length — {}, attention as {}", m.name, used.label()),
         attention_convention: used,
         note,
         x: log_ticks(MIN_SEQ_LEN as f64, MAX_SEQ_LEN as f64, 4.0, 12),
@@ -160,8 +150,7 @@ impl SeqLenChart {
                 format::thousands(c.seq_len),
                 if c.on_chart { "" } else { " (off this chart)" }
             ),
-            None => "Dot-product attention never costs more per token than the MLP (up to 2^30 tokens)."
-                .into(),
+            None => "Dot-product attention never costs more per token than the MLP (up to 2^30 tokens).".into(),
         }
     }
 }
@@ -170,10 +159,7 @@ impl SeqLenChart {
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
-pub fn draw_seq_len<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    chart: &SeqLenChart,
-) -> Result<(), ChartError> {
+pub fn draw_seq_len<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SeqLenChart) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
     // Caption and legend in a strip above the plot, as for the bar charts (never covering a curve).
     let (header, body) = area.split_vertically(theme::HEADER_PX);
@@ -200,8 +186,7 @@ pub fn draw_seq_len<DB: DrawingBackend>(
     )?;
     for line in &chart.lines {
         let points: Vec<(i32, i32)> = line.points.iter().map(|&p| frame.point(p)).collect();
-        body.draw(&PathElement::new(points, line.color.plotters().stroke_width(2)))
-            .map_err(ChartError::draw)?;
+        body.draw(&PathElement::new(points, line.color.plotters().stroke_width(2))).map_err(ChartError::draw)?;
     }
     if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
         let x = c.seq_len as f64;
@@ -215,14 +200,13 @@ pub fn draw_seq_len<DB: DrawingBackend>(
                 .map_err(ChartError::draw)?;
             y += 10;
         }
-        body.draw(&Circle::new(frame.point((x, c.flops_per_token)), 4, mark.filled()))
-            .map_err(ChartError::draw)?;
+        body.draw(&Circle::new(frame.point((x, c.flops_per_token)), 4, mark.filled())).map_err(ChartError::draw)?;
         // Label on the side with more room.
         let (h, dx) = if c.seq_len > 1 << 15 { (HPos::Right, 0.87) } else { (HPos::Left, 1.15) };
         let text = format!("attention > MLP from {} tokens", format::thousands(c.seq_len));
-        let style = (theme::FONT, theme::LABEL_PX).into_font().color(&theme::INK.plotters()).pos(Pos::new(h, VPos::Bottom));
-        body.draw(&Text::new(text, frame.point((x * dx, c.flops_per_token * 1.3)), style))
-            .map_err(ChartError::draw)?;
+        let style =
+            (theme::FONT, theme::LABEL_PX).into_font().color(&theme::INK.plotters()).pos(Pos::new(h, VPos::Bottom));
+        body.draw(&Text::new(text, frame.point((x * dx, c.flops_per_token * 1.3)), style)).map_err(ChartError::draw)?;
     }
     area.present().map_err(ChartError::draw)
 }
@@ -250,10 +234,7 @@ mod tests {
         let c = flops_vs_seq_len_chart(&model("llama-3-8b"), FlopConvention::MaxText);
         let cross = c.crossover.clone().expect("attention overtakes the MLP");
         assert!(cross.on_chart);
-        assert_eq!(
-            Some(cross.seq_len),
-            attention_crossover(&model("llama-3-8b"), FlopConvention::MaxText)
-        );
+        assert_eq!(Some(cross.seq_len), attention_crossover(&model("llama-3-8b"), FlopConvention::MaxText));
         assert_eq!(c.lines.len(), 4);
         assert!(c.lines.iter().all(|l| l.points.len() == 49));
         // Every point is inside the y axis.

@@ -95,7 +95,10 @@ impl ResidualChart {
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
-pub fn draw_residuals<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &ResidualChart) -> Result<(), ChartError> {
+pub fn draw_residuals<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &ResidualChart,
+) -> Result<(), ChartError> {
     area.fill(&WHITE).map_err(ChartError::draw)?;
     theme::draw_header(area, &chart.title, &[("filled: fitted, open: held back", theme::GRID)])?;
     let (_, body) = area.split_vertically(theme::HEADER_PX);
@@ -108,7 +111,10 @@ pub fn draw_residuals<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: 
         .margin_right(24)
         .x_label_area_size(36)
         .y_label_area_size(56)
-        .build_cartesian_2d(TickedAxis::linear(-0.5, n - 0.5, xs), TickedAxis::linear(-chart.limit, chart.limit, chart.ticks.clone()))
+        .build_cartesian_2d(
+            TickedAxis::linear(-0.5, n - 0.5, xs),
+            TickedAxis::linear(-chart.limit, chart.limit, chart.ticks.clone()),
+        )
         .map_err(ChartError::draw)?;
     let names: Vec<String> = chart.columns.iter().map(|c| c.name.clone()).collect();
     let x_fmt = |v: &f64| names.get(v.round().max(0.0) as usize).cloned().unwrap_or_default();

@@ -86,11 +86,19 @@ pub fn roofline_chart(chip: &Chip, op: Option<&OpCost>, dtype: DType) -> Rooflin
         Fabric::Torus { dims, .. } => {
             channels.push((format!("{}, 1 axis (2 links)", up.name), ICI_ONE, 2.0 * link));
             if dims > 1 {
-                channels.push((format!("{}, {dims} axes ({} links)", up.name, 2 * dims), ICI_ALL, (2 * dims) as f64 * link));
+                channels.push((
+                    format!("{}, {dims} axes ({} links)", up.name, 2 * dims),
+                    ICI_ALL,
+                    (2 * dims) as f64 * link,
+                ));
             }
         }
         Fabric::Switch | Fabric::FullMesh => {
-            channels.push((format!("{}, all {} links", up.name, up.links_per_chip), ICI_ALL, up.egress_per_chip().get()));
+            channels.push((
+                format!("{}, all {} links", up.name, up.links_per_chip),
+                ICI_ALL,
+                up.egress_per_chip().get(),
+            ));
         }
     }
     // The op's own ICI link count, when it is not one of the roofs above.
@@ -116,7 +124,9 @@ pub fn roofline_chart(chip: &Chip, op: Option<&OpCost>, dtype: DType) -> Rooflin
     let mut points = Vec::new();
     if let Some(op) = op {
         let flops = op.flops.get();
-        for (roof, bytes) in [(Some(0), op.hbm_bytes.get()), (ici_roof, op.ici_bytes.get()), (Some(dcn_roof), op.dcn_bytes.get())] {
+        for (roof, bytes) in
+            [(Some(0), op.hbm_bytes.get()), (ici_roof, op.ici_bytes.get()), (Some(dcn_roof), op.dcn_bytes.get())]
+        {
             let Some(r) = roof.and_then(|i| roofs.get(i).map(|r| (i, r))) else { continue };
             if positive(bytes) && positive(flops) {
                 let intensity = flops / bytes;
@@ -182,9 +192,16 @@ impl RooflineChart {
     }
 
     fn legend(&self) -> Vec<LegendEntry> {
-        let mut out: Vec<LegendEntry> =
-            self.roofs.iter().map(|r| LegendEntry { name: r.name.clone(), color: r.color, swatch: Swatch::Fill }).collect();
-        out.push(LegendEntry { name: format!("{} peak", self.dtype.name()), color: theme::INK, swatch: Swatch::Line(None) });
+        let mut out: Vec<LegendEntry> = self
+            .roofs
+            .iter()
+            .map(|r| LegendEntry { name: r.name.clone(), color: r.color, swatch: Swatch::Fill })
+            .collect();
+        out.push(LegendEntry {
+            name: format!("{} peak", self.dtype.name()),
+            color: theme::INK,
+            swatch: Swatch::Line(None),
+        });
         out
     }
 
@@ -235,7 +252,12 @@ impl RooflineChart {
         for (name, p) in &self.other_peaks {
             let (a, b) = (f.px(self.x.min, *p), f.px(self.x.max, *p));
             s.line(vec![a, b], MUTED, 1.0, Some((5.0, 4.0)));
-            s.text((b.0 - 6.0, b.1 - 3.0), format!("{name} peak {}FLOP/s", format::si(*p)), Anchor::End, Baseline::Bottom);
+            s.text(
+                (b.0 - 6.0, b.1 - 3.0),
+                format!("{name} peak {}FLOP/s", format::si(*p)),
+                Anchor::End,
+                Baseline::Bottom,
+            );
         }
         for (i, roof) in self.roofs.iter().enumerate() {
             let pts = self.roof_polyline(i).into_iter().map(|(x, y)| f.px(x, y)).collect();
@@ -243,7 +265,12 @@ impl RooflineChart {
         }
         let (a, b) = (f.px(self.x.min, self.peak), f.px(self.x.max, self.peak));
         s.line(vec![a, b], theme::INK, 2.0, None);
-        s.text((a.0 + 6.0, a.1 - 4.0), format!("{} peak {}FLOP/s", self.dtype.name(), format::si(self.peak)), Anchor::Start, Baseline::Bottom);
+        s.text(
+            (a.0 + 6.0, a.1 - 4.0),
+            format!("{} peak {}FLOP/s", self.dtype.name(), format::si(self.peak)),
+            Anchor::Start,
+            Baseline::Bottom,
+        );
         // Ridge points, each with a dotted drop to the x axis and its intensity written just
         // above the axis (the lower right of a roofline is empty: roofs rise to the right), in
         // rows where neighbouring ridges would collide; never up among the peak labels.
@@ -275,7 +302,12 @@ impl RooflineChart {
             let at = f.px(p.intensity, p.flops_per_sec);
             s.circle(at, 6.0, Some(roof.color), Some((theme::INK, 2.0)));
             // Above-left of the point: the roofs rise to the right, so that corner is empty.
-            s.text((at.0 - 9.0, at.1 - 8.0), format!("op vs {}", short_name(&roof.name)), Anchor::End, Baseline::Bottom);
+            s.text(
+                (at.0 - 9.0, at.1 - 8.0),
+                format!("op vs {}", short_name(&roof.name)),
+                Anchor::End,
+                Baseline::Bottom,
+            );
         }
         s
     }
@@ -285,7 +317,10 @@ impl RooflineChart {
 ///
 /// # Errors
 /// [`ChartError::Draw`] when the backend fails.
-pub fn draw_roofline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &RooflineChart) -> Result<(), ChartError> {
+pub fn draw_roofline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &RooflineChart,
+) -> Result<(), ChartError> {
     chart.scene().draw(area)
 }
 
@@ -328,19 +363,26 @@ mod tests {
             let f = c.laid_out_frame();
             let ceiling = f.px(c.x.min, c.peak).1;
             let floor = f.px(c.x.min, c.y.min).1;
-            let ridges: Vec<String> = c.roofs.iter().filter(|r| r.ridge > c.x.min).map(|r| format::significant(r.ridge, 3)).collect();
+            let ridges: Vec<String> =
+                c.roofs.iter().filter(|r| r.ridge > c.x.min).map(|r| format::significant(r.ridge, 3)).collect();
             let boxes: Vec<(f64, f64, f64)> = c
                 .scene()
                 .items
                 .iter()
                 .filter_map(|i| match i {
-                    Item::Text { at, text, .. } if ridges.contains(text) => Some((at.0 - label_width(text) / 2.0, at.0 + label_width(text) / 2.0, at.1)),
+                    Item::Text { at, text, .. } if ridges.contains(text) => {
+                        Some((at.0 - label_width(text) / 2.0, at.0 + label_width(text) / 2.0, at.1))
+                    }
                     _ => None,
                 })
                 .collect();
             assert_eq!(boxes.len(), ridges.len(), "{id}: one label per ridge");
             for (i, a) in boxes.iter().enumerate() {
-                assert!(a.2 - f64::from(theme::LABEL_PX) > ceiling && a.2 < floor, "{id}: label at y {} outside ({ceiling}, {floor})", a.2);
+                assert!(
+                    a.2 - f64::from(theme::LABEL_PX) > ceiling && a.2 < floor,
+                    "{id}: label at y {} outside ({ceiling}, {floor})",
+                    a.2
+                );
                 for b in boxes.iter().skip(i + 1) {
                     let apart = a.2 != b.2 || a.1 <= b.0 || b.1 <= a.0;
                     assert!(apart, "{id}: ridge labels overlap: {a:?} {b:?}");
@@ -381,7 +423,9 @@ mod tests {
             for r in &chart.roofs {
                 assert!(r.ridge > chart.x.min && r.ridge < chart.x.max, "{} {}", c.id, r.name);
                 let line = chart.roof_polyline(chart.roofs.iter().position(|x| x == r).unwrap());
-                assert!(line.iter().all(|(x, y)| *x >= chart.x.min && *x <= chart.x.max && *y >= chart.y.min && *y <= chart.y.max));
+                assert!(line
+                    .iter()
+                    .all(|(x, y)| *x >= chart.x.min && *x <= chart.x.max && *y >= chart.y.min && *y <= chart.y.max));
             }
             for p in &chart.points {
                 assert!(p.intensity >= chart.x.min && p.intensity <= chart.x.max && p.flops_per_sec >= chart.y.min);
@@ -432,7 +476,9 @@ mod tests {
         assert_eq!(y, ceiling);
         // The scene has a marker there, in the roof's colour, and the ceiling label.
         let s = c.scene();
-        assert!(s.items.iter().any(|i| matches!(i, Item::Circle { at, fill: Some(col), .. } if *at == (x, y) && *col == c.roofs[0].color)));
+        assert!(s.items.iter().any(
+            |i| matches!(i, Item::Circle { at, fill: Some(col), .. } if *at == (x, y) && *col == c.roofs[0].color)
+        ));
         assert!(s.items.iter().any(|i| matches!(i, Item::Text { text, .. } if text == "bf16 peak 197 TFLOP/s")));
         // Ridges in order of intensity are drawn left to right.
         let xs: Vec<f64> = (0..c.roofs.len()).filter_map(|i| c.ridge_px(i)).map(|p| p.0).collect();

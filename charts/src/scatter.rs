@@ -38,7 +38,8 @@ pub struct ScatterChart {
 }
 
 /// Colours of the chip generations, in order of appearance.
-pub const GENERATION_COLORS: [Rgb; 6] = [theme::BLUE, theme::ORANGE, theme::GREEN, theme::VERMILLION, theme::PURPLE, theme::SKY];
+pub const GENERATION_COLORS: [Rgb; 6] =
+    [theme::BLUE, theme::ORANGE, theme::GREEN, theme::VERMILLION, theme::PURPLE, theme::SKY];
 
 /// Display name of a catalog chip id.
 #[must_use]

@@ -147,7 +147,8 @@ impl Scene {
             let _ = match item {
                 Item::Line { points, color, width, dash } => {
                     let pts: Vec<String> = points.iter().map(|(x, y)| format!("{},{}", r1(*x), r1(*y))).collect();
-                    let dash = dash.map(|(a, b)| format!(" stroke-dasharray=\"{} {}\"", r1(a), r1(b))).unwrap_or_default();
+                    let dash =
+                        dash.map(|(a, b)| format!(" stroke-dasharray=\"{} {}\"", r1(a), r1(b))).unwrap_or_default();
                     write!(
                         out,
                         "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{dash}/>",
@@ -158,8 +159,16 @@ impl Scene {
                 }
                 Item::Circle { at, r, fill, stroke } => {
                     let fill = fill.map_or_else(|| "none".to_string(), Rgb::hex);
-                    let stroke = stroke.map(|(c, w)| format!(" stroke=\"{}\" stroke-width=\"{}\"", c.hex(), r1(w))).unwrap_or_default();
-                    write!(out, "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\"{stroke}/>", r1(at.0), r1(at.1), r1(*r))
+                    let stroke = stroke
+                        .map(|(c, w)| format!(" stroke=\"{}\" stroke-width=\"{}\"", c.hex(), r1(w)))
+                        .unwrap_or_default();
+                    write!(
+                        out,
+                        "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\"{stroke}/>",
+                        r1(at.0),
+                        r1(at.1),
+                        r1(*r)
+                    )
                 }
                 Item::Rect { from, to, fill } => write!(
                     out,
@@ -181,7 +190,11 @@ impl Scene {
                         Baseline::Middle => "central",
                         Baseline::Bottom => "alphabetic",
                     };
-                    let turn = if *vertical { format!(" transform=\"rotate(-90 {} {})\"", r1(at.0), r1(at.1)) } else { String::new() };
+                    let turn = if *vertical {
+                        format!(" transform=\"rotate(-90 {} {})\"", r1(at.0), r1(at.1))
+                    } else {
+                        String::new()
+                    };
                     write!(
                         out,
                         "<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"{}\" text-anchor=\"{anchor}\" dominant-baseline=\"{baseline}\"{turn}>{}</text>",
@@ -229,7 +242,8 @@ impl Scene {
                     }
                 }
                 Item::Rect { from, to, fill } => {
-                    area.draw(&Rectangle::new([px(*from), px(*to)], fill.plotters().filled())).map_err(ChartError::draw)?;
+                    area.draw(&Rectangle::new([px(*from), px(*to)], fill.plotters().filled()))
+                        .map_err(ChartError::draw)?;
                 }
                 Item::Text { at, text, size, color, anchor, baseline, vertical } => {
                     let h = match anchor {
@@ -259,7 +273,11 @@ impl Scene {
 fn r1(x: f64) -> String {
     let v = (x * 10.0).round() / 10.0;
     // Not format!: core's float printing costs a page ~10 KB (shardcalc_core::decimal).
-    if v.fract() == 0.0 { fixed(v, 0) } else { fixed(v, 1) }
+    if v.fract() == 0.0 {
+        fixed(v, 0)
+    } else {
+        fixed(v, 1)
+    }
 }
 
 /// `text` escaped for SVG content and attributes.
@@ -333,7 +351,10 @@ impl Frame {
     /// Pixel position of the data point `(x, y)`.
     #[must_use]
     pub fn px(&self, x: f64, y: f64) -> (f64, f64) {
-        (self.left + self.x.fraction(x) * (self.right - self.left), self.bottom - self.y.fraction(y) * (self.bottom - self.top))
+        (
+            self.left + self.x.fraction(x) * (self.right - self.left),
+            self.bottom - self.y.fraction(y) * (self.bottom - self.top),
+        )
     }
 
     /// Grid lines, tick labels, the axis lines and their descriptions.
@@ -355,7 +376,12 @@ impl Frame {
             scene.line(vec![(self.left, y), (self.right, y)], theme::GRID, 1.0, None);
             scene.text((self.left - 6.0, y), y_label(v), Anchor::End, Baseline::Middle);
         }
-        scene.line(vec![(self.left, self.top), (self.left, self.bottom), (self.right, self.bottom)], theme::INK, 1.0, None);
+        scene.line(
+            vec![(self.left, self.top), (self.left, self.bottom), (self.right, self.bottom)],
+            theme::INK,
+            1.0,
+            None,
+        );
         scene.text(((self.left + self.right) / 2.0, self.bottom + 26.0), x_desc, Anchor::Middle, Baseline::Top);
         scene.items.push(Item::Text {
             at: (14.0, (self.top + self.bottom) / 2.0),
@@ -412,7 +438,9 @@ pub fn header(scene: &mut Scene, title: &str, rows: &[Vec<LegendEntry>]) -> f64 
                 y += 18.0;
             }
             match e.swatch {
-                Swatch::Fill => scene.items.push(Item::Rect { from: (x, y - 5.0), to: (x + 12.0, y + 5.0), fill: e.color }),
+                Swatch::Fill => {
+                    scene.items.push(Item::Rect { from: (x, y - 5.0), to: (x + 12.0, y + 5.0), fill: e.color })
+                }
                 Swatch::Line(dash) => scene.line(vec![(x - 4.0, y), (x + 16.0, y)], e.color, 2.0, dash),
             }
             scene.text((x + 20.0, y), e.name.clone(), Anchor::Start, Baseline::Middle);

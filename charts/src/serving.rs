@@ -115,7 +115,13 @@ pub fn step_breakdown_chart(model: &str, r: &InferenceReport) -> XyChart {
     if pts.iter().any(|p| p.comms_s.get() > 0.0) {
         series.push(line("collectives".into(), theme::PURPLE, pick(|p| p.comms_s.get())));
     }
-    series.push(XySeries { name: "step".into(), color: theme::INK, points: pick(|p| p.step_time_s.get()), width: 3, style: XyStyle::Line });
+    series.push(XySeries {
+        name: "step".into(),
+        color: theme::INK,
+        points: pick(|p| p.step_time_s.get()),
+        width: 3,
+        style: XyStyle::Line,
+    });
     let at = (r.serving.batch as f64, r.decode.step.step_time_s.get() * 1e3);
     let xs = pts.iter().map(|p| p.batch as f64).chain([at.0]);
     let (x_lo, x_hi) = extent(xs, |v| v > 0.0).unwrap_or((1.0, 2.0));
@@ -174,7 +180,12 @@ pub fn kv_memory_chart(model: &str, r: &InferenceReport) -> XyChart {
         ],
         rules: vec![
             Rule { value: hbm, vertical: false, label: format!("HBM: {} GB", gb(hbm)), color: theme::VERMILLION },
-            Rule { value: weights, vertical: false, label: format!("weights: {} GB", gb(weights)), color: theme::GREEN },
+            Rule {
+                value: weights,
+                vertical: false,
+                label: format!("weights: {} GB", gb(weights)),
+                color: theme::GREEN,
+            },
         ],
         markers: vec![Marker {
             at,
@@ -210,7 +221,12 @@ pub fn prefill_decode_ratio_chart(model: &str, prompt_len: u64, output_len: u64,
         rules: vec![Rule { value: 1.0, vertical: false, label: "1 : 1".into(), color: theme::INK }],
         markers: vec![Marker {
             at,
-            label: format!("P = {}, G = {}: {}", format::thousands(prompt_len), format::thousands(output_len), ratio(at.1)),
+            label: format!(
+                "P = {}, G = {}: {}",
+                format::thousands(prompt_len),
+                format::thousands(output_len),
+                ratio(at.1)
+            ),
             color: theme::INK,
         }],
         note: None,

@@ -55,31 +55,74 @@ impl DrawingBackend for EstimatedSvg<'_> {
     fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.present()
     }
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_pixel(point, color)
     }
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_line(from, to, style)
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, style: &S, fill: bool) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_rect(a, b, style, fill)
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_path(path, style)
     }
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_circle(center, radius, style, fill)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.fill_polygon(vert, style)
     }
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.draw_text(text, style, pos)
     }
-    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
         Ok(estimate_text_size(style.size(), text))
     }
-    fn blit_bitmap(&mut self, pos: BackendCoord, (w, h): (u32, u32), src: &[u8]) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        (w, h): (u32, u32),
+        src: &[u8],
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         self.0.blit_bitmap(pos, (w, h), src)
     }
 }
@@ -95,9 +138,15 @@ mod tests {
     fn the_estimate_is_plotters_native_one() {
         let mut out = String::new();
         let svg = SVGBackend::with_string(&mut out, (100, 100));
-        for (size, text) in [(12.0, "Dense MLP"), (16.0, "Parameters per component — Llama 3 70B"), (9.5, ""), (40.0, "x")] {
+        for (size, text) in
+            [(12.0, "Dense MLP"), (16.0, "Parameters per component — Llama 3 70B"), (9.5, ""), (40.0, "x")]
+        {
             let style = plotters::style::TextStyle::from(("sans-serif", size).into_font());
-            assert_eq!(svg.estimate_text_size(text, &style).unwrap(), estimate_text_size(size, text), "{text:?} at {size}");
+            assert_eq!(
+                svg.estimate_text_size(text, &style).unwrap(),
+                estimate_text_size(size, text),
+                "{text:?} at {size}"
+            );
         }
     }
 
@@ -107,11 +156,14 @@ mod tests {
 
     /// Each `<text>` element's anchor and text (plotters puts the text on a line of its own).
     fn texts(svg: &str) -> Vec<(String, String)> {
-        svg.split("<text").skip(1).filter_map(|e| {
-            let (attrs, rest) = e.split_once('>')?;
-            let anchor = attrs.split("text-anchor=\"").nth(1)?.split('"').next()?.to_string();
-            Some((anchor, rest.split("</text>").next()?.trim_matches('\n').to_string()))
-        }).collect()
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|e| {
+                let (attrs, rest) = e.split_once('>')?;
+                let anchor = attrs.split("text-anchor=\"").nth(1)?.split('"').next()?.to_string();
+                Some((anchor, rest.split("</text>").next()?.trim_matches('\n').to_string()))
+            })
+            .collect()
     }
 
     /// `fill="#RRGGBB"` as plotters writes it.

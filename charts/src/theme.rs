@@ -101,15 +101,13 @@ pub fn draw_header<DB: DrawingBackend>(
     let (width, _) = area.dim_in_pixel();
     let centre = i32::try_from(width / 2).unwrap_or(0);
     let caption = (FONT, CAPTION_PX).into_font().color(&ink).pos(Pos::new(HPos::Center, VPos::Top));
-    area.draw(&Text::new(title.to_string(), (centre, 8), caption))
-        .map_err(ChartError::draw)?;
+    area.draw(&Text::new(title.to_string(), (centre, 8), caption)).map_err(ChartError::draw)?;
     let label = (FONT, LABEL_PX).into_font().color(&ink).pos(Pos::new(HPos::Left, VPos::Center));
     let (y, mut x) = (38, 16);
     for (name, color) in entries {
         area.draw(&Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.plotters().filled()))
             .map_err(ChartError::draw)?;
-        area.draw(&Text::new((*name).to_string(), (x + 18, y), label.clone()))
-            .map_err(ChartError::draw)?;
+        area.draw(&Text::new((*name).to_string(), (x + 18, y), label.clone())).map_err(ChartError::draw)?;
         let (w, _) = area.estimate_text_size(name, &label).map_err(ChartError::draw)?;
         x += 18 + i32::try_from(w).unwrap_or(0) + 24;
     }

@@ -16,11 +16,7 @@ pub struct LinearTicks {
 #[must_use]
 pub fn linear_ticks(data_max: f64, target: usize) -> LinearTicks {
     let target = target.max(1) as f64;
-    let data_max = if data_max.is_finite() && data_max > 0.0 {
-        data_max
-    } else {
-        1.0
-    };
+    let data_max = if data_max.is_finite() && data_max > 0.0 { data_max } else { 1.0 };
     let raw_step = data_max / target;
     let power = 10f64.powf(raw_step.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
@@ -31,11 +27,7 @@ pub fn linear_ticks(data_max: f64, target: usize) -> LinearTicks {
     // At most target + 1 intervals, so this loop is short.
     let intervals = (data_max / step - 1e-9).ceil().max(1.0);
     let values = (0..=intervals as u32).map(|i| f64::from(i) * step).collect();
-    LinearTicks {
-        max: intervals * step,
-        step,
-        values,
-    }
+    LinearTicks { max: intervals * step, step, values }
 }
 
 /// A linear tick value with as many decimals as its step needs: `20`, `0.5`, `2.5`, `0.25`;
@@ -78,10 +70,7 @@ pub fn log_ticks(lo: f64, hi: f64, base: f64, max_ticks: usize) -> LogTicks {
     // With base >= 2, first and last are within ±1100 for finite f64: the counts are small.
     let count = (last - first) as usize + 1;
     let every = count.div_ceil(max_ticks.max(2)).max(1);
-    let mut values: Vec<f64> = (0..count)
-        .step_by(every)
-        .map(|i| base.powf(first + i as f64))
-        .collect();
+    let mut values: Vec<f64> = (0..count).step_by(every).map(|i| base.powf(first + i as f64)).collect();
     let top = base.powf(first + (every * (values.len().max(1) - 1)) as f64);
     let max = if top >= hi * (1.0 - 1e-12) {
         top
@@ -90,11 +79,7 @@ pub fn log_ticks(lo: f64, hi: f64, base: f64, max_ticks: usize) -> LogTicks {
         values.push(next);
         next
     };
-    LogTicks {
-        min: base.powf(first),
-        max,
-        values,
-    }
+    LogTicks { min: base.powf(first), max, values }
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, log_ticks, tick_label};
 use crate::ChartError;
 use plotters::coord::Shift;
-use plotters::prelude::{Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, ShapeStyle, Text, TextStyle, WHITE};
+use plotters::prelude::{
+    Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, ShapeStyle, Text, TextStyle, WHITE,
+};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontTransform;
 
@@ -264,7 +266,9 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
     let line = |a: (i32, i32), b: (i32, i32), style: ShapeStyle| {
         body.draw(&PathElement::new(vec![a, b], style)).map_err(ChartError::draw)
     };
-    let text = |t: String, at: (i32, i32), style: &TextStyle| body.draw(&Text::new(t, at, style.clone())).map_err(ChartError::draw);
+    let text = |t: String, at: (i32, i32), style: &TextStyle| {
+        body.draw(&Text::new(t, at, style.clone())).map_err(ChartError::draw)
+    };
 
     // Grid, ticks and their labels.
     let below = font.clone().pos(Pos::new(HPos::Center, VPos::Top));
@@ -299,9 +303,19 @@ pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChar
             -2
         };
         let (a, b, at, pos) = if r.vertical {
-            (f.px((r.value, chart.y.min)), f.px((r.value, chart.y.max)), f.px((r.value, chart.y.max)), Pos::new(HPos::Left, VPos::Top))
+            (
+                f.px((r.value, chart.y.min)),
+                f.px((r.value, chart.y.max)),
+                f.px((r.value, chart.y.max)),
+                Pos::new(HPos::Left, VPos::Top),
+            )
         } else {
-            (f.px((chart.x.min, r.value)), f.px((chart.x.max, r.value)), f.px((chart.x.min, r.value)), Pos::new(HPos::Left, VPos::Bottom))
+            (
+                f.px((chart.x.min, r.value)),
+                f.px((chart.x.max, r.value)),
+                f.px((chart.x.min, r.value)),
+                Pos::new(HPos::Left, VPos::Bottom),
+            )
         };
         for [p, q] in dashes(a, b) {
             line(p, q, color.stroke_width(1))?;

@@ -9,10 +9,7 @@ use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 
 fn scenario(preset: &str) -> Scenario {
-    Scenario {
-        model: ModelSource::Preset(preset.into()),
-        ..Scenario::default()
-    }
+    Scenario { model: ModelSource::Preset(preset.into()), ..Scenario::default() }
 }
 
 fn assert_svg_contains(svg: &str, needles: &[&str]) {
@@ -29,7 +26,15 @@ fn parameter_chart_as_svg() {
     let svg = to_svg(&Chart::Bars(param_breakdown(&r.model.name, &r.params))).unwrap();
     assert_svg_contains(
         &svg,
-        &["Parameters per component", "Routed experts", "Router", "total (stored)", "active (per token)", "parameters", "<rect"],
+        &[
+            "Parameters per component",
+            "Routed experts",
+            "Router",
+            "total (stored)",
+            "active (per token)",
+            "parameters",
+            "<rect",
+        ],
     );
 }
 
@@ -48,7 +53,16 @@ fn seq_len_chart_as_svg() {
     let svg = to_svg(&Chart::SeqLen(chart)).unwrap();
     assert_svg_contains(
         &svg,
-        &["dot-product attention", "attention projections", "MLP", "unembedding", "256", "1M", "attention &gt; MLP from", "<polyline"],
+        &[
+            "dot-product attention",
+            "attention projections",
+            "MLP",
+            "unembedding",
+            "256",
+            "1M",
+            "attention &gt; MLP from",
+            "<polyline",
+        ],
     );
 }
 
@@ -81,7 +95,10 @@ fn validation_charts_as_svg() {
     let mut s = Scenario::default();
     s.conventions.prediction = shardcalc_core::validation::PredictionMode::Calibrated;
     let svg = to_svg(&shardcalc_charts::catalog::build("validation-scatter", &s).unwrap()).unwrap();
-    assert_svg_contains(&svg, &["Predicted vs measured MFU", "Calibrated", "TPU v5p", "NVIDIA H100 SXM", "measured MFU", "<circle"]);
+    assert_svg_contains(
+        &svg,
+        &["Predicted vs measured MFU", "Calibrated", "TPU v5p", "NVIDIA H100 SXM", "measured MFU", "<circle"],
+    );
     assert_eq!(svg.matches("<circle").count(), 51, "one marker per run");
     let svg = to_svg(&shardcalc_charts::catalog::build("validation-residuals", &s).unwrap()).unwrap();
     assert_svg_contains(&svg, &["MFU error by chip", "TPU v4", "median |err|", "MFU error (points)"]);

@@ -124,14 +124,11 @@ Exit status: 0 on success, 2 on invalid input (the message names the field), 1 o
 ";
 
 fn value<'a>(flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Result<&'a String, UsageError> {
-    it.next()
-        .ok_or_else(|| UsageError(format!("{flag} needs a value")))
+    it.next().ok_or_else(|| UsageError(format!("{flag} needs a value")))
 }
 
 fn number<T: std::str::FromStr>(flag: &str, s: &str) -> Result<T, UsageError> {
-    s.trim()
-        .parse()
-        .map_err(|_| UsageError(format!("{flag}: {s:?} is not a valid number")))
+    s.trim().parse().map_err(|_| UsageError(format!("{flag}: {s:?} is not a valid number")))
 }
 
 /// Parse `args` (without the program name).
@@ -151,9 +148,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             let which = value("schema", &mut it)?;
             match which.as_str() {
                 "scenario" | "report" => Ok(Command::Schema(which.clone())),
-                other => Err(UsageError(format!(
-                    "schema: unknown schema {other:?}; use `scenario` or `report`"
-                ))),
+                other => Err(UsageError(format!("schema: unknown schema {other:?}; use `scenario` or `report`"))),
             }
         }
         "eval" => {
@@ -190,21 +185,14 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     }
                 }
             }
-            let sources = [&a.preset, &a.hf_config, &a.maxtext_config]
-                .iter()
-                .filter(|s| s.is_some())
-                .count();
+            let sources = [&a.preset, &a.hf_config, &a.maxtext_config].iter().filter(|s| s.is_some()).count();
             if sources > 1 {
-                return Err(UsageError(
-                    "eval: give at most one of --preset, --hf-config, --maxtext-config".into(),
-                ));
+                return Err(UsageError("eval: give at most one of --preset, --hf-config, --maxtext-config".into()));
             }
             Ok(Command::Eval(a))
         }
         "chart" => parse_chart(&mut it),
-        other => Err(UsageError(format!(
-            "unknown command {other:?}; try `shardcalc help`"
-        ))),
+        other => Err(UsageError(format!("unknown command {other:?}; try `shardcalc help`"))),
     }
 }
 
@@ -263,10 +251,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_option() {
-        assert_eq!(
-            parse(&args("eval --seq-len abc")).unwrap_err().0,
-            "--seq-len: \"abc\" is not a valid number"
-        );
+        assert_eq!(parse(&args("eval --seq-len abc")).unwrap_err().0, "--seq-len: \"abc\" is not a valid number");
         assert!(parse(&args("eval --seq-len")).unwrap_err().0.contains("--seq-len"));
         assert!(parse(&args("eval --bogus 1")).unwrap_err().0.contains("--bogus"));
         assert!(parse(&args("eval --preset a --hf-config b")).is_err());
@@ -277,7 +262,11 @@ mod tests {
     fn parses_chart_options() {
         assert_eq!(
             parse(&args("chart s.json --chart seq-len -o out.svg")).unwrap(),
-            Command::Chart(ChartArgs { scenario: Some("s.json".into()), chart: "seq-len".into(), out: Some("out.svg".into()) })
+            Command::Chart(ChartArgs {
+                scenario: Some("s.json".into()),
+                chart: "seq-len".into(),
+                out: Some("out.svg".into())
+            })
         );
         assert_eq!(parse(&args("chart --list")).unwrap(), Command::ChartList);
         assert!(parse(&args("chart s.json")).unwrap_err().0.contains("--chart"));

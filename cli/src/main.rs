@@ -7,17 +7,17 @@
 mod args;
 
 use args::{ChartArgs, Command, EvalArgs, ServingArgs, USAGE};
+use shardcalc_core::dtype::DType;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
-use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
-use shardcalc_core::params::count_params;
-use shardcalc_core::report::evaluate;
-use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
 use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
-use shardcalc_core::presets;
-use shardcalc_core::dtype::DType;
+use shardcalc_core::import::{from_hf_config_json, from_maxtext_yaml};
 use shardcalc_core::inference::InferenceSection;
+use shardcalc_core::params::count_params;
+use shardcalc_core::presets;
+use shardcalc_core::report::evaluate;
+use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
 use shardcalc_core::training::mesh::Mesh;
 use std::process::ExitCode;
 
@@ -106,17 +106,13 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
     apply_serving_args(&a.serving, &mut s)?;
     if let Some(spec) = &a.mesh {
         let mesh = Mesh::parse(spec).map_err(|e| Failure::invalid(format!("--mesh: {e}")))?;
-        let training = s
-            .training
-            .as_mut()
-            .ok_or_else(|| Failure::invalid("--mesh: the scenario has no `training` section"))?;
+        let training =
+            s.training.as_mut().ok_or_else(|| Failure::invalid("--mesh: the scenario has no `training` section"))?;
         training.mesh = Some(mesh);
     }
     if let Some(c) = &a.convention {
         s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
-            Failure::invalid(format!(
-                "--convention: unknown convention {c:?}; use maxtext, notebook, six_nd or book"
-            ))
+            Failure::invalid(format!("--convention: unknown convention {c:?}; use maxtext, notebook, six_nd or book"))
         })?;
     }
     Ok(s)
@@ -132,14 +128,16 @@ fn apply_serving_args(a: &ServingArgs, s: &mut Scenario) -> Result<(), Failure> 
         (Some(i), _, _) => i,
         (None, Some(p), Some(g)) => InferenceSection::new(p, g),
         (None, _, _) => {
-            return Err(Failure::invalid(
-                "--prompt-len and --output-len are both needed to add an `inference` section",
-            ))
+            return Err(Failure::invalid("--prompt-len and --output-len are both needed to add an `inference` section"))
         }
     };
     let dtype = |flag: &str, v: &Option<String>| -> Result<Option<DType>, Failure> {
         v.as_deref()
-            .map(|d| DType::parse(d).ok_or_else(|| Failure::invalid(format!("{flag}: unknown format {d:?}; use bf16, fp8, int8 or int4"))))
+            .map(|d| {
+                DType::parse(d).ok_or_else(|| {
+                    Failure::invalid(format!("{flag}: unknown format {d:?}; use bf16, fp8, int8 or int4"))
+                })
+            })
             .transpose()
     };
     section.prompt_len = a.prompt_len.unwrap_or(section.prompt_len);

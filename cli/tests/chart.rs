@@ -87,7 +87,10 @@ fn errors_name_the_field() {
     assert_eq!(code, 2);
     assert!(err.contains("error: workload.seq_len:"), "{err}");
 
-    let file = write("typo.json", r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},"hardwre":{}}"#);
+    let file = write(
+        "typo.json",
+        r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},"hardwre":{}}"#,
+    );
     let (code, _, err) = shardcalc(&["chart", &file, "--chart", "params"]);
     assert_eq!(code, 2);
     assert!(err.contains("error: scenario: unknown field `hardwre`"), "{err}");

@@ -26,12 +26,14 @@ fn repo(path: &str) -> String {
 
 #[test]
 fn eval_preset_reports_the_required_keys() {
-    let (code, out, _) = shardcalc(&["eval", "--preset", "llama-3-70b", "--per-device-batch", "2", "--seq-len", "8192"]);
+    let (code, out, _) =
+        shardcalc(&["eval", "--preset", "llama-3-70b", "--per-device-batch", "2", "--seq-len", "8192"]);
     assert_eq!(code, 0);
     let v = json(&out);
     assert_eq!(v["params"]["total"], 70_553_706_496_u64);
     assert_eq!(v["params"]["active"], 70_553_706_496_u64);
-    for key in ["total_tflops_per_device_step", "learnable_tflops_per_device_step", "attention_tflops_per_device_step"] {
+    for key in ["total_tflops_per_device_step", "learnable_tflops_per_device_step", "attention_tflops_per_device_step"]
+    {
         assert!(v["flops"]["maxtext"][key].as_f64().unwrap() > 0.0, "{key}");
     }
 }
@@ -40,7 +42,8 @@ fn eval_preset_reports_the_required_keys() {
 /// in MaxText's convention at batch 8 × 8192.
 #[test]
 fn eval_deepseek_matches_maxtext() {
-    let (code, out, _) = shardcalc(&["eval", "--preset", "deepseek-v3", "--per-device-batch", "8", "--seq-len", "8192"]);
+    let (code, out, _) =
+        shardcalc(&["eval", "--preset", "deepseek-v3", "--per-device-batch", "8", "--seq-len", "8192"]);
     assert_eq!(code, 0);
     let t = json(&out)["flops"]["maxtext"]["total_tflops_per_device_step"].as_f64().unwrap();
     assert!((t - 18_426.0).abs() < 1.0, "{t}");
@@ -253,8 +256,19 @@ fn eval_reports_the_serving_keys() {
 #[test]
 fn serving_options_add_the_inference_section() {
     let (code, out, err) = shardcalc(&[
-        "eval", "--preset", "llama-3-70b", "--chip", "tpu-v5e", "--prompt-len", "7680", "--output-len", "512",
-        "--weights-dtype", "int8", "--kv-dtype", "int8",
+        "eval",
+        "--preset",
+        "llama-3-70b",
+        "--chip",
+        "tpu-v5e",
+        "--prompt-len",
+        "7680",
+        "--output-len",
+        "512",
+        "--weights-dtype",
+        "int8",
+        "--kv-dtype",
+        "int8",
     ]);
     assert_eq!(code, 0, "{err}");
     let i = &json(&out)["inference"];
@@ -268,7 +282,8 @@ fn serving_options_add_the_inference_section() {
     let (code, _, err) = shardcalc(&["eval", "--prompt-len", "8", "--output-len", "8"]);
     assert_eq!(code, 2);
     assert!(err.contains("hardware"), "{err}");
-    let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "8", "--output-len", "8", "--kv-dtype", "int3"]);
+    let (code, _, err) =
+        shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "8", "--output-len", "8", "--kv-dtype", "int3"]);
     assert_eq!(code, 2);
     assert!(err.contains("--kv-dtype"), "{err}");
     let (code, _, err) = shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "0", "--output-len", "8"]);
@@ -324,7 +339,10 @@ fn eval_training_mesh_option_evaluates_that_mesh() {
     assert_eq!(code, 0, "{err}");
     let t = &json(&out)["training"];
     assert_eq!(t["source"], "explicit");
-    assert_eq!((t["mesh"]["fsdp"].as_u64(), t["mesh"]["tp"].as_u64(), t["mesh"]["cp"].as_u64()), (Some(560), Some(4), Some(4)));
+    assert_eq!(
+        (t["mesh"]["fsdp"].as_u64(), t["mesh"]["tp"].as_u64(), t["mesh"]["cp"].as_u64()),
+        (Some(560), Some(4), Some(4))
+    );
     assert!(t.get("search").is_none());
     // A mesh that does not multiply to the pod, and one TP does not divide.
     let (code, _, err) = shardcalc(&["eval", path.to_str().unwrap(), "--mesh", "fsdp=64"]);

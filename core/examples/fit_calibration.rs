@@ -20,15 +20,26 @@ fn main() {
     );
     let rows = shardcalc_core::validation::table::run_rows(&c);
     for split in [Split::Fit, Split::HeldBack] {
-        let g = shardcalc_core::validation::table::group_stats(&rows, None, Some(split), shardcalc_core::validation::PredictionMode::Calibrated);
-        println!("{}: median |MFU error| {:.3} points, p90 {:.3}", split.label(), g.stats.median_abs_mfu_pts, g.stats.p90_abs_mfu_pts);
+        let g = shardcalc_core::validation::table::group_stats(
+            &rows,
+            None,
+            Some(split),
+            shardcalc_core::validation::PredictionMode::Calibrated,
+        );
+        println!(
+            "{}: median |MFU error| {:.3} points, p90 {:.3}",
+            split.label(),
+            g.stats.median_abs_mfu_pts,
+            g.stats.p90_abs_mfu_pts
+        );
     }
     if std::env::args().any(|a| a == "--write") {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/calibration.json");
         let text = std::fs::read_to_string(path).expect("reading calibration.json");
         let mut doc: serde_json::Value = serde_json::from_str(&text).expect("calibration.json parses");
         let r = shardcalc_core::validation::table::held_back_residuals(&rows);
-        doc["residuals"] = serde_json::json!({"runs": r.runs, "step_pct_p10": r.step_pct_p10, "step_pct_p90": r.step_pct_p90});
+        doc["residuals"] =
+            serde_json::json!({"runs": r.runs, "step_pct_p10": r.step_pct_p10, "step_pct_p90": r.step_pct_p90});
         if let Some(params) = doc.get_mut("parameters").and_then(|p| p.as_array_mut()) {
             for p in params {
                 let id = p.get("id").and_then(|i| i.as_str()).unwrap_or("").to_string();
@@ -38,7 +49,8 @@ fn main() {
             }
         }
         let mut out = Vec::new();
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b" "));
+        let mut ser =
+            serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b" "));
         serde::Serialize::serialize(&doc, &mut ser).expect("serialises");
         out.push(b'\n');
         std::fs::write(path, out).expect("writing calibration.json");

@@ -47,10 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut texts = Vec::new();
         for entry in fs::read_dir(&fixtures)? {
             let path = entry?.path();
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if name.starts_with(prefix) {
                 texts.push((name, fs::read_to_string(&path)?));
             }
@@ -94,16 +91,11 @@ fn scenario_seeds() -> Vec<(String, String)> {
             flops: FlopConvention::ALL[i % FlopConvention::ALL.len()],
             prediction: PredictionMode::ALL[i % PredictionMode::ALL.len()],
         };
-        for (form, model) in [
-            ("preset", ModelSource::Preset(p.id.clone())),
-            ("custom", ModelSource::Custom(Box::new(p.config.clone()))),
-        ] {
-            let s = Scenario {
-                model,
-                workload: workload.clone(),
-                conventions: conventions.clone(),
-                ..Scenario::default()
-            };
+        for (form, model) in
+            [("preset", ModelSource::Preset(p.id.clone())), ("custom", ModelSource::Custom(Box::new(p.config.clone())))]
+        {
+            let s =
+                Scenario { model, workload: workload.clone(), conventions: conventions.clone(), ..Scenario::default() };
             if let Ok(text) = serde_json::to_string_pretty(&s) {
                 seeds.push((format!("{form}-{}.json", p.id), text));
             }
@@ -149,12 +141,7 @@ fn json_tokens(files: &[(String, String)]) -> BTreeSet<String> {
 /// Every `key:` and value of the YAML texts, plus YAML syntax and [`HOSTILE`].
 fn yaml_tokens(files: &[(String, String)]) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = HOSTILE.iter().map(|s| (*s).to_owned()).collect();
-    out.extend(
-        [
-            "\n", ": ", "- ", "# ", "[", "]", ", ", "'", "~", "&a", "*a", "!!", "|", "\t",
-        ]
-        .map(String::from),
-    );
+    out.extend(["\n", ": ", "- ", "# ", "[", "]", ", ", "'", "~", "&a", "*a", "!!", "|", "\t"].map(String::from));
     for (_, text) in files {
         for line in text.lines() {
             if let Some((key, value)) = line.split_once(':') {

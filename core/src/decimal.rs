@@ -21,11 +21,7 @@ pub fn fixed(x: f64, decimals: usize) -> String {
     let biased = ((bits >> 52) & 0x7ff) as i32;
     let fraction = bits & ((1 << 52) - 1);
     // x = mantissa · 2^exponent exactly.
-    let (mantissa, exponent) = if biased == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
+    let (mantissa, exponent) = if biased == 0 { (fraction, -1074) } else { (fraction | (1 << 52), biased - 1075) };
     // n = x · 10^decimals, exact; then rounded to an integer, half to even.
     let mut n = Big::from(mantissa);
     for _ in 0..decimals {
@@ -58,7 +54,11 @@ pub fn fixed(x: f64, decimals: usize) -> String {
 #[must_use]
 pub fn signed(x: f64, decimals: usize) -> String {
     let text = fixed(x, decimals);
-    if text.starts_with('-') || x.is_nan() { text } else { format!("+{text}") }
+    if text.starts_with('-') || x.is_nan() {
+        text
+    } else {
+        format!("+{text}")
+    }
 }
 
 /// The shortest text that reads back as `x`, without exponent, laid out as `format!("{x}")`
@@ -156,9 +156,7 @@ impl Big {
     }
 
     fn bit(&self, i: u32) -> bool {
-        self.0
-            .get((i / 32) as usize)
-            .is_some_and(|limb| limb >> (i % 32) & 1 == 1)
+        self.0.get((i / 32) as usize).is_some_and(|limb| limb >> (i % 32) & 1 == 1)
     }
 
     /// Whether any bit below bit `i` is set.
@@ -166,11 +164,7 @@ impl Big {
         let whole = (i / 32) as usize;
         let partial = i % 32;
         self.0.iter().take(whole).any(|&l| l != 0)
-            || (partial > 0
-                && self
-                    .0
-                    .get(whole)
-                    .is_some_and(|l| l & ((1 << partial) - 1) != 0))
+            || (partial > 0 && self.0.get(whole).is_some_and(|l| l & ((1 << partial) - 1) != 0))
     }
 
     fn shl(&mut self, s: u32) {
@@ -225,9 +219,7 @@ impl Big {
             }
             chunks.push(rem as u32);
         }
-        let mut out = chunks
-            .pop()
-            .map_or_else(|| "0".to_string(), |c| c.to_string());
+        let mut out = chunks.pop().map_or_else(|| "0".to_string(), |c| c.to_string());
         for c in chunks.iter().rev() {
             let s = c.to_string();
             out.push_str(&"0".repeat(9 - s.len()));
@@ -349,11 +341,7 @@ mod tests {
                 assert_eq!(ours, theirs);
                 continue;
             }
-            assert_eq!(
-                ours.parse::<f64>().map(f64::to_bits),
-                Ok(x.to_bits()),
-                "{x:e}: {ours}"
-            );
+            assert_eq!(ours.parse::<f64>().map(f64::to_bits), Ok(x.to_bits()), "{x:e}: {ours}");
             assert_eq!(ours.len(), theirs.len(), "{x:e}: {ours} vs {theirs}");
             assert!(!ours.contains('e'), "{ours}");
             if ours == theirs {
@@ -373,11 +361,7 @@ mod tests {
                 assert_eq!(ours, theirs);
                 continue;
             }
-            assert_eq!(
-                ours.parse::<f64>().map(f64::to_bits),
-                Ok(x.to_bits()),
-                "{x:e}: {ours}"
-            );
+            assert_eq!(ours.parse::<f64>().map(f64::to_bits), Ok(x.to_bits()), "{x:e}: {ours}");
             assert_eq!(ours.len(), theirs.len(), "{ours} vs {theirs}");
             if ours == theirs {
                 same += 1;

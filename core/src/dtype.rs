@@ -22,17 +22,9 @@ pub enum DType {
 }
 crate::serde_names::deserialize_by_name!(DType { Fp32 => "fp32", Bf16 => "bf16", Fp16 => "fp16", Fp8 => "fp8", Int8 => "int8", Int4 => "int4" });
 
-
 impl DType {
     /// Every format, in the order the UI lists them.
-    pub const ALL: [DType; 6] = [
-        DType::Fp32,
-        DType::Bf16,
-        DType::Fp16,
-        DType::Fp8,
-        DType::Int8,
-        DType::Int4,
-    ];
+    pub const ALL: [DType; 6] = [DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8, DType::Int8, DType::Int4];
 
     /// Storage bytes per element (int4 packs two elements per byte).
     #[must_use]

@@ -16,10 +16,7 @@ pub struct FieldError {
 impl FieldError {
     /// A new error for `field`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            message: message.into(),
-        }
+        Self { field: field.into(), message: message.into() }
     }
 }
 
@@ -63,22 +60,14 @@ impl Invalid {
     pub fn for_field(&self, field: &str) -> Vec<&FieldError> {
         self.0
             .iter()
-            .filter(|e| {
-                e.field == field
-                    || (e.field.starts_with(field) && e.field[field.len()..].starts_with('.'))
-            })
+            .filter(|e| e.field == field || (e.field.starts_with(field) && e.field[field.len()..].starts_with('.')))
             .collect()
     }
 
     /// Prefix every field path with `prefix.` (used when a model sits inside a scenario).
     #[must_use]
     pub fn prefixed(self, prefix: &str) -> Self {
-        Self(
-            self.0
-                .into_iter()
-                .map(|e| FieldError::new(format!("{prefix}.{}", e.field), e.message))
-                .collect(),
-        )
+        Self(self.0.into_iter().map(|e| FieldError::new(format!("{prefix}.{}", e.field), e.message)).collect())
     }
 }
 
@@ -179,17 +168,17 @@ mod tests {
 
     #[test]
     fn for_field_matches_sub_fields_only() {
-        let e = Invalid(vec![
-            FieldError::new("attention.num_kv_heads", "x"),
-            FieldError::new("attention_layout", "y"),
-        ]);
+        let e = Invalid(vec![FieldError::new("attention.num_kv_heads", "x"), FieldError::new("attention_layout", "y")]);
         assert_eq!(e.for_field("attention").len(), 1);
         assert_eq!(e.for_field("attention.num_kv_heads").len(), 1);
     }
 
     #[test]
     fn display_names_the_field() {
-        assert_eq!([number_text(4096.0), number_text(0.99), number_text(1e300), number_text(-0.5)], ["4096", "0.99", "1e+300", "-0.5"]);
+        assert_eq!(
+            [number_text(4096.0), number_text(0.99), number_text(1e300), number_text(-0.5)],
+            ["4096", "0.99", "1e+300", "-0.5"]
+        );
         assert_eq!([number_text(f64::NAN), number_text(f64::NEG_INFINITY)], ["NaN", "-inf"]);
         let e = Invalid::one("d_model", "must be at least 1 (got 0)");
         assert_eq!(e.to_string(), "d_model: must be at least 1 (got 0)");

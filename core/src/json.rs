@@ -217,7 +217,11 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Nested<A> {
 
     /// A struct variant is read as a map too: serde_json's `struct_variant` reads any value
     /// (an array included), so the variant's value goes through [`Objects`] instead.
-    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> Result<V::Value, A::Error> {
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, A::Error> {
         self.0.newtype_variant_seed(StructVariant(visitor))
     }
 }

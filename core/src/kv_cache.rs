@@ -31,11 +31,7 @@ pub fn kv_bytes_per_token(m: &ModelConfig, dtype: DType) -> Bytes {
 pub fn kv_bytes_per_sequence(m: &ModelConfig, context: u64, dtype: DType) -> Bytes {
     let (global, local) = m.layout.counts(m.num_layers);
     let per_layer = kv_elements_per_token_per_layer(m) * dtype.bytes();
-    let local_tokens = if local > 0 {
-        m.layout.local_span(context) as f64
-    } else {
-        0.0
-    };
+    let local_tokens = if local > 0 { m.layout.local_span(context) as f64 } else { 0.0 };
     Bytes(per_layer * (global as f64 * context as f64 + local as f64 * local_tokens))
 }
 

@@ -8,14 +8,14 @@
 
 pub mod activations;
 pub mod collectives;
-pub mod dtype;
 pub mod decimal;
+pub mod dtype;
 pub mod error;
 pub mod flops;
 pub mod hardware;
 pub mod import;
-pub mod json;
 pub mod inference;
+pub mod json;
 pub mod kv_cache;
 pub mod model;
 pub mod notebook;
@@ -25,8 +25,8 @@ pub mod presets;
 pub mod pretty_json;
 pub mod report;
 pub mod report_hardware;
-pub mod saved;
 pub mod roofline;
+pub mod saved;
 pub mod scenario;
 mod serde_names;
 pub mod sharding;

@@ -38,9 +38,7 @@ impl NotebookFamily {
         match &m.moe {
             None => NotebookFamily::Dense,
             Some(moe)
-                if matches!(m.attention, Attention::Mla(_))
-                    || moe.shared_experts > 0
-                    || moe.first_dense_layers > 0 =>
+                if matches!(m.attention, Attention::Mla(_)) || moe.shared_experts > 0 || moe.first_dense_layers > 0 =>
             {
                 NotebookFamily::DeepSeekLike
             }
@@ -78,23 +76,11 @@ pub struct NotebookTables {
 }
 
 fn row(label: &str, unit: &str, correct: f64) -> NotebookRow {
-    NotebookRow {
-        label: label.into(),
-        unit: unit.into(),
-        printed: correct,
-        correct,
-        discrepancy: None,
-    }
+    NotebookRow { label: label.into(), unit: unit.into(), printed: correct, correct, discrepancy: None }
 }
 
 fn wrong(label: &str, unit: &str, printed: f64, correct: f64, why: &str) -> NotebookRow {
-    NotebookRow {
-        label: label.into(),
-        unit: unit.into(),
-        printed,
-        correct,
-        discrepancy: Some(why.into()),
-    }
+    NotebookRow { label: label.into(), unit: unit.into(), printed, correct, discrepancy: Some(why.into()) }
 }
 
 /// Reproduce the notebook's tables for `m` at workload `w`.
@@ -104,19 +90,12 @@ pub fn notebook_tables(m: &ModelConfig, w: &Workload) -> NotebookTables {
     let p = count_params(m);
     let t = |c: ParamComponent| p.get(c).total.get();
     let router = t(ParamComponent::Router);
-    let (e, k) = m
-        .moe
-        .as_ref()
-        .map_or((1.0, 1.0), |moe| (moe.num_experts as f64, moe.experts_per_token as f64));
+    let (e, k) = m.moe.as_ref().map_or((1.0, 1.0), |moe| (moe.num_experts as f64, moe.experts_per_token as f64));
     let total = p.total_without_mtp.get();
     let active = p.active.get();
 
     let mut params = vec![
-        row(
-            "Vocab embedding",
-            "params",
-            t(ParamComponent::Embedding) + t(ParamComponent::Unembedding),
-        ),
+        row("Vocab embedding", "params", t(ParamComponent::Embedding) + t(ParamComponent::Unembedding)),
         row("Attention", "params", t(ParamComponent::Attention)),
     ];
     match family {
@@ -185,11 +164,7 @@ pub fn notebook_tables(m: &ModelConfig, w: &Workload) -> NotebookTables {
         flops.push(row("Vocab embedding", "TFLOPs", vocab));
     }
     flops.push(row("Total", "TFLOPs", r.total.tflops()));
-    NotebookTables {
-        family,
-        params,
-        flops,
-    }
+    NotebookTables { family, params, flops }
 }
 
 #[cfg(test)]
@@ -199,12 +174,7 @@ mod tests {
     use crate::presets;
 
     fn w(b: f64, t: u64) -> Workload {
-        Workload {
-            per_device_batch: b,
-            seq_len: t,
-            grad_accum: 1,
-            remat: RematPolicy::None,
-        }
+        Workload { per_device_batch: b, seq_len: t, grad_accum: 1, remat: RematPolicy::None }
     }
 
     fn printed(rows: &[NotebookRow], label: &str) -> f64 {

@@ -108,15 +108,11 @@ impl ParamCounts {
     /// The row for a component.
     #[must_use]
     pub fn get(&self, c: ParamComponent) -> ParamRow {
-        self.rows
-            .iter()
-            .copied()
-            .find(|r| r.component == c)
-            .unwrap_or(ParamRow {
-                component: c,
-                total: Params::ZERO,
-                active: Params::ZERO,
-            })
+        self.rows.iter().copied().find(|r| r.component == c).unwrap_or(ParamRow {
+            component: c,
+            total: Params::ZERO,
+            active: Params::ZERO,
+        })
     }
 }
 
@@ -149,12 +145,7 @@ pub fn attention_layer_params(m: &ModelConfig) -> LayerParams {
                 AttentionBias::QkvO => n * h + 2.0 * k * h + d,
             };
             let sinks = if a.sinks { n } else { 0.0 };
-            LayerParams {
-                attention,
-                attention_norms,
-                attention_biases: bias + sinks,
-                layer_norms: 0.0,
-            }
+            LayerParams { attention, attention_norms, attention_biases: bias + sinks, layer_norms: 0.0 }
         }
         Attention::Mla(a) => {
             let n = a.num_heads as f64;
@@ -214,14 +205,7 @@ fn moe_layer(m: &ModelConfig) -> [f64; 6] {
     } else {
         (0.0, 0.0)
     };
-    [
-        e * one,
-        k * one,
-        shared,
-        router,
-        e * b_one + b_shared,
-        k * b_one + b_shared,
-    ]
+    [e * one, k * one, shared, router, e * b_one + b_shared, k * b_one + b_shared]
 }
 
 /// Count the parameters of a model. Assumes `m` is valid (see [`ModelConfig::validate`]);
@@ -238,11 +222,7 @@ pub fn count_params(m: &ModelConfig) -> ParamCounts {
     let attn = attention_layer_params(m);
     let layer_norms = m.norm.per_layer as f64 * d * norm_w;
     let dense_mlp = mlp_weights(m.mlp.kind, m.d_model, m.mlp.d_ff);
-    let dense_bias = if m.mlp.bias {
-        mlp_biases(m.mlp.kind, m.d_model, m.mlp.d_ff)
-    } else {
-        0.0
-    };
+    let dense_bias = if m.mlp.bias { mlp_biases(m.mlp.kind, m.d_model, m.mlp.d_ff) } else { 0.0 };
     let [routed_t, routed_a, shared, router, moe_bias_t, moe_bias_a] = moe_layer(m);
 
     let embedding = v * d;
@@ -256,8 +236,10 @@ pub fn count_params(m: &ModelConfig) -> ParamCounts {
     let (mtp_total, mtp_active) = match &m.mtp {
         Some(mtp) if mtp.depth > 0 => {
             let depth = mtp.depth as f64;
-            let layer_ffn_t = if m.moe.is_some() { routed_t + shared + router + moe_bias_t } else { dense_mlp + dense_bias };
-            let layer_ffn_a = if m.moe.is_some() { routed_a + shared + router + moe_bias_a } else { dense_mlp + dense_bias };
+            let layer_ffn_t =
+                if m.moe.is_some() { routed_t + shared + router + moe_bias_t } else { dense_mlp + dense_bias };
+            let layer_ffn_a =
+                if m.moe.is_some() { routed_a + shared + router + moe_bias_a } else { dense_mlp + dense_bias };
             let common = 3.0 * d * norm_w
                 + 2.0 * d * d
                 + attn.attention
@@ -270,11 +252,7 @@ pub fn count_params(m: &ModelConfig) -> ParamCounts {
         _ => (0.0, 0.0),
     };
 
-    let row = |component, total: f64, active: f64| ParamRow {
-        component,
-        total: Params(total),
-        active: Params(active),
-    };
+    let row = |component, total: f64, active: f64| ParamRow { component, total: Params(total), active: Params(active) };
     let rows = vec![
         row(ParamComponent::Embedding, embedding, embedding),
         row(ParamComponent::PositionEmbedding, positions, positions),
@@ -297,17 +275,8 @@ pub fn count_params(m: &ModelConfig) -> ParamCounts {
         row(ParamComponent::Mtp, mtp_total, mtp_active),
     ];
     let total: Params = rows.iter().map(|r| r.total).sum();
-    let active: Params = rows
-        .iter()
-        .filter(|r| r.component != ParamComponent::Mtp)
-        .map(|r| r.active)
-        .sum();
-    ParamCounts {
-        total,
-        active,
-        total_without_mtp: total - Params(mtp_total),
-        rows,
-    }
+    let active: Params = rows.iter().filter(|r| r.component != ParamComponent::Mtp).map(|r| r.active).sum();
+    ParamCounts { total, active, total_without_mtp: total - Params(mtp_total), rows }
 }
 
 /// Norm kind helper for the UI: parameters per norm of width D.

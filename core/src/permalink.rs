@@ -50,17 +50,13 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
 pub fn parse(text: &str) -> Result<Scenario, Invalid> {
     let text = text.trim();
     if text.len() > MAX_LEN {
-        return Err(Invalid::one(
-            "permalink",
-            format!("is {} bytes; the limit is {MAX_LEN} bytes", text.len()),
-        ));
+        return Err(Invalid::one("permalink", format!("is {} bytes; the limit is {MAX_LEN} bytes", text.len())));
     }
     let Some(payload) = text.strip_prefix(TAG) else {
         return Err(Invalid::one("permalink", version_problem(text)));
     };
     let bytes = base64url_decode(payload).map_err(|m| Invalid::one("permalink", m))?;
-    let json = String::from_utf8(bytes)
-        .map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
+    let json = String::from_utf8(bytes).map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
     Scenario::from_json(&json)
 }
 
@@ -137,10 +133,7 @@ fn base64url_decode(text: &str) -> Result<Vec<u8>, String> {
     }
     let mut out = Vec::with_capacity(values.len() * 3 / 4);
     for group in values.chunks(4) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, v)| acc | v << (18 - 6 * i));
+        let n = group.iter().enumerate().fold(0u32, |acc, (i, v)| acc | v << (18 - 6 * i));
         // A group of k symbols carries k - 1 bytes (k is 2..=4 here).
         let bytes = n.to_be_bytes();
         out.extend(bytes.iter().skip(1).take(group.len() - 1));
@@ -181,10 +174,7 @@ mod tests {
     #[test]
     fn every_preset_round_trips_by_id_and_as_a_custom_model() {
         for p in presets::all() {
-            let by_id = Scenario {
-                model: ModelSource::Preset(p.id.clone()),
-                ..Scenario::default()
-            };
+            let by_id = Scenario { model: ModelSource::Preset(p.id.clone()), ..Scenario::default() };
             assert_eq!(decode(&encode(&by_id)), Ok(by_id.clone()), "{}", p.id);
             let custom = Scenario {
                 model: ModelSource::Custom(Box::new(p.config.clone())),
@@ -232,7 +222,12 @@ mod tests {
         // Valid text that is not a scenario: serde names the key.
         let not_json = format!("1.{}", base64url_encode(b"hello"));
         assert_eq!(field_of(&not_json), "scenario");
-        let unknown = format!("1.{}", base64url_encode(br#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":1},"oops":1}"#));
+        let unknown = format!(
+            "1.{}",
+            base64url_encode(
+                br#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":1},"oops":1}"#
+            )
+        );
         assert!(decode(&unknown).unwrap_err().to_string().contains("oops"));
     }
 
@@ -242,10 +237,7 @@ mod tests {
         if let Attention::Gqa(a) = &mut m.attention {
             a.num_kv_heads = 5;
         }
-        let s = Scenario {
-            model: ModelSource::Custom(Box::new(m)),
-            ..Scenario::default()
-        };
+        let s = Scenario { model: ModelSource::Custom(Box::new(m)), ..Scenario::default() };
         assert_eq!(field_of(&encode(&s)), "model.attention.num_kv_heads");
         let mut s = Scenario::default();
         s.workload.seq_len = 0;
@@ -263,10 +255,7 @@ mod tests {
             a.num_heads = 9_007_199_254_740_881; // the largest prime below 2^53
             a.num_kv_heads = a.num_heads - 1;
         }
-        let s = Scenario {
-            model: ModelSource::Custom(Box::new(m)),
-            ..Scenario::default()
-        };
+        let s = Scenario { model: ModelSource::Custom(Box::new(m)), ..Scenario::default() };
         let started = std::time::Instant::now();
         assert_eq!(field_of(&encode(&s)), "model.attention.num_heads");
         assert!(started.elapsed().as_secs() < 1);
@@ -286,9 +275,8 @@ mod tests {
         let real = encode(&Scenario::default());
         for round in 0..20_000 {
             let len = (next() % 64) as usize;
-            let mut text: String = (0..len)
-                .map(|_| char::from(b"AZaz09-_.=!{}\"1 \xff"[(next() % 17) as usize]))
-                .collect();
+            let mut text: String =
+                (0..len).map(|_| char::from(b"AZaz09-_.=!{}\"1 \xff"[(next() % 17) as usize])).collect();
             if round % 3 == 0 {
                 text = format!("{TAG}{text}");
             }

@@ -71,7 +71,8 @@ mod tests {
 
     #[test]
     fn matches_serde_json_pretty_on_scenarios() {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/roundtrip/full-scenario.json")).unwrap();
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/roundtrip/full-scenario.json"))
+            .unwrap();
         let full = Scenario::from_json(&text).unwrap();
         for s in [Scenario::default(), full] {
             let compact = serde_json::to_string(&s).unwrap();

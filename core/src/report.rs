@@ -322,18 +322,13 @@ mod tests {
 
     #[test]
     fn report_has_the_documented_keys() {
-        let s = Scenario {
-            model: ModelSource::Preset("llama-3-8b".into()),
-            ..Scenario::default()
-        };
+        let s = Scenario { model: ModelSource::Preset("llama-3-8b".into()), ..Scenario::default() };
         let v = serde_json::to_value(evaluate(&s).unwrap()).unwrap();
         assert_eq!(v["params"]["total"], 8_030_261_248_u64);
         assert_eq!(v["params"]["active"], 8_030_261_248_u64);
-        for key in [
-            "total_tflops_per_device_step",
-            "learnable_tflops_per_device_step",
-            "attention_tflops_per_device_step",
-        ] {
+        for key in
+            ["total_tflops_per_device_step", "learnable_tflops_per_device_step", "attention_tflops_per_device_step"]
+        {
             assert!(v["flops"]["maxtext"][key].is_f64(), "{key}");
         }
         let total = v["flops"]["maxtext"]["total_tflops_per_device_step"].as_f64().unwrap();

@@ -117,7 +117,8 @@ pub type HardwareSections = (HardwareReport, Vec<CollectiveReport>, Option<Roofl
 
 fn collective_report(i: usize, q: &CollectiveQuery, axes: &[AxisLink]) -> Result<CollectiveReport, Invalid> {
     let chosen: Vec<AxisLink> = q.axes.iter().filter_map(|n| axes.iter().find(|a| &a.name == n).cloned()).collect();
-    let c = collective_cost(q.kind, Bytes(q.array_bytes), &chosen).map_err(|e| e.prefixed(&format!("collectives[{i}]")))?;
+    let c =
+        collective_cost(q.kind, Bytes(q.array_bytes), &chosen).map_err(|e| e.prefixed(&format!("collectives[{i}]")))?;
     Ok(CollectiveReport {
         kind: q.kind,
         axes: q.axes.clone(),

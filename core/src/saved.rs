@@ -100,7 +100,9 @@ pub fn read(key: &str, raw: &str) -> Result<(SavedScenario, Recovered), Unreadab
         Ok(saved) => return Ok((saved, Recovered::Current)),
         Err(e) => e,
     };
-    let recovered = |scenario| SavedScenario::new(format!("recovered {}", key.strip_prefix(KEY_PREFIX).unwrap_or(key)), 0.0, scenario);
+    let recovered = |scenario| {
+        SavedScenario::new(format!("recovered {}", key.strip_prefix(KEY_PREFIX).unwrap_or(key)), 0.0, scenario)
+    };
     match crate::json::from_str::<Probe>(raw) {
         // An object with a format: a saved entry, newer or damaged.
         Ok(Probe { format: Some(n) }) if n > u64::from(ENTRY_FORMAT) => Err(unreadable(newer(n))),
@@ -115,7 +117,9 @@ pub fn read(key: &str, raw: &str) -> Result<(SavedScenario, Recovered), Unreadab
             let link = permalink::find_in(&text);
             match permalink::parse(link) {
                 Ok(s) => Ok((recovered(s), Recovered::Link)),
-                Err(e) if link.starts_with(permalink::TAG) => Err(unreadable(format!("holds a link that cannot be read: {e}"))),
+                Err(e) if link.starts_with(permalink::TAG) => {
+                    Err(unreadable(format!("holds a link that cannot be read: {e}")))
+                }
                 Err(_) if json_error.is_data() => Err(unreadable("is JSON but not an object".into())),
                 Err(_) => Err(unreadable(format!("is not JSON: {json_error}"))),
             }

@@ -32,10 +32,7 @@ impl ModelSource {
         match self {
             ModelSource::Preset(id) => presets::get(id).map(|p| p.config).ok_or_else(|| {
                 let known: Vec<&str> = presets::all().iter().map(|p| p.id.as_str()).collect();
-                Invalid::one(
-                    "model.preset",
-                    format!("unknown preset {id:?}; known presets: {}", known.join(", ")),
-                )
+                Invalid::one("model.preset", format!("unknown preset {id:?}; known presets: {}", known.join(", ")))
             }),
             ModelSource::Custom(m) => Ok(m.as_ref().clone()),
         }
@@ -97,12 +94,7 @@ impl Default for Scenario {
         Self {
             version: SCENARIO_VERSION,
             model: ModelSource::Preset("llama-3-8b".into()),
-            workload: Workload {
-                per_device_batch: 1.0,
-                seq_len: 4096,
-                grad_accum: 1,
-                remat: RematPolicy::None,
-            },
+            workload: Workload { per_device_batch: 1.0, seq_len: 4096, grad_accum: 1, remat: RematPolicy::None },
             conventions: Conventions::default(),
             inference: None,
             hardware: None,
@@ -126,10 +118,7 @@ impl Scenario {
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(Invalid::one(
                 "scenario",
-                format!(
-                    "is {} bytes; the limit is {MAX_SCENARIO_BYTES} bytes",
-                    text.len()
-                ),
+                format!("is {} bytes; the limit is {MAX_SCENARIO_BYTES} bytes", text.len()),
             ));
         }
         crate::json::from_str(text).map_err(|e| Invalid::one("scenario", e.to_string()))
@@ -229,15 +218,12 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let s = Scenario::from_json(
-            r#"{"model":{"preset":"nope"},"workload":{"per_device_batch":0,"seq_len":8192}}"#,
-        )
-        .unwrap();
+        let s = Scenario::from_json(r#"{"model":{"preset":"nope"},"workload":{"per_device_batch":0,"seq_len":8192}}"#)
+            .unwrap();
         let e = s.validate().unwrap_err();
         let fields: Vec<_> = e.0.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["model.preset", "workload.per_device_batch"]);
-        let e = Scenario::from_json(r#"{"model":{"preset":"x"},"workload":{"seq_len":1},"extra":1}"#)
-            .unwrap_err();
+        let e = Scenario::from_json(r#"{"model":{"preset":"x"},"workload":{"seq_len":1},"extra":1}"#).unwrap_err();
         assert_eq!(e.0[0].field, "scenario");
     }
 
@@ -252,10 +238,7 @@ mod tests {
         .unwrap();
         let e = s.validate().unwrap_err();
         let fields: Vec<_> = e.0.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            ["hardware.topology.axes[1].size", "collectives[0].axes[1]", "roofline.matmul.b"]
-        );
+        assert_eq!(fields, ["hardware.topology.axes[1].size", "collectives[0].axes[1]", "roofline.matmul.b"]);
         let s = Scenario::from_json(
             r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
                 "collectives":[{"kind":"all_reduce","array_bytes":1,"axes":["x"]}]}"#,
@@ -268,10 +251,7 @@ mod tests {
     fn custom_model_errors_are_prefixed() {
         let mut m = presets::get("llama-3-8b").unwrap().config;
         m.d_model = 0;
-        let s = Scenario {
-            model: ModelSource::Custom(Box::new(m)),
-            ..Scenario::default()
-        };
+        let s = Scenario { model: ModelSource::Custom(Box::new(m)), ..Scenario::default() };
         assert_eq!(s.validate().unwrap_err().0[0].field, "model.d_model");
     }
 }

@@ -87,9 +87,25 @@ mod tests {
         use crate::training::setup::AttentionKernel;
         use crate::training::tensors::Placement;
         check!(
-            DType, CollectiveKind, Network, FlopConvention, AttentionCounting, RematPolicy, ChipFamily, CommsOverlap,
-            KvContext, KvSharding, WeightSharding, WorkingMemory, AttentionBias, LayerKind, MlpKind, NormKind, Schedule,
-            AttentionKernel, Placement,
+            DType,
+            CollectiveKind,
+            Network,
+            FlopConvention,
+            AttentionCounting,
+            RematPolicy,
+            ChipFamily,
+            CommsOverlap,
+            KvContext,
+            KvSharding,
+            WeightSharding,
+            WorkingMemory,
+            AttentionBias,
+            LayerKind,
+            MlpKind,
+            NormKind,
+            Schedule,
+            AttentionKernel,
+            Placement,
         );
     }
 }

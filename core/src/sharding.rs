@@ -59,17 +59,19 @@ pub fn local_shape(global: &[u64], spec: &[&[&str]], mesh: &[MeshAxis]) -> Resul
 /// sharded over (book Solution 3.1: `A[I_X, ...]` on `{X:4, Y:8, Z:2}` exists 16 times).
 #[must_use]
 pub fn replication(spec: &[&[&str]], mesh: &[MeshAxis]) -> f64 {
-    mesh.iter()
-        .filter(|(name, _)| !spec.iter().any(|axes| axes.contains(name)))
-        .map(|(_, n)| *n as f64)
-        .product()
+    mesh.iter().filter(|(name, _)| !spec.iter().any(|axes| axes.contains(name))).map(|(_, n)| *n as f64).product()
 }
 
 /// Bytes one device holds.
 ///
 /// # Errors
 /// As [`local_shape`].
-pub fn bytes_per_device(global: &[u64], spec: &[&[&str]], mesh: &[MeshAxis], bytes_per_element: f64) -> Result<Bytes, Invalid> {
+pub fn bytes_per_device(
+    global: &[u64],
+    spec: &[&[&str]],
+    mesh: &[MeshAxis],
+    bytes_per_element: f64,
+) -> Result<Bytes, Invalid> {
     let local = local_shape(global, spec, mesh)?;
     Ok(Bytes(local.iter().map(|&n| n as f64).product::<f64>() * bytes_per_element))
 }

@@ -59,7 +59,8 @@ where
 }
 
 const GQA: &str = r#""num_heads": 32, "num_kv_heads": 8, "head_dim": 128"#;
-const MLA: &str = r#""num_heads": 128, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128"#;
+const MLA: &str =
+    r#""num_heads": 128, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128"#;
 
 #[test]
 fn attention_accepts_what_the_derive_accepted() {
@@ -129,7 +130,8 @@ fn attention_refuses_what_the_derive_refused() {
         // missing required fields
         r#"{"type": "gqa", "num_heads": 32, "num_kv_heads": 8}"#.to_owned(),
         r#"{"type": "gqa", "num_kv_heads": 8, "head_dim": 128}"#.to_owned(),
-        r#"{"type": "mla", "num_heads": 128, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64}"#.to_owned(),
+        r#"{"type": "mla", "num_heads": 128, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64}"#
+            .to_owned(),
         r#"{"type": "mla"}"#.to_owned(),
         // duplicate fields
         format!(r#"{{"type": "gqa", {GQA}, "head_dim": 64}}"#),

@@ -88,7 +88,9 @@ fn catalog_holds_the_cited_figures() {
 fn per_gpu_scale_up_bandwidth() {
     // NVIDIA: NVLink 4 is 900 GB/s per H100, NVLink 5 1.8 TB/s per Blackwell GPU
     // (bidirectional, all 18 links); AMD: 896 GB/s aggregate Infinity Fabric on MI300X.
-    for (id, bidi) in [("h100-sxm", 9e11), ("h200-sxm", 9e11), ("b200", 1.8e12), ("gb200-nvl72", 1.8e12), ("mi300x", 8.96e11)] {
+    for (id, bidi) in
+        [("h100-sxm", 9e11), ("h200-sxm", 9e11), ("b200", 1.8e12), ("gb200-nvl72", 1.8e12), ("mi300x", 8.96e11)]
+    {
         let c = chip(id);
         close(id, c.scale_up.egress_per_chip().bidirectional().get(), bidi, 1e-12);
     }

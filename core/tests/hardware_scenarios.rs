@@ -61,8 +61,17 @@ fn number(r: &mut Rng, lo: f64, hi: f64) -> f64 {
 /// Replaces numeric leaves of a chip's JSON with hostile values and drops optional keys.
 fn mutate(r: &mut Rng, v: &mut Value) {
     const OPTIONAL: [&str; 11] = [
-        "fp8", "int8", "int4", "vector_flops", "on_chip", "mxu", "hop_latency", "pcie", "chiplets",
-        "price_per_chip_hour_usd", "bandwidth",
+        "fp8",
+        "int8",
+        "int4",
+        "vector_flops",
+        "on_chip",
+        "mxu",
+        "hop_latency",
+        "pcie",
+        "chiplets",
+        "price_per_chip_hour_usd",
+        "bandwidth",
     ];
     match v {
         Value::Object(map) => {
@@ -198,8 +207,22 @@ fn roofline(r: &mut Rng) -> Option<RooflineQuery> {
 
 /// Keys whose value may be absent (`None` serializes as null).
 const OPTIONAL_KEYS: [&str; 16] = [
-    "fp8", "int8", "int4", "vector_flops", "on_chip", "mxu", "count", "hop_latency", "pcie", "chiplets",
-    "price_per_chip_hour_usd", "intensity", "critical_batch", "links", "bandwidth", "matmul",
+    "fp8",
+    "int8",
+    "int4",
+    "vector_flops",
+    "on_chip",
+    "mxu",
+    "count",
+    "hop_latency",
+    "pcie",
+    "chiplets",
+    "price_per_chip_hour_usd",
+    "intensity",
+    "critical_batch",
+    "links",
+    "bandwidth",
+    "matmul",
 ];
 
 /// Every number in `v` is present (not null: JSON has no NaN or infinity, so a NaN
@@ -260,7 +283,8 @@ fn hardware_scenarios_never_panic() {
         match outcome {
             Ok(Ok(is_valid)) => {
                 valid += u64::from(is_valid);
-                with_custom_chip += u64::from(is_valid && matches!(s.hardware.as_ref().map(|h| &h.chip), Some(ChipSource::Custom(_))));
+                with_custom_chip +=
+                    u64::from(is_valid && matches!(s.hardware.as_ref().map(|h| &h.chip), Some(ChipSource::Custom(_))));
             }
             Ok(Err(msg)) => panic!("case {case}: {msg}\n{}", serde_json::to_string(&s).unwrap_or_default()),
             Err(_) => panic!("case {case} panicked: {s:?}"),

@@ -9,85 +9,25 @@ use shardcalc_core::presets;
 
 /// (fixture, text, preset id, keys expected in warnings)
 const HF: &[(&str, &str, &str, &[&str])] = &[
-    (
-        "hf-llama-2-7b.json",
-        include_str!("fixtures/hf-llama-2-7b.json"),
-        "llama-2-7b",
-        &[],
-    ),
-    (
-        "hf-llama-3-8b.json",
-        include_str!("fixtures/hf-llama-3-8b.json"),
-        "llama-3-8b",
-        &[],
-    ),
-    (
-        "hf-llama-3-70b.json",
-        include_str!("fixtures/hf-llama-3-70b.json"),
-        "llama-3-70b",
-        &[],
-    ),
-    (
-        "hf-llama-3.1-405b.json",
-        include_str!("fixtures/hf-llama-3.1-405b.json"),
-        "llama-3.1-405b",
-        &[],
-    ),
-    (
-        "hf-mistral-7b.json",
-        include_str!("fixtures/hf-mistral-7b.json"),
-        "mistral-7b",
-        &[],
-    ),
-    (
-        "hf-mixtral-8x7b.json",
-        include_str!("fixtures/hf-mixtral-8x7b.json"),
-        "mixtral-8x7b",
-        &[],
-    ),
-    (
-        "hf-qwen3-8b.json",
-        include_str!("fixtures/hf-qwen3-8b.json"),
-        "qwen3-8b",
-        &[],
-    ),
-    (
-        "hf-qwen3-30b-a3b.json",
-        include_str!("fixtures/hf-qwen3-30b-a3b.json"),
-        "qwen3-30b-a3b",
-        &[],
-    ),
-    (
-        "hf-gemma-2-9b.json",
-        include_str!("fixtures/hf-gemma-2-9b.json"),
-        "gemma-2-9b",
-        &[],
-    ),
-    (
-        "hf-gpt-oss-120b.json",
-        include_str!("fixtures/hf-gpt-oss-120b.json"),
-        "gpt-oss-120b",
-        &[],
-    ),
+    ("hf-llama-2-7b.json", include_str!("fixtures/hf-llama-2-7b.json"), "llama-2-7b", &[]),
+    ("hf-llama-3-8b.json", include_str!("fixtures/hf-llama-3-8b.json"), "llama-3-8b", &[]),
+    ("hf-llama-3-70b.json", include_str!("fixtures/hf-llama-3-70b.json"), "llama-3-70b", &[]),
+    ("hf-llama-3.1-405b.json", include_str!("fixtures/hf-llama-3.1-405b.json"), "llama-3.1-405b", &[]),
+    ("hf-mistral-7b.json", include_str!("fixtures/hf-mistral-7b.json"), "mistral-7b", &[]),
+    ("hf-mixtral-8x7b.json", include_str!("fixtures/hf-mixtral-8x7b.json"), "mixtral-8x7b", &[]),
+    ("hf-qwen3-8b.json", include_str!("fixtures/hf-qwen3-8b.json"), "qwen3-8b", &[]),
+    ("hf-qwen3-30b-a3b.json", include_str!("fixtures/hf-qwen3-30b-a3b.json"), "qwen3-30b-a3b", &[]),
+    ("hf-gemma-2-9b.json", include_str!("fixtures/hf-gemma-2-9b.json"), "gemma-2-9b", &[]),
+    ("hf-gpt-oss-120b.json", include_str!("fixtures/hf-gpt-oss-120b.json"), "gpt-oss-120b", &[]),
     // The checkpoint's config has num_nextn_predict_layers = 1, so the import carries MTP.
-    (
-        "hf-deepseek-v3.json",
-        include_str!("fixtures/hf-deepseek-v3.json"),
-        "deepseek-v3-mtp",
-        &[],
-    ),
+    ("hf-deepseek-v3.json", include_str!("fixtures/hf-deepseek-v3.json"), "deepseek-v3-mtp", &[]),
     (
         "hf-gemma-3-27b.json",
         include_str!("fixtures/hf-gemma-3-27b.json"),
         "gemma-3-27b",
         &["vision_config", "text_config.vocab_size"],
     ),
-    (
-        "hf-llama-4-scout.json",
-        include_str!("fixtures/hf-llama-4-scout.json"),
-        "llama-4-scout",
-        &["vision_config"],
-    ),
+    ("hf-llama-4-scout.json", include_str!("fixtures/hf-llama-4-scout.json"), "llama-4-scout", &["vision_config"]),
 ];
 
 fn preset(id: &str) -> ModelConfig {
@@ -112,12 +52,7 @@ fn unnamed(mut m: ModelConfig) -> ModelConfig {
 fn hugging_face_fixtures_equal_their_presets() {
     for (file, text, id, expected_warnings) in HF {
         let imported = from_hf_config_json(text).unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert_eq!(
-            warned_keys(&imported),
-            *expected_warnings,
-            "{file}: {:?}",
-            imported.warnings
-        );
+        assert_eq!(warned_keys(&imported), *expected_warnings, "{file}: {:?}", imported.warnings);
         let want = preset(id);
         assert_eq!(total(&imported.config), total(&want), "{file} vs preset {id}");
         // Not just the count: attention, layout, MoE placement and norms match too.
@@ -171,77 +106,22 @@ fn qwen2_has_qkv_biases() {
 
 /// (fixture, text, preset id, expected count minus the preset's)
 const MAXTEXT: &[(&str, &str, &str, i64)] = &[
-    (
-        "maxtext-llama2-7b.yml",
-        include_str!("fixtures/maxtext-llama2-7b.yml"),
-        "llama-2-7b",
-        0,
-    ),
-    (
-        "maxtext-llama3-8b.yml",
-        include_str!("fixtures/maxtext-llama3-8b.yml"),
-        "llama-3-8b",
-        0,
-    ),
-    (
-        "maxtext-mistral-7b.yml",
-        include_str!("fixtures/maxtext-mistral-7b.yml"),
-        "mistral-7b",
-        0,
-    ),
-    (
-        "maxtext-mixtral-8x7b.yml",
-        include_str!("fixtures/maxtext-mixtral-8x7b.yml"),
-        "mixtral-8x7b",
-        0,
-    ),
+    ("maxtext-llama2-7b.yml", include_str!("fixtures/maxtext-llama2-7b.yml"), "llama-2-7b", 0),
+    ("maxtext-llama3-8b.yml", include_str!("fixtures/maxtext-llama3-8b.yml"), "llama-3-8b", 0),
+    ("maxtext-mistral-7b.yml", include_str!("fixtures/maxtext-mistral-7b.yml"), "mistral-7b", 0),
+    ("maxtext-mixtral-8x7b.yml", include_str!("fixtures/maxtext-mixtral-8x7b.yml"), "mixtral-8x7b", 0),
     // No mtp_num_layers in the file: the 671B main model.
-    (
-        "maxtext-deepseek3-671b.yml",
-        include_str!("fixtures/maxtext-deepseek3-671b.yml"),
-        "deepseek-v3",
-        0,
-    ),
-    (
-        "maxtext-qwen3-8b.yml",
-        include_str!("fixtures/maxtext-qwen3-8b.yml"),
-        "qwen3-8b",
-        0,
-    ),
-    (
-        "maxtext-qwen3-30b-a3b.yml",
-        include_str!("fixtures/maxtext-qwen3-30b-a3b.yml"),
-        "qwen3-30b-a3b",
-        0,
-    ),
-    (
-        "maxtext-gpt-oss-120b.yml",
-        include_str!("fixtures/maxtext-gpt-oss-120b.yml"),
-        "gpt-oss-120b",
-        0,
-    ),
-    (
-        "maxtext-llama4-17b-16e.yml",
-        include_str!("fixtures/maxtext-llama4-17b-16e.yml"),
-        "llama-4-scout",
-        0,
-    ),
+    ("maxtext-deepseek3-671b.yml", include_str!("fixtures/maxtext-deepseek3-671b.yml"), "deepseek-v3", 0),
+    ("maxtext-qwen3-8b.yml", include_str!("fixtures/maxtext-qwen3-8b.yml"), "qwen3-8b", 0),
+    ("maxtext-qwen3-30b-a3b.yml", include_str!("fixtures/maxtext-qwen3-30b-a3b.yml"), "qwen3-30b-a3b", 0),
+    ("maxtext-gpt-oss-120b.yml", include_str!("fixtures/maxtext-gpt-oss-120b.yml"), "gpt-oss-120b", 0),
+    ("maxtext-llama4-17b-16e.yml", include_str!("fixtures/maxtext-llama4-17b-16e.yml"), "llama-4-scout", 0),
     // MaxText pads Gemma 2's vocabulary to 256,128 rows (Hugging Face: 256,000); the
     // embedding is tied, so the 128 extra rows of 3,584 count once.
-    (
-        "maxtext-gemma2-9b.yml",
-        include_str!("fixtures/maxtext-gemma2-9b.yml"),
-        "gemma-2-9b",
-        128 * 3584,
-    ),
+    ("maxtext-gemma2-9b.yml", include_str!("fixtures/maxtext-gemma2-9b.yml"), "gemma-2-9b", 128 * 3584),
     // MaxText's Gemma 3 vocabulary is 262,144 rows; Hugging Face's Gemma3TextConfig has
     // 262,208 (64 more). Tied embedding: 64 rows of 5,376 fewer.
-    (
-        "maxtext-gemma3-27b.yml",
-        include_str!("fixtures/maxtext-gemma3-27b.yml"),
-        "gemma-3-27b",
-        -64 * 5376,
-    ),
+    ("maxtext-gemma3-27b.yml", include_str!("fixtures/maxtext-gemma3-27b.yml"), "gemma-3-27b", -64 * 5376),
 ];
 
 #[test]
@@ -260,10 +140,7 @@ fn maxtext_the_three_named_in_the_issue_are_exact() {
     let count = |text: &str| total(&from_maxtext_yaml(text).unwrap().config);
     assert_eq!(count(include_str!("fixtures/maxtext-llama2-7b.yml")), 6_738_415_616);
     assert_eq!(count(include_str!("fixtures/maxtext-mixtral-8x7b.yml")), 46_702_792_704);
-    assert_eq!(
-        count(include_str!("fixtures/maxtext-deepseek3-671b.yml")),
-        671_026_419_200
-    );
+    assert_eq!(count(include_str!("fixtures/maxtext-deepseek3-671b.yml")), 671_026_419_200);
 }
 
 #[test]
@@ -397,18 +274,7 @@ fn adversarial_inputs_never_panic() {
         "k:\n".to_owned() + &"  - [x]\n".repeat(50_000),
     ];
     // Every key of a real config, set to each hostile value.
-    let hostile = [
-        "1e300",
-        "-1",
-        "18446744073709551616",
-        "\"4096\"",
-        "null",
-        "[]",
-        "{}",
-        "true",
-        "0",
-        "0.5",
-    ];
+    let hostile = ["1e300", "-1", "18446744073709551616", "\"4096\"", "null", "[]", "{}", "true", "0", "0.5"];
     let base: serde_json::Value = serde_json::from_str(include_str!("fixtures/hf-gpt-oss-120b.json")).unwrap();
     for key in base.as_object().unwrap().keys() {
         for value in hostile {
@@ -420,16 +286,7 @@ fn adversarial_inputs_never_panic() {
     let yaml = include_str!("fixtures/maxtext-deepseek3-671b.yml");
     for (i, line) in yaml.lines().enumerate() {
         if let Some((key, _)) = line.split_once(": ") {
-            for value in [
-                "1e300",
-                "-1",
-                "18446744073709551616",
-                "\"x\"",
-                "null",
-                "[]",
-                "true",
-                "0",
-            ] {
+            for value in ["1e300", "-1", "18446744073709551616", "\"x\"", "null", "[]", "true", "0"] {
                 let mut lines: Vec<String> = yaml.lines().map(str::to_owned).collect();
                 lines[i] = format!("{key}: {value}");
                 inputs.push(lines.join("\n"));
@@ -438,11 +295,7 @@ fn adversarial_inputs_never_panic() {
     }
     let mut accepted = 0;
     for text in &inputs {
-        let results = [
-            detect_and_import(text),
-            from_hf_config_json(text),
-            from_maxtext_yaml(text),
-        ];
+        let results = [detect_and_import(text), from_hf_config_json(text), from_maxtext_yaml(text)];
         for imported in results.into_iter().flatten() {
             // Whatever is accepted is a valid model with finite counts.
             assert_eq!(imported.config.validate(), Ok(()));

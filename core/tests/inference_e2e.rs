@@ -73,7 +73,12 @@ fn llama3_70b_int8_batch_32_on_a_v5e_4x2() {
     // α is 1.97e14 / 9e10 = 2189, so its limit is 26; with the book's α we get its 22.
     close(num(&r, "decode.tp_limits.alpha"), 2189.0, 0.001, "alpha");
     close(num(&r, "decode.tp_limits.compute_bound"), 26.2, 0.005, "TP limit on v5e");
-    close(tp_limit_compute_bound(28_672.0, num(&r, "decode.tp_limits.n_axes"), 2550.0, 2.0), 22.0, 0.025, "book's TP limit");
+    close(
+        tp_limit_compute_bound(28_672.0, num(&r, "decode.tp_limits.n_axes"), 2550.0, 2.0),
+        22.0,
+        0.025,
+        "book's TP limit",
+    );
     // The 4x2 has no wraparound: the activation AllReduces are latency-bound but hide
     // under the HBM time.
     assert!(num(&r, "decode.comms_latency_floor_s") > num(&r, "decode.comms_bandwidth_time_s"));
@@ -193,7 +198,8 @@ fn chunked_prefill_reloads_the_weights() {
 /// parameters, its KV cache 6.71 GB per 8k sequence), and "we OOM beyond batch size 16".
 #[test]
 fn llama2_13b_mha_table_and_max_batch() {
-    let mut chip = shardcalc_core::hardware::catalog::with_provenance(shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap());
+    let mut chip =
+        shardcalc_core::hardware::catalog::with_provenance(shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap());
     chip.hbm.capacity = shardcalc_core::units::Bytes::from_gib(16.0);
     chip.hbm.bandwidth = shardcalc_core::units::BytesPerSec(8.2e11);
     let chip = json!({ "custom": chip });
@@ -213,7 +219,12 @@ fn llama2_13b_mha_table_and_max_batch() {
 #[test]
 fn moe_reads_the_experts_its_batch_touches() {
     let at = |batch: u64| {
-        let s = scenario("mixtral-8x7b", v5e(), Some(&[4, 4]), json!({"prompt_len": 1024, "output_len": 256, "batch": batch}));
+        let s = scenario(
+            "mixtral-8x7b",
+            v5e(),
+            Some(&[4, 4]),
+            json!({"prompt_len": 1024, "output_len": 256, "batch": batch}),
+        );
         run(&s)["decode"].clone()
     };
     let one = at(1);
@@ -240,14 +251,24 @@ fn kv_heads_fewer_than_chips_replicate_or_shard_by_batch() {
     };
     let rep = at("replicate", 16);
     assert_eq!(rep["kv_cache"]["layout"]["replication"], 2);
-    close(num(&rep, "kv_cache.wasted_bytes_per_chip") * 2.0, num(&rep, "kv_cache.bytes_per_chip"), 1e-12, "half wasted");
+    close(
+        num(&rep, "kv_cache.wasted_bytes_per_chip") * 2.0,
+        num(&rep, "kv_cache.bytes_per_chip"),
+        1e-12,
+        "half wasted",
+    );
     let batch = at("batch", 16);
     close(num(&batch, "kv_cache.bytes_per_chip") * 2.0, num(&rep, "kv_cache.bytes_per_chip"), 1e-12, "batch-sharded");
     assert!(num(&batch, "decode.comms_s") > num(&rep, "decode.comms_s"), "AllToAlls cost something");
     let odd = at("batch", 3);
     assert!(odd["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("does not divide")));
     // MLA's single latent: DeepSeek-V3 cannot shard its cache by heads.
-    let s = scenario("deepseek-v3", json!({"preset": "tpu-v5p"}), Some(&[4, 4, 4]), json!({"prompt_len": 1024, "output_len": 256, "batch": 64, "dtypes": {"weights": "fp8", "compute": "fp8"}}));
+    let s = scenario(
+        "deepseek-v3",
+        json!({"preset": "tpu-v5p"}),
+        Some(&[4, 4, 4]),
+        json!({"prompt_len": 1024, "output_len": 256, "batch": 64, "dtypes": {"weights": "fp8", "compute": "fp8"}}),
+    );
     let r = run(&s);
     assert_eq!(r["kv_cache"]["layout"]["head_shards"], 1);
     assert_eq!(r["kv_cache"]["layout"]["other_shards"], 64);
@@ -275,7 +296,12 @@ fn speculative_decoding_with_a_draft_model() {
     close(num(sp, "expected_tokens_per_step"), (1.0 - 0.8_f64.powi(5)) / 0.2, 1e-12, "Leviathan eq. 1");
     assert!(num(sp, "speedup") > 1.5, "{sp}");
     // The draft's weights take HBM too.
-    let plain = scenario("llama-3-70b", v5e(), Some(&[4, 4]), json!({"prompt_len": 2048, "output_len": 256, "batch": 4, "dtypes": {"weights": "int8", "kv": "int8"}}));
+    let plain = scenario(
+        "llama-3-70b",
+        v5e(),
+        Some(&[4, 4]),
+        json!({"prompt_len": 2048, "output_len": 256, "batch": 4, "dtypes": {"weights": "int8", "kv": "int8"}}),
+    );
     assert!(num(&r, "memory.per_chip.weights") > num(&run(&plain), "memory.per_chip.weights"));
 }
 
@@ -307,8 +333,13 @@ fn cost_uses_the_catalog_price_or_the_scenarios() {
 #[test]
 fn two_d_weight_stationary_on_a_big_mesh() {
     let at = |sharding: Value| {
-        let s = scenario("llama-3.1-405b", v5e(), Some(&[8, 16]), json!({"prompt_len": 2048, "output_len": 256, "batch": 256,
-            "dtypes": {"weights": "int8", "kv": "int8"}, "sharding": sharding}));
+        let s = scenario(
+            "llama-3.1-405b",
+            v5e(),
+            Some(&[8, 16]),
+            json!({"prompt_len": 2048, "output_len": 256, "batch": 256,
+            "dtypes": {"weights": "int8", "kv": "int8"}, "sharding": sharding}),
+        );
         run(&s)["decode"].clone()
     };
     let one = at(json!({}));
@@ -325,14 +356,34 @@ fn errors_name_the_field() {
     assert_eq!(field_of(&s), ["hardware"]);
     let s = scenario("llama-3-70b", v5e(), Some(&[4, 2]), json!({"prompt_len": 0, "output_len": 1, "batch": 0}));
     assert_eq!(field_of(&s), ["inference.prompt_len", "inference.batch"]);
-    let s = scenario("llama-3-70b", v5e(), Some(&[4, 2]), json!({"prompt_len": 1, "output_len": 1, "dtypes": {"compute": "fp8"}}));
+    let s = scenario(
+        "llama-3-70b",
+        v5e(),
+        Some(&[4, 2]),
+        json!({"prompt_len": 1, "output_len": 1, "dtypes": {"compute": "fp8"}}),
+    );
     assert_eq!(field_of(&s), ["inference.dtypes.compute"]);
-    let s = scenario("llama-3-70b", v5e(), Some(&[4, 2]), json!({"prompt_len": 1, "output_len": 1, "sharding": {"model_axes": ["q"]}}));
+    let s = scenario(
+        "llama-3-70b",
+        v5e(),
+        Some(&[4, 2]),
+        json!({"prompt_len": 1, "output_len": 1, "sharding": {"model_axes": ["q"]}}),
+    );
     assert_eq!(field_of(&s), ["inference.sharding.model_axes[0]"]);
-    let s = scenario("llama-3-70b", v5e(), None, json!({"prompt_len": 1, "output_len": 1, "sharding": {"model_axes": ["x"]}}));
+    let s = scenario(
+        "llama-3-70b",
+        v5e(),
+        None,
+        json!({"prompt_len": 1, "output_len": 1, "sharding": {"model_axes": ["x"]}}),
+    );
     assert_eq!(field_of(&s), ["inference.sharding"]);
-    let s = scenario("llama-3-70b", v5e(), Some(&[4, 2]), json!({"prompt_len": 1, "output_len": 1,
-        "speculative": {"draft_len": 4, "acceptance": 0.5, "draft": {"model": {"preset": "nope"}}}}));
+    let s = scenario(
+        "llama-3-70b",
+        v5e(),
+        Some(&[4, 2]),
+        json!({"prompt_len": 1, "output_len": 1,
+        "speculative": {"draft_len": 4, "acceptance": 0.5, "draft": {"model": {"preset": "nope"}}}}),
+    );
     assert_eq!(field_of(&s), ["inference.speculative.draft.model.preset"]);
 }
 
@@ -401,7 +452,12 @@ fn expert_parallel_moe_over_gpu_nodes() {
     assert_eq!(r["serving"]["model_parallel"], 32.0);
     assert_eq!(r["memory"]["min_topology"]["label"], "8");
     // 64 tokens × top-8 of 256 experts: 222 distinct experts per layer in expectation.
-    close(num(&r, "decode.experts_touched_per_layer"), 256.0 * (1.0 - (1.0 - 8.0 / 256.0_f64).powi(64)), 1e-9, "experts");
+    close(
+        num(&r, "decode.experts_touched_per_layer"),
+        256.0 * (1.0 - (1.0 - 8.0 / 256.0_f64).powi(64)),
+        1e-9,
+        "experts",
+    );
     // On NVLink's switch, α is the peak over the GPU's whole egress (18 × 25 GB/s).
     close(num(&r, "decode.tp_limits.alpha"), 1.979e15 / 4.5e11, 1e-9, "alpha");
     assert_eq!(r["kv_bytes_per_token"], 61.0 * 576.0);

@@ -42,7 +42,9 @@ fn random_setup(r: &mut Rng) -> ServingSetup {
         let chip = catalog::get(r.pick(&CHIPS)).unwrap();
         // Any axis sizes, including ones that do not divide the heads (3, 5, 6, 7).
         let shape: Vec<u64> = match chip.scale_up.fabric {
-            shardcalc_core::hardware::chip::Fabric::Torus { dims, .. } => (0..dims.min(2)).map(|_| 1 + r.below(8)).collect(),
+            shardcalc_core::hardware::chip::Fabric::Torus { dims, .. } => {
+                (0..dims.min(2)).map(|_| 1 + r.below(8)).collect()
+            }
             _ => vec![1 + r.below(chip.scale_up.max_chips)],
         };
         let Ok(axes) = Topology::tpu_slice(&shape, 1).resolve(&chip) else { continue };
@@ -51,7 +53,12 @@ fn random_setup(r: &mut Rng) -> ServingSetup {
             kv: r.pick(&[KvSharding::Batch, KvSharding::Sequence, KvSharding::Replicate]),
             ..ServingSharding::default()
         };
-        let dtypes = ServingDtypes { weights: r.pick(&DTYPES), kv: r.pick(&DTYPES), activations: r.pick(&DTYPES), compute: DType::Bf16 };
+        let dtypes = ServingDtypes {
+            weights: r.pick(&DTYPES),
+            kv: r.pick(&DTYPES),
+            activations: r.pick(&DTYPES),
+            compute: DType::Bf16,
+        };
         let overlap = r.pick(&[CommsOverlap::Full, CommsOverlap::None]);
         if let Ok(s) = ServingSetup::new(&preset.config, &chip, &axes, &names, &sharding, dtypes, overlap) {
             return s;
@@ -96,8 +103,10 @@ fn kv_bytes_are_linear_in_tokens_up_to_window_caps() {
                     // once every window is full (the increment is the global layers').
                     assert!(b <= per_token * t as f64 * (1.0 + 1e-12) && b >= last, "{}", p.id);
                     let (big, bigger) = (1_u64 << 22, 1_u64 << 23);
-                    let inc = kv_bytes_per_sequence(m, bigger, dtype).get() - kv_bytes_per_sequence(m, big, dtype).get();
-                    let inc2 = kv_bytes_per_sequence(m, 2 * bigger - big, dtype).get() - kv_bytes_per_sequence(m, bigger, dtype).get();
+                    let inc =
+                        kv_bytes_per_sequence(m, bigger, dtype).get() - kv_bytes_per_sequence(m, big, dtype).get();
+                    let inc2 = kv_bytes_per_sequence(m, 2 * bigger - big, dtype).get()
+                        - kv_bytes_per_sequence(m, bigger, dtype).get();
                     assert!((inc - inc2).abs() <= 1e-9 * inc, "{}", p.id);
                 } else {
                     assert!((b - per_token * t as f64).abs() <= 1e-9 * b, "{}: {t} tokens", p.id);
@@ -134,10 +143,19 @@ fn random_inference(r: &mut Rng) -> Value {
         ("kv_context", json!(r.pick(&["full", "mean"]))),
         ("comms_overlap", json!(r.pick(&["full", "none"]))),
         ("working_memory", json!(r.pick(&["activations", "ignored"]))),
-        ("dtypes", json!({"weights": r.pick(&["bf16", "int8", "int4", "fp32"]), "compute": r.pick(&["bf16", "int8", "fp8"])})),
+        (
+            "dtypes",
+            json!({"weights": r.pick(&["bf16", "int8", "int4", "fp32"]), "compute": r.pick(&["bf16", "int8", "fp8"])}),
+        ),
         ("prefill", json!({"mfu": nasty_f64(r), "chunk": nasty_u64(r)})),
-        ("sharding", json!({"kv": r.pick(&["batch", "sequence", "replicate"]), "model_axes": r.pick(&[json!(["x"]), json!(["q"]), json!([])])})),
-        ("speculative", json!({"draft_len": nasty_u64(r), "acceptance": nasty_f64(r), "draft": {"cost_ratio": nasty_f64(r)}})),
+        (
+            "sharding",
+            json!({"kv": r.pick(&["batch", "sequence", "replicate"]), "model_axes": r.pick(&[json!(["x"]), json!(["q"]), json!([])])}),
+        ),
+        (
+            "speculative",
+            json!({"draft_len": nasty_u64(r), "acceptance": nasty_f64(r), "draft": {"cost_ratio": nasty_f64(r)}}),
+        ),
     ];
     for (key, v) in optional {
         if r.below(2) == 0 {

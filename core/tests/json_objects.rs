@@ -30,7 +30,8 @@ impl Rng {
 /// Full scenarios: every section, custom models (each preset's config) and custom chips
 /// (each bundled chip, with its provenance).
 fn bases() -> Vec<Value> {
-    let full: Scenario = serde_json::from_str(include_str!("roundtrip/full-scenario.json")).expect("the round-trip fixture");
+    let full: Scenario =
+        serde_json::from_str(include_str!("roundtrip/full-scenario.json")).expect("the round-trip fixture");
     let mut out = vec![serde_json::to_value(&full).unwrap()];
     let chips = catalog::all_with_provenance();
     for (i, p) in presets::all().iter().enumerate() {
@@ -150,7 +151,10 @@ fn objects_read_as_serde_json_reads_them_and_arrays_of_fields_are_refused() {
     }
     eprintln!("{both} read by both, {neither} by neither, {only_reference} only by serde_json (arrays of fields)");
     // The mutations reach all three outcomes.
-    assert!(both * 20 >= cases && neither * 20 >= cases && only_reference * 100 >= cases, "{both} {neither} {only_reference}");
+    assert!(
+        both * 20 >= cases && neither * 20 >= cases && only_reference * 100 >= cases,
+        "{both} {neither} {only_reference}"
+    );
 }
 
 #[test]

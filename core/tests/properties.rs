@@ -108,7 +108,11 @@ fn allreduce_is_twice_and_alltoall_a_quarter_of_an_allgather_when_bandwidth_boun
 const NASTY: [f64; 10] = [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, 1e-300, f64::MAX, 5e-324];
 
 fn nasty(r: &mut Rng) -> f64 {
-    if r.below(2) == 0 { r.pick(&NASTY) } else { r.log(-3.0, 20.0) }
+    if r.below(2) == 0 {
+        r.pick(&NASTY)
+    } else {
+        r.log(-3.0, 20.0)
+    }
 }
 
 #[test]

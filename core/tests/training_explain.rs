@@ -11,9 +11,9 @@ use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::presets;
 use shardcalc_core::training::budget::apply_budget;
 use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::training::plan;
 use shardcalc_core::training::report::{Binding, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
-use shardcalc_core::training::plan;
 
 fn v5p(shape: &[u64], slices: u64) -> ResolvedHardware {
     let chip = get("tpu-v5p").unwrap();
@@ -37,7 +37,11 @@ fn each_binding_has_its_sentence() {
     let r = run("llama-3-8b", &v5p(&[4, 4, 4], 1), &tokens(4_194_304.0)).unwrap();
     let t = &r.thresholds;
     assert_eq!(t.binding, Binding::FsdpComputeBound, "{}", t.explanation);
-    assert!(t.explanation.contains("65536 tokens per device") && t.explanation.contains("α/3 = 850"), "{}", t.explanation);
+    assert!(
+        t.explanation.contains("65536 tokens per device") && t.explanation.contains("α/3 = 850"),
+        "{}",
+        t.explanation
+    );
 
     // Chapter 6: 468 tokens per device on a full pod: FSDP alone no, FSDP + TP yes.
     let pod = v5p(&[16, 20, 28], 1);

@@ -128,7 +128,9 @@ fn full_remat_costs_about_a_quarter_more_flops() {
     assert!((0.2..0.35).contains(&extra), "{extra}");
     s.remat = Remat::None;
     let none = run("llama-3-8b", &slice("tpu-v7x", &[4, 4, 4]), &s);
-    let act = |r: &TrainingReport| r.memory.breakdown.iter().find(|i| i.component == MemoryComponent::Activations).unwrap().bytes.get();
+    let act = |r: &TrainingReport| {
+        r.memory.breakdown.iter().find(|i| i.component == MemoryComponent::Activations).unwrap().bytes.get()
+    };
     assert!(act(&none) > 15.0 * act(&r), "remat saves significant memory");
 }
 

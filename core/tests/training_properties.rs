@@ -115,8 +115,10 @@ fn search_best_equals_brute_force_on_small_cases() {
         for id in models {
             let m = model(id);
             let h = hw(chip, axes.clone());
-            let mut section = TrainingSection::new(GlobalBatch::Sequences(r.pick(&[8, 12, 32, 64])), r.pick(&[1024, 4096]));
-            section.pipeline = r.pick(&[Pipeline::default(), Pipeline { schedule: Schedule::Gpipe, virtual_stages: 1 }]);
+            let mut section =
+                TrainingSection::new(GlobalBatch::Sequences(r.pick(&[8, 12, 32, 64])), r.pick(&[1024, 4096]));
+            section.pipeline =
+                r.pick(&[Pipeline::default(), Pipeline { schedule: Schedule::Gpipe, virtual_stages: 1 }]);
             let setup = section.setup(&m, &h, FlopConvention::MaxText).unwrap();
             let costs = every_preset_cost(&setup);
             let limits = Limits { top: 1, microbatches: None, max_microbatches: 64 };
@@ -139,7 +141,8 @@ fn search_best_equals_brute_force_on_small_cases() {
                         let s = evaluate(&setup, &mc, &mb, cost);
                         evaluated += 1;
                         if s.fits && s.step_time.is_finite() {
-                            let key = ((s.step_time * 1e9).round(), s.comm.iter().map(|c| c.time).sum(), s.memory.total());
+                            let key =
+                                ((s.step_time * 1e9).round(), s.comm.iter().map(|c| c.time).sum(), s.memory.total());
                             if best.is_none_or(|b| key < b) {
                                 best = Some(key);
                             }
@@ -155,10 +158,8 @@ fn search_best_equals_brute_force_on_small_cases() {
 }
 
 fn random_mesh(r: &mut Rng, setup: &Setup) -> Option<Mesh> {
-    let splits: Vec<NetworkSplit> = all_splits(setup.capacity)
-        .into_iter()
-        .filter(|s| divides_model(setup, &mesh_of(s).degrees()))
-        .collect();
+    let splits: Vec<NetworkSplit> =
+        all_splits(setup.capacity).into_iter().filter(|s| divides_model(setup, &mesh_of(s).degrees())).collect();
     if splits.is_empty() {
         return None;
     }
@@ -175,7 +176,12 @@ fn random_section(r: &mut Rng, setup_mesh: Option<Mesh>, sequences: u64, seq_len
     let mut s = TrainingSection::new(GlobalBatch::Sequences(sequences), seq_len);
     s.mesh = setup_mesh;
     s.remat = r.pick(&[Remat::Full, Remat::Minimal, Remat::None, Remat::SaveQkvProj, Remat::SaveDotExceptMlp]);
-    s.optimizer = r.pick(&[Optimizer::default(), Optimizer::Adam { master_weights: true }, Optimizer::Adafactor { momentum: false }, Optimizer::Sgd { momentum: true }]);
+    s.optimizer = r.pick(&[
+        Optimizer::default(),
+        Optimizer::Adam { master_weights: true },
+        Optimizer::Adafactor { momentum: false },
+        Optimizer::Sgd { momentum: true },
+    ]);
     s.zero_stage = ZeroStage(r.below(4) as u8);
     s.store_gradients = r.below(2) == 0;
     s
@@ -242,8 +248,17 @@ const NASTY: [f64; 9] = [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300, 1e-300, 0.5,
 /// null outside the documented optional keys is a failure).
 fn all_finite(v: &serde_json::Value, key: &str) -> bool {
     const OPTIONAL: [&str; 11] = [
-        "token_budget", "steps", "days", "chip_hours", "price_per_chip_hour_usd", "cost_usd", "dcn", "compute_bound_fsdp",
-        "axis", "dtype", "search",
+        "token_budget",
+        "steps",
+        "days",
+        "chip_hours",
+        "price_per_chip_hour_usd",
+        "cost_usd",
+        "dcn",
+        "compute_bound_fsdp",
+        "axis",
+        "dtype",
+        "search",
     ];
     match v {
         serde_json::Value::Null => OPTIONAL.contains(&key),
@@ -281,7 +296,8 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
         s.efficiency.ici = if odd(&mut r) { f64::NAN } else { r.pick(&[1.0, 0.5]) };
         s.capacity_factor = if odd(&mut r) { r.pick(&NASTY) } else { 1.25 };
         s.price_per_chip_hour_usd = if odd(&mut r) { Some(r.pick(&NASTY)) } else { Some(2.0) };
-        s.microbatches = if odd(&mut r) { r.pick(&[Some(0), Some(u64::MAX)]) } else { r.pick(&[None, None, Some(1), Some(2)]) };
+        s.microbatches =
+            if odd(&mut r) { r.pick(&[Some(0), Some(u64::MAX)]) } else { r.pick(&[None, None, Some(1), Some(2)]) };
         s.zero_stage = ZeroStage(if odd(&mut r) { 9 } else { r.pick(&[0, 1, 2, 3]) });
         let schedule = r.pick(&[Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved]);
         let virtual_stages = if schedule == Schedule::Interleaved { r.pick(&[0, 1, 2, 5]) } else { 1 };
@@ -289,19 +305,28 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
         s.overlap.tensor = r.below(2) == 0;
         s.overlap.expert = r.below(2) == 0;
         s.overlap.context = r.below(4) != 0;
-        s.dtypes.compute = if odd(&mut r) { DType::Fp32 } else { r.pick(&[DType::Bf16, DType::Bf16, DType::Fp8, DType::Int8]) };
+        s.dtypes.compute =
+            if odd(&mut r) { DType::Fp32 } else { r.pick(&[DType::Bf16, DType::Bf16, DType::Fp8, DType::Int8]) };
         s.remat = r.pick(&[
             Remat::Full,
             Remat::Minimal,
             Remat::MinimalOffloaded,
-            Remat::Custom(CustomRemat { mlpwi_0: Placement::Offload, context: Placement::Device, ..CustomRemat::default() }),
+            Remat::Custom(CustomRemat {
+                mlpwi_0: Placement::Offload,
+                context: Placement::Device,
+                ..CustomRemat::default()
+            }),
         ]);
         let degrees = [0, 1, 2, 3, 4, 6, 8, u64::MAX];
         s.mesh = match r.below(3) {
             0 => None,
             _ => Some(Mesh::from_degrees([0; 6].map(|_| r.pick(&degrees)))),
         };
-        let options = SearchOptions { top: if odd(&mut r) { 0 } else { 3 }, remat: None, max_microbatches: if odd(&mut r) { 0 } else { 8 } };
+        let options = SearchOptions {
+            top: if odd(&mut r) { 0 } else { 3 },
+            remat: None,
+            max_microbatches: if odd(&mut r) { 0 } else { 8 },
+        };
         s.search = r.pick(&[None, Some(options)]);
         match plan(&m, &h, &s, FlopConvention::MaxText) {
             Ok(rep) => {
@@ -330,21 +355,29 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
 /// infinite and the step NaN (no-panic case 714543, seed 0x5eed0007).
 #[test]
 fn a_derated_link_below_one_byte_per_second_costs_a_finite_time() {
-    use shardcalc_core::scenario::Scenario;
-    use shardcalc_core::training::replan::replan;
-    use shardcalc_core::validation::calibration::{self, Calibration};
     use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
     use shardcalc_core::scenario::ModelSource;
+    use shardcalc_core::scenario::Scenario;
+    use shardcalc_core::training::replan::replan;
     use shardcalc_core::units::BytesPerSec;
+    use shardcalc_core::validation::calibration::{self, Calibration};
     let mut out = AxisSpec::new("a1", 8, Network::ScaleOut);
     out.link_one_way = Some(BytesPerSec(1.5));
     let die = AxisSpec::new("a0", 2, Network::DieToDie);
-    let mut training = TrainingSection { global_batch: GlobalBatch::Tokens(37150.45), seq_len: 1, microbatches: Some(2), ..TrainingSection::default() };
+    let mut training = TrainingSection {
+        global_batch: GlobalBatch::Tokens(37150.45),
+        seq_len: 1,
+        microbatches: Some(2),
+        ..TrainingSection::default()
+    };
     training.mesh = Some(Mesh { dp: 2, fsdp: 4, tp: 2, ep: 1, cp: 1, pp: 1 });
     training.efficiency.overlap = 0.45;
     let s = Scenario {
         model: ModelSource::Preset("llama-4-scout".into()),
-        hardware: Some(HardwareSection { chip: ChipSource::Preset("tpu-v7x".into()), topology: Some(Topology { axes: vec![die, out] }) }),
+        hardware: Some(HardwareSection {
+            chip: ChipSource::Preset("tpu-v7x".into()),
+            topology: Some(Topology { axes: vec![die, out] }),
+        }),
         training: Some(training),
         ..Scenario::default()
     };

@@ -16,10 +16,7 @@ use shardcalc_core::scenario::{ModelSource, Scenario};
 pub fn check_errors(e: &Invalid) {
     assert!(!e.0.is_empty(), "an error without any field error");
     for f in &e.0 {
-        assert!(
-            !f.field.is_empty() && !f.message.trim().is_empty(),
-            "unnamed or empty error: {f:?}"
-        );
+        assert!(!f.field.is_empty() && !f.message.trim().is_empty(), "unnamed or empty error: {f:?}");
     }
 }
 
@@ -32,8 +29,7 @@ pub fn check_scenario(s: &Scenario) {
             let m = verdict.expect("evaluate succeeded where validate failed");
             let text = serde_json::to_string(&report).expect("the report serializes");
             // serde_json writes NaN and infinities as null, which does not parse as a number.
-            let back: Report =
-                serde_json::from_str(&text).expect("the report parses back (a NaN or infinity?)");
+            let back: Report = serde_json::from_str(&text).expect("the report parses back (a NaN or infinity?)");
             assert!(back == report, "the report changed in a JSON round trip");
             let c = s.conventions.flops;
             for p in flops_vs_seq_len(&m, &[0, 1, s.workload.seq_len, 1 << 40, u64::MAX], c) {
@@ -72,21 +68,10 @@ pub fn check_scenario(s: &Scenario) {
 pub fn check_import(result: Result<Imported, ImportError>) {
     match result {
         Ok(imported) => {
-            assert_eq!(
-                imported.config.validate(),
-                Ok(()),
-                "an importer returned an invalid model"
-            );
+            assert_eq!(imported.config.validate(), Ok(()), "an importer returned an invalid model");
             // (A warning's key may be empty: `"": 1` in a config.json is a key named "".)
-            assert!(
-                imported.warnings.iter().all(|w| !w.message.is_empty()),
-                "{:?}",
-                imported.warnings
-            );
-            let s = Scenario {
-                model: ModelSource::Custom(Box::new(imported.config)),
-                ..Scenario::default()
-            };
+            assert!(imported.warnings.iter().all(|w| !w.message.is_empty()), "{:?}", imported.warnings);
+            let s = Scenario { model: ModelSource::Custom(Box::new(imported.config)), ..Scenario::default() };
             assert!(evaluate(&s).is_ok(), "an imported model does not evaluate");
             check_scenario(&s);
         }
@@ -95,10 +80,7 @@ pub fn check_import(result: Result<Imported, ImportError>) {
             assert!(!key.is_empty() && !message.is_empty(), "unnamed unsupported key");
         }
         Err(ImportError::Syntax { line, message }) => {
-            assert!(
-                line != Some(0) && !message.is_empty(),
-                "syntax error on line {line:?}: {message:?}"
-            );
+            assert!(line != Some(0) && !message.is_empty(), "syntax error on line {line:?}: {message:?}");
         }
     }
 }

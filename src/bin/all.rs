@@ -2,7 +2,10 @@
 //! Add each new view here (and in `View::ALL`); a view missing here shows a note instead.
 use leptos::prelude::*;
 use shardcalc::single_file::{start_all, Page};
-use shardcalc::views::{hardware::HardwareView, model::ModelView, training::TrainingView, saved::SavedView, serving::ServingView, validation::ValidationView, View};
+use shardcalc::views::{
+    hardware::HardwareView, model::ModelView, saved::SavedView, serving::ServingView, training::TrainingView,
+    validation::ValidationView, View,
+};
 
 /// Every view of `View::ALL`, in navigation order.
 const PAGES: &[Page] = &[

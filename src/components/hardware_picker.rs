@@ -52,7 +52,8 @@ pub fn HardwarePicker(
     if state.scenario.with_untracked(|s| s.hardware.is_none()) {
         let shape = parse_shape(default_shape).ok();
         state.fill_defaults(|s| {
-            let topology = catalog::get(default_chip).and_then(|chip| shape.map(|sh| topology_for(&chip, &sh, 1, None)));
+            let topology =
+                catalog::get(default_chip).and_then(|chip| shape.map(|sh| topology_for(&chip, &sh, 1, None)));
             s.hardware = Some(HardwareSection { chip: ChipSource::Preset(default_chip.to_string()), topology });
         });
     }
@@ -64,7 +65,9 @@ pub fn HardwarePicker(
     // The summary follows the scenario's hardware (the DOM is written only when it changes).
     Effect::new(move |_| {
         let text = state.scenario.with(summary);
-        if let Some(p) = document().get_element_by_id("hw-summary").filter(|p| p.text_content().as_deref() != Some(text.as_str())) {
+        if let Some(p) =
+            document().get_element_by_id("hw-summary").filter(|p| p.text_content().as_deref() != Some(text.as_str()))
+        {
             p.set_text_content(Some(&text));
         }
     });
@@ -164,7 +167,10 @@ fn apply(state: AppState, shape: &str, slices: &str, allow_none: bool, chip: Opt
             .map_err(|e| e.to_string())?,
     };
     let source = if chip.id.is_empty() || catalog::get(&chip.id).is_none() {
-        state.scenario.with_untracked(|s| s.hardware.as_ref().map(|h| h.chip.clone())).unwrap_or(ChipSource::Custom(Box::new(chip.clone())))
+        state
+            .scenario
+            .with_untracked(|s| s.hardware.as_ref().map(|h| h.chip.clone()))
+            .unwrap_or(ChipSource::Custom(Box::new(chip.clone())))
     } else {
         ChipSource::Preset(chip.id.clone())
     };
@@ -257,10 +263,7 @@ fn default_shape_for(chip: &Chip) -> (String, u64) {
 /// "64 chips of TPU v5p: x 4 (wraps) × y 4 (wraps) × z 4 (wraps)".
 fn describe(chip: &Chip, t: &Topology) -> String {
     let axes: Vec<String> = match t.resolve(chip) {
-        Ok(links) => links
-            .iter()
-            .map(|l| format!("{} {}{}", l.name, l.size, shape_word(l.shape)))
-            .collect(),
+        Ok(links) => links.iter().map(|l| format!("{} {}{}", l.name, l.size, shape_word(l.shape))).collect(),
         Err(_) => t.axes.iter().map(|a| format!("{} {}", a.name, a.size)).collect(),
     };
     let devices = t.devices();

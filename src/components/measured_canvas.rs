@@ -8,9 +8,7 @@
 
 use plotters::prelude::DrawingBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform};
 use std::cell::RefCell;
 
 use shardcalc_core::decimal::shortest;
@@ -31,9 +29,7 @@ impl std::error::Error for CanvasError {}
 
 fn error_cast(e: &JsValue) -> DrawingErrorKind<CanvasError> {
     DrawingErrorKind::DrawingError(CanvasError(
-        js_sys::JSON::stringify(e)
-            .map(String::from)
-            .unwrap_or_else(|_| "Unknown".to_string()),
+        js_sys::JSON::stringify(e).map(String::from).unwrap_or_else(|_| "Unknown".to_string()),
     ))
 }
 
@@ -114,17 +110,11 @@ impl DrawingBackend for MeasuredCanvas {
             return Ok(());
         }
         self.set_fill(color);
-        self.context
-            .fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
+        self.context.fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
         Ok(())
     }
 
-    fn draw_line<S: BackendStyle>(
-        &mut self,
-        from: BackendCoord,
-        to: BackendCoord,
-        style: &S,
-    ) -> Outcome {
+    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Outcome {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -137,13 +127,7 @@ impl DrawingBackend for MeasuredCanvas {
         Ok(())
     }
 
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        a: BackendCoord,
-        b: BackendCoord,
-        style: &S,
-        fill: bool,
-    ) -> Outcome {
+    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, style: &S, fill: bool) -> Outcome {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -159,11 +143,7 @@ impl DrawingBackend for MeasuredCanvas {
         Ok(())
     }
 
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> Outcome {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Outcome {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -180,13 +160,7 @@ impl DrawingBackend for MeasuredCanvas {
         Ok(())
     }
 
-    fn draw_circle<S: BackendStyle>(
-        &mut self,
-        center: BackendCoord,
-        radius: u32,
-        style: &S,
-        fill: bool,
-    ) -> Outcome {
+    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Outcome {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -197,13 +171,7 @@ impl DrawingBackend for MeasuredCanvas {
         }
         self.context.begin_path();
         self.context
-            .arc(
-                f64::from(center.0),
-                f64::from(center.1),
-                f64::from(radius),
-                0.0,
-                std::f64::consts::TAU,
-            )
+            .arc(f64::from(center.0), f64::from(center.1), f64::from(radius), 0.0, std::f64::consts::TAU)
             .map_err(|e| error_cast(&e))?;
         if fill {
             self.context.fill();
@@ -213,11 +181,7 @@ impl DrawingBackend for MeasuredCanvas {
         Ok(())
     }
 
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        vert: I,
-        style: &S,
-    ) -> Outcome {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Outcome {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -235,12 +199,7 @@ impl DrawingBackend for MeasuredCanvas {
         Ok(())
     }
 
-    fn draw_text<S: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        style: &S,
-        pos: BackendCoord,
-    ) -> Outcome {
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Outcome {
         let color = style.color();
         if color.alpha == 0.0 {
             return Ok(());
@@ -255,9 +214,7 @@ impl DrawingBackend for MeasuredCanvas {
             * std::f64::consts::PI;
         if degree != 0.0 {
             self.context.save();
-            self.context
-                .translate(f64::from(x), f64::from(y))
-                .map_err(|e| error_cast(&e))?;
+            self.context.translate(f64::from(x), f64::from(y)).map_err(|e| error_cast(&e))?;
             self.context.rotate(degree).map_err(|e| error_cast(&e))?;
             x = 0;
             y = 0;
@@ -274,9 +231,7 @@ impl DrawingBackend for MeasuredCanvas {
         });
         self.set_fill(color);
         self.set_font(style);
-        self.context
-            .fill_text(text, f64::from(x), f64::from(y))
-            .map_err(|e| error_cast(&e))?;
+        self.context.fill_text(text, f64::from(x), f64::from(y)).map_err(|e| error_cast(&e))?;
         if degree != 0.0 {
             self.context.restore();
             // restore() brings back the font and styles from before save().
@@ -298,10 +253,7 @@ impl DrawingBackend for MeasuredCanvas {
             .map(|m| m.width())
             .map_err(|_| DrawingErrorKind::FontError("canvas measureText failed".into()))?;
         // Non-negative and at most a few thousand pixels: the casts are exact enough.
-        Ok((
-            width.ceil().max(0.0) as u32,
-            style.size().ceil().max(0.0) as u32,
-        ))
+        Ok((width.ceil().max(0.0) as u32, style.size().ceil().max(0.0) as u32))
     }
 }
 

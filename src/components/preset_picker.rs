@@ -47,9 +47,7 @@ pub fn PresetPicker() -> impl IntoView {
 #[component]
 pub fn PresetSelect() -> impl IntoView {
     let state = use_app_state();
-    let selected = Memo::new(move |_| {
-        state.draft.with(|d| d.unchanged_preset().unwrap_or(CUSTOM).to_string())
-    });
+    let selected = Memo::new(move |_| state.draft.with(|d| d.unchanged_preset().unwrap_or(CUSTOM).to_string()));
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_value(&ev);
         if let Some(p) = presets::get(&id) {
@@ -135,7 +133,8 @@ fn source_html(text: &str) -> String {
     let (head, tail) = text.split_once(' ').map_or((text, String::new()), |(a, b)| (a, format!(" {b}")));
     match head.strip_prefix("https://") {
         Some(shown) => {
-            el("a", &(attr("href", head) + " rel=\"noopener noreferrer\" target=\"_blank\""), &escape(shown)) + &escape(&tail)
+            el("a", &(attr("href", head) + " rel=\"noopener noreferrer\" target=\"_blank\""), &escape(shown))
+                + &escape(&tail)
         }
         None => escape(text),
     }

@@ -55,9 +55,7 @@ pub fn read_text(text: &str) -> Result<Scenario, Invalid> {
 /// Whether a problem is in a part the model form shows next to its field (model, workload,
 /// conventions); problems elsewhere stop a scenario from loading.
 fn in_the_form(field: &str) -> bool {
-    ["model", "workload", "conventions"]
-        .iter()
-        .any(|p| field == *p || field.starts_with(&format!("{p}.")))
+    ["model", "workload", "conventions"].iter().any(|p| field == *p || field.starts_with(&format!("{p}.")))
 }
 
 /// Loads a scenario read from a file, a link or storage. A valid one replaces everything.

@@ -95,9 +95,9 @@ pub fn save_new(name: &str, scenario: &Scenario) -> Result<String, String> {
 /// # Errors
 /// Storage refused or full.
 pub fn write(key: &str, entry: &SavedScenario) -> Result<(), String> {
-    storage()?
-        .set_item(key, &entry.to_json())
-        .map_err(|e| format!("the browser refused to store it ({}); delete some saved scenarios or free space", js_message(&e)))
+    storage()?.set_item(key, &entry.to_json()).map_err(|e| {
+        format!("the browser refused to store it ({}); delete some saved scenarios or free space", js_message(&e))
+    })
 }
 
 /// Renames the entry under `key` (rewriting it in the current format).

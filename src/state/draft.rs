@@ -82,10 +82,7 @@ impl Draft {
     #[must_use]
     pub fn unchanged_preset(&self) -> Option<&str> {
         let id = self.preset.as_deref()?;
-        presets::all()
-            .iter()
-            .any(|p| p.id == id && p.config == self.model)
-            .then_some(id)
+        presets::all().iter().any(|p| p.id == id && p.config == self.model).then_some(id)
     }
 
     /// Every problem: unreadable text first, then core's validation of what could be read,
@@ -93,11 +90,8 @@ impl Draft {
     /// stale).
     #[must_use]
     pub fn errors_over(&self, base: &Scenario) -> Vec<FieldError> {
-        let mut out: Vec<FieldError> = self
-            .unreadable
-            .iter()
-            .map(|(path, message)| FieldError::new(path.clone(), message.clone()))
-            .collect();
+        let mut out: Vec<FieldError> =
+            self.unreadable.iter().map(|(path, message)| FieldError::new(path.clone(), message.clone())).collect();
         if let Err(Invalid(errors)) = self.scenario_over(base).validate() {
             out.extend(errors.into_iter().filter(|e| !self.unreadable.contains_key(&e.field)));
         }
@@ -107,11 +101,7 @@ impl Draft {
     /// The text to show in the field at `path`: as typed, else the current value.
     #[must_use]
     pub fn text_of(&self, path: &str, current: Option<String>) -> String {
-        self.text
-            .get(path)
-            .cloned()
-            .or(current)
-            .unwrap_or_default()
+        self.text.get(path).cloned().or(current).unwrap_or_default()
     }
 
     /// Records `text` typed into the number field `spec` and stores its value if it reads.

@@ -196,9 +196,7 @@ impl AppState {
         if !self.errors.with_untracked(Vec::is_empty) {
             return;
         }
-        let next = self
-            .scenario
-            .with_untracked(|base| self.draft.with_untracked(|d| d.scenario_over(base)));
+        let next = self.scenario.with_untracked(|base| self.draft.with_untracked(|d| d.scenario_over(base)));
         // `next` is the scenario with the draft's parts replaced, so only those can differ
         // (comparing whole scenarios would link every section's comparison into every page).
         let changed = self.scenario.with_untracked(|s| {
@@ -240,11 +238,7 @@ fn empty_draft() -> Draft {
             sinks: false,
         }),
         layout: AttentionLayout::default(),
-        mlp: Mlp {
-            kind: MlpKind::Gated,
-            d_ff: 256,
-            bias: false,
-        },
+        mlp: Mlp { kind: MlpKind::Gated, d_ff: 256, bias: false },
         moe: None,
         norm: Norm::default(),
         embeddings: Embeddings::default(),

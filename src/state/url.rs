@@ -51,7 +51,9 @@ pub fn apply(state: AppState, linked: Result<Scenario, Invalid>) {
     match outcome {
         Ok(None) => {}
         Ok(Some(note)) => state.notice.set(Some(format!("The link's scenario is loaded, but {note}"))),
-        Err(e) => state.notice.set(Some(format!("The link's scenario could not be read ({e}); the page keeps the scenario it had."))),
+        Err(e) => state
+            .notice
+            .set(Some(format!("The link's scenario could not be read ({e}); the page keeps the scenario it had."))),
     }
 }
 

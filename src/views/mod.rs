@@ -12,10 +12,10 @@
 
 pub mod hardware;
 pub mod model;
-pub mod training;
-pub mod serving;
-pub mod validation;
 pub mod saved;
+pub mod serving;
+pub mod training;
+pub mod validation;
 
 use leptos::prelude::*;
 
@@ -40,7 +40,8 @@ pub enum View {
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: &'static [View] = &[View::Model, View::Hardware, View::Training, View::Serving, View::Validation, View::Saved];
+    pub const ALL: &'static [View] =
+        &[View::Model, View::Hardware, View::Training, View::Serving, View::Validation, View::Saved];
 
     /// Navigation label.
     #[must_use]
@@ -108,7 +109,8 @@ pub fn ViewNav(
                 state.leave_view();
                 nav.current.set(view);
                 if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-                    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href.get_untracked()));
+                    let _ =
+                        history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href.get_untracked()));
                 }
             };
             view! {

@@ -119,10 +119,7 @@ pub fn fire(target: &web_sys::EventTarget, kind: &str) {
 /// Waits `ms` milliseconds (a timer on the event loop).
 pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
+        web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }

@@ -26,7 +26,13 @@ fn inside(c: &XyChart) {
     let on = |a: &XyAxis, v: f64| v >= a.min * (1.0 - 1e-9) && v <= a.max * (1.0 + 1e-9);
     for s in &c.series {
         for p in &s.points {
-            assert!(on(&c.x, p.0) && on(&c.y, p.1), "{}: {p:?} outside {:?} × {:?}", s.name, (c.x.min, c.x.max), (c.y.min, c.y.max));
+            assert!(
+                on(&c.x, p.0) && on(&c.y, p.1),
+                "{}: {p:?} outside {:?} × {:?}",
+                s.name,
+                (c.x.min, c.x.max),
+                (c.y.min, c.y.max)
+            );
         }
     }
     for m in &c.markers {
@@ -116,7 +122,9 @@ fn kv_memory_crosses_hbm() {
 fn ratio_is_about_three_for_the_book_s_disaggregation() {
     // Book 8.1.2: 8k prompts, 512-token answers, bf16, prefill at 40% MFU: about 3 prefill
     // servers per decode server.
-    let (s, r) = report(r#"{"prompt_len": 8192, "output_len": 512, "batch": 32, "prefill": {"mfu": 0.4, "attention": "ignored"}}"#);
+    let (s, r) = report(
+        r#"{"prompt_len": 8192, "output_len": 512, "batch": 32, "prefill": {"mfu": 0.4, "attention": "ignored"}}"#,
+    );
     let i = s.inference.as_ref().unwrap();
     let c = prefill_decode_ratio_chart("m", i.prompt_len, i.output_len, &r);
     inside(&c);

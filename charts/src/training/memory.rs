@@ -68,7 +68,8 @@ mod tests {
         let c = memory_chart(&[("best".into(), &best), ("dp 64".into(), &mine)]);
         let rects = c.rectangles();
         for (i, r) in [&best, &mine].iter().enumerate() {
-            let end = rects.iter().filter(|b| (b.from.1 - (1.0 - i as f64)).abs() < 0.5).map(|b| b.to.0).fold(0.0, f64::max);
+            let end =
+                rects.iter().filter(|b| (b.from.1 - (1.0 - i as f64)).abs() < 0.5).map(|b| b.to.0).fold(0.0, f64::max);
             assert!((end - r.memory.per_device_bytes.get() / 1e9).abs() < 1e-9, "row {i}: {end}");
         }
         // Pure DP replicates the 8B model's Adam state: more than a v5p's 95 GB.

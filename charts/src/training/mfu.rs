@@ -8,10 +8,10 @@ use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::hardware::query::ResolvedHardware;
 use shardcalc_core::model::ModelConfig;
 use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::training::plan;
 use shardcalc_core::training::report::ThresholdsReport;
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use shardcalc_core::training::tensors::Remat;
-use shardcalc_core::training::plan;
 
 use crate::format::{short_count, significant};
 use crate::theme::{self, Rgb};
@@ -55,7 +55,11 @@ pub fn mfu_sweep(
         .filter_map(|k| {
             s.global_batch = GlobalBatch::Sequences(base.checked_mul(1 << k)?);
             let r = plan(model, hw, &s, convention).ok()?;
-            Some(MfuPoint { tokens_per_device: r.global_batch_tokens / r.devices as f64, mfu: r.mfu, fits: r.memory.fits })
+            Some(MfuPoint {
+                tokens_per_device: r.global_batch_tokens / r.devices as f64,
+                mfu: r.mfu,
+                fits: r.memory.fits,
+            })
         })
         .collect()
 }
@@ -94,11 +98,18 @@ pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) 
         .iter()
         .zip(CURVE_COLORS.iter().cycle())
         .map(|(c, color)| {
-            xy_series(c.name.clone(), *color, XyStyle::LineAndPoints, c.points.iter().map(|p| (p.tokens_per_device, 100.0 * p.mfu)).collect())
+            xy_series(
+                c.name.clone(),
+                *color,
+                XyStyle::LineAndPoints,
+                c.points.iter().map(|p| (p.tokens_per_device, 100.0 * p.mfu)).collect(),
+            )
         })
         .collect();
-    let over: Vec<(f64, f64)> =
-        curves.iter().flat_map(|c| c.points.iter().filter(|p| !p.fits).map(|p| (p.tokens_per_device, 100.0 * p.mfu))).collect();
+    let over: Vec<(f64, f64)> = curves
+        .iter()
+        .flat_map(|c| c.points.iter().filter(|p| !p.fits).map(|p| (p.tokens_per_device, 100.0 * p.mfu)))
+        .collect();
     if !over.is_empty() {
         series.push(xy_series("does not fit in HBM".into(), theme::GREY, XyStyle::Points, over));
     }
@@ -106,7 +117,11 @@ pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) 
         Rule {
             value: t.fsdp_critical_batch_all_axes,
             vertical: true,
-            label: format!("FSDP compute-bound above α/{} = {}", t.ici_axes.max(1), significant(t.fsdp_critical_batch_all_axes, 3)),
+            label: format!(
+                "FSDP compute-bound above α/{} = {}",
+                t.ici_axes.max(1),
+                significant(t.fsdp_critical_batch_all_axes, 3)
+            ),
             color: theme::GREEN,
         },
         Rule {
@@ -118,9 +133,19 @@ pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) 
     ];
     if let Some(d) = &t.dcn {
         let per_device = d.critical_batch_per_slice / t.devices_per_slice.max(1) as f64;
-        marks.push(Rule { value: per_device, vertical: true, label: format!("DCN above {}", significant(per_device, 3)), color: theme::ORANGE });
+        marks.push(Rule {
+            value: per_device,
+            vertical: true,
+            label: format!("DCN above {}", significant(per_device, 3)),
+            color: theme::ORANGE,
+        });
     }
-    marks.push(Rule { value: current, vertical: true, label: format!("this batch: {}", significant(current, 3)), color: theme::INK });
+    marks.push(Rule {
+        value: current,
+        vertical: true,
+        label: format!("this batch: {}", significant(current, 3)),
+        color: theme::INK,
+    });
     // Rightmost first: each label runs right of its rule, so drawn after the rules to its
     // right it lies on top of their dashes instead of under them (the critical batches and
     // this batch are often a few percent apart). Ordered by insertion: at most four rules,
@@ -131,7 +156,11 @@ pub fn mfu_batch_chart(curves: &[MfuCurve], t: &ThresholdsReport, current: f64) 
         ordered.insert(at, m);
     }
     let marks = ordered;
-    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).chain(marks.iter().map(|m| m.value)).filter(|x| x.is_finite() && *x > 0.0);
+    let xs = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(marks.iter().map(|m| m.value))
+        .filter(|x| x.is_finite() && *x > 0.0);
     let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
     let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0, f64::max);
     XyChart {
@@ -168,7 +197,11 @@ mod tests {
         assert!(points.last().is_some_and(|p| !p.fits));
         let current = best.global_batch_tokens / best.devices as f64;
         let c = mfu_batch_chart(&[MfuCurve { name: "fsdp 16 × tp 4".into(), points }], &best.thresholds, current);
-        assert!(c.rules.iter().any(|r| r.value == best.thresholds.fsdp_critical_batch_all_axes && r.label.starts_with("FSDP compute-bound")));
+        assert!(c
+            .rules
+            .iter()
+            .any(|r| r.value == best.thresholds.fsdp_critical_batch_all_axes
+                && r.label.starts_with("FSDP compute-bound")));
         assert!(c.rules.iter().any(|r| r.value == current && r.label.starts_with("this batch")));
         assert!(c.rules.windows(2).all(|w| w[0].value >= w[1].value), "rightmost rule first");
         assert!(c.rules.iter().all(|r| r.vertical && c.x.covers(r.value)));

@@ -105,7 +105,10 @@ impl TrainingInputs {
 
 /// The bars of the breakdown charts: the search's best, then the explored mesh.
 #[must_use]
-pub fn breakdown_rows<'a>(best: Option<&'a TrainingReport>, explored: Option<&'a TrainingReport>) -> Vec<(String, &'a TrainingReport)> {
+pub fn breakdown_rows<'a>(
+    best: Option<&'a TrainingReport>,
+    explored: Option<&'a TrainingReport>,
+) -> Vec<(String, &'a TrainingReport)> {
     let mut rows = Vec::new();
     if let Some(b) = best {
         rows.push((format!("best: {}", mesh_label(&b.mesh.degrees)), b));
@@ -125,7 +128,11 @@ pub fn remat_of(r: &TrainingReport, section: &TrainingSection) -> Remat {
 /// The MFU curves of the best plan and the explored one (each its mesh, microbatches
 /// and policy at other batches).
 #[must_use]
-pub fn mfu_curves(inputs: &TrainingInputs, best: Option<&TrainingReport>, explored: Option<&TrainingReport>) -> Vec<mfu::MfuCurve> {
+pub fn mfu_curves(
+    inputs: &TrainingInputs,
+    best: Option<&TrainingReport>,
+    explored: Option<&TrainingReport>,
+) -> Vec<mfu::MfuCurve> {
     breakdown_rows(best, explored)
         .into_iter()
         .map(|(name, r)| mfu::MfuCurve {

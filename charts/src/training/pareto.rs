@@ -24,24 +24,46 @@ pub struct Highlight {
 /// `highlight`, with `hbm_bytes` as a vertical rule.
 #[must_use]
 pub fn pareto_chart(search: &SearchReport, hbm_bytes: f64, highlight: Option<&Highlight>) -> XyChart {
-    let all = search.pareto.iter().chain(&search.best).map(|r| r.step_time_s.get()).chain(highlight.map(|h| h.step_time_s));
+    let all =
+        search.pareto.iter().chain(&search.best).map(|r| r.step_time_s.get()).chain(highlight.map(|h| h.step_time_s));
     let (div, unit) = time_unit(all.fold(0.0, f64::max));
     let point = |r: &SearchRow| (r.memory_bytes.get() / 1e9, r.step_time_s.get() / div);
     let mut series = vec![
-        training_series("Pareto front".into(), theme::ORANGE, XyStyle::LineAndPoints, search.pareto.iter().map(point).collect()),
-        training_series(format!("fastest {}", search.best.len()), theme::BLUE, XyStyle::Points, search.best.iter().map(point).collect()),
+        training_series(
+            "Pareto front".into(),
+            theme::ORANGE,
+            XyStyle::LineAndPoints,
+            search.pareto.iter().map(point).collect(),
+        ),
+        training_series(
+            format!("fastest {}", search.best.len()),
+            theme::BLUE,
+            XyStyle::Points,
+            search.best.iter().map(point).collect(),
+        ),
     ];
     if let Some(h) = highlight {
-        series.push(training_series(h.name.clone(), theme::VERMILLION, XyStyle::Points, vec![(h.memory_bytes / 1e9, h.step_time_s / div)]));
+        series.push(training_series(
+            h.name.clone(),
+            theme::VERMILLION,
+            XyStyle::Points,
+            vec![(h.memory_bytes / 1e9, h.step_time_s / div)],
+        ));
     }
     let hbm = hbm_bytes / 1e9;
-    let (max_x, max_y) = series.iter().flat_map(|s| s.points.iter()).fold((hbm, 0.0f64), |(x, y), p| (x.max(p.0), y.max(p.1)));
+    let (max_x, max_y) =
+        series.iter().flat_map(|s| s.points.iter()).fold((hbm, 0.0f64), |(x, y), p| (x.max(p.0), y.max(p.1)));
     XyChart {
         title: format!("Memory against step time: {} configurations fit", thousands(search.feasible)),
         x: XyAxis::linear_stepped("GB per device (10⁹ bytes)", max_x, 6),
         y: XyAxis::linear_stepped(&format!("{unit} per step"), max_y, 6),
         series,
-        rules: vec![Rule { value: hbm, vertical: true, label: format!("HBM {} GB", significant(hbm, 3)), color: theme::INK }],
+        rules: vec![Rule {
+            value: hbm,
+            vertical: true,
+            label: format!("HBM {} GB", significant(hbm, 3)),
+            color: theme::INK,
+        }],
         markers: Vec::new(),
         note: None,
     }

@@ -11,7 +11,8 @@ use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, tick_label};
 
 /// Colour of each kind's exposed communication, in [`Parallelism::ALL`] order.
-const COMM_COLORS: [Rgb; 6] = [theme::SKY, theme::ORANGE, theme::VERMILLION, theme::PURPLE, theme::GREEN, theme::YELLOW];
+const COMM_COLORS: [Rgb; 6] =
+    [theme::SKY, theme::ORANGE, theme::VERMILLION, theme::PURPLE, theme::GREEN, theme::YELLOW];
 
 /// One stacked bar per `(label, plan)`: compute, then each kind's exposed communication
 /// (only kinds exposing time in some row), bubble and exposed offload.
@@ -20,7 +21,11 @@ pub fn step_time_chart(rows: &[(String, &TrainingReport)]) -> BarChart {
     let max = rows.iter().map(|(_, r)| r.step_time_s.get()).fold(0.0, f64::max);
     let (div, unit) = time_unit(max);
     let column = |f: &dyn Fn(&TrainingReport) -> f64| rows.iter().map(|(_, r)| f(r) / div).collect::<Vec<f64>>();
-    let mut series = vec![BarSeries { name: "compute".into(), color: theme::BLUE, values: column(&|r| r.breakdown.compute_s.get()) }];
+    let mut series = vec![BarSeries {
+        name: "compute".into(),
+        color: theme::BLUE,
+        values: column(&|r| r.breakdown.compute_s.get()),
+    }];
     for (p, color) in Parallelism::ALL.iter().zip(COMM_COLORS) {
         let exposed = move |r: &TrainingReport| {
             r.communication.iter().filter(|c| c.parallelism == *p).map(|c| c.exposed_s.get()).sum::<f64>()
@@ -31,7 +36,11 @@ pub fn step_time_chart(rows: &[(String, &TrainingReport)]) -> BarChart {
         }
     }
     for (name, color, pick) in [
-        ("pipeline bubble", theme::GREY, (|r: &TrainingReport| r.breakdown.bubble_s.get()) as fn(&TrainingReport) -> f64),
+        (
+            "pipeline bubble",
+            theme::GREY,
+            (|r: &TrainingReport| r.breakdown.bubble_s.get()) as fn(&TrainingReport) -> f64,
+        ),
         ("host offload exposed", theme::INK, |r: &TrainingReport| r.breakdown.offload_exposed_s.get()),
     ] {
         let values = column(&pick);

@@ -41,15 +41,10 @@ pub enum CollectiveKind {
 }
 crate::serde_names::deserialize_by_name!(CollectiveKind { AllGather => "all_gather", ReduceScatter => "reduce_scatter", AllReduce => "all_reduce", AllToAll => "all_to_all" });
 
-
 impl CollectiveKind {
     /// Every kind, in the book's table order.
-    pub const ALL: [CollectiveKind; 4] = [
-        CollectiveKind::AllGather,
-        CollectiveKind::ReduceScatter,
-        CollectiveKind::AllReduce,
-        CollectiveKind::AllToAll,
-    ];
+    pub const ALL: [CollectiveKind; 4] =
+        [CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce, CollectiveKind::AllToAll];
 
     /// The movement pattern and how many times it runs (an AllReduce is a
     /// ReduceScatter then an AllGather).
@@ -77,7 +72,6 @@ pub enum Network {
     ScaleOut,
 }
 crate::serde_names::deserialize_by_name!(Network { DieToDie => "die_to_die", ScaleUp => "scale_up", ScaleOut => "scale_out" });
-
 
 /// One mesh axis as the cost model sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -180,11 +174,8 @@ fn effective_axes(group: &[&AxisLink]) -> Vec<AxisLink> {
     }
     let size = group.iter().map(|a| a.size).product::<u64>();
     let link = group.iter().map(|a| a.link).fold(BytesPerSec(f64::INFINITY), BytesPerSec::min);
-    let shape = if group.iter().all(|a| a.shape == AxisShape::FullMesh) {
-        AxisShape::FullMesh
-    } else {
-        AxisShape::Switch
-    };
+    let shape =
+        if group.iter().all(|a| a.shape == AxisShape::FullMesh) { AxisShape::FullMesh } else { AxisShape::Switch };
     let hop_latency = group.iter().map(|a| a.hop_latency).fold(Seconds::ZERO, Seconds::max);
     let name = group.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join("+");
     let network = group.first().map_or(Network::ScaleUp, |a| a.network);
@@ -202,10 +193,8 @@ pub fn collective_cost(kind: CollectiveKind, array_bytes: Bytes, axes: &[AxisLin
     let mut networks: Vec<Network> = axes.iter().map(|a| a.network).collect();
     networks.sort_unstable();
     networks.dedup();
-    let groups: Vec<Vec<AxisLink>> = networks
-        .iter()
-        .map(|n| effective_axes(&axes.iter().filter(|a| a.network == *n).collect::<Vec<_>>()))
-        .collect();
+    let groups: Vec<Vec<AxisLink>> =
+        networks.iter().map(|n| effective_axes(&axes.iter().filter(|a| a.network == *n).collect::<Vec<_>>())).collect();
     let sizes: Vec<f64> = groups.iter().map(|g| g.iter().map(|a| a.size as f64).product()).collect();
     let mut cost = CollectiveCost {
         kind,

@@ -19,7 +19,6 @@ pub enum AttentionCounting {
 }
 crate::serde_names::deserialize_by_name!(AttentionCounting { Dense => "dense", CausalHalf => "causal_half", Ignored => "ignored" });
 
-
 /// Query–key pairs in one sequence of `t` tokens for one layer.
 ///
 /// `local` is `None` for a global layer. With `Dense` counting a global layer has t²
@@ -60,7 +59,6 @@ pub fn dot_attention_intensity(t: f64, s: f64, g: f64, bytes_per_element: f64) -
     2.0 * t * s * g / (bytes_per_element * (t * g + s))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,9 +82,6 @@ mod tests {
         // MaxText _calculate_chunked_attention_flops_per_layer: 2 chunks of 8192 + 1000².
         let c = Some(LocalAttention::Chunked { chunk: 8192 });
         let t = 2 * 8192 + 1000;
-        assert_eq!(
-            attention_pairs(t, c, AttentionCounting::Dense),
-            2.0 * 8192.0 * 8192.0 + 1000.0 * 1000.0
-        );
+        assert_eq!(attention_pairs(t, c, AttentionCounting::Dense), 2.0 * 8192.0 * 8192.0 + 1000.0 * 1000.0);
     }
 }

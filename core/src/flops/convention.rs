@@ -29,15 +29,10 @@ pub enum FlopConvention {
 }
 crate::serde_names::deserialize_by_name!(FlopConvention { MaxText => "maxtext", Notebook => "notebook", SixNd => "six_nd", Book => "book" });
 
-
 impl FlopConvention {
     /// Every convention, in display order.
-    pub const ALL: [FlopConvention; 4] = [
-        FlopConvention::MaxText,
-        FlopConvention::Notebook,
-        FlopConvention::SixNd,
-        FlopConvention::Book,
-    ];
+    pub const ALL: [FlopConvention; 4] =
+        [FlopConvention::MaxText, FlopConvention::Notebook, FlopConvention::SixNd, FlopConvention::Book];
 
     /// Identifier used in JSON, URLs and the CLI report.
     #[must_use]

@@ -134,15 +134,11 @@ impl FlopsReport {
     /// The row for a component.
     #[must_use]
     pub fn get(&self, c: FlopComponent) -> FlopRow {
-        self.rows
-            .iter()
-            .copied()
-            .find(|r| r.component == c)
-            .unwrap_or(FlopRow {
-                component: c,
-                forward: Flops::ZERO,
-                backward: Flops::ZERO,
-            })
+        self.rows.iter().copied().find(|r| r.component == c).unwrap_or(FlopRow {
+            component: c,
+            forward: Flops::ZERO,
+            backward: Flops::ZERO,
+        })
     }
 
     /// Training FLOPs per token (total / tokens).
@@ -193,8 +189,8 @@ pub fn attention_projection_weights(m: &ModelConfig) -> f64 {
                 Some(r) => d * r as f64 + r as f64 * n * qk,
                 None => d * n * qk,
             };
-            let kv = d * (r_kv + a.qk_rope_head_dim as f64)
-                + r_kv * n * (a.qk_nope_head_dim as f64 + a.v_head_dim as f64);
+            let kv =
+                d * (r_kv + a.qk_rope_head_dim as f64) + r_kv * n * (a.qk_nope_head_dim as f64 + a.v_head_dim as f64);
             q + kv + n * a.v_head_dim as f64 * d
         }
     }
@@ -244,8 +240,7 @@ pub fn attention_flops_per_pair(m: &ModelConfig) -> f64 {
     match &m.attention {
         Attention::Gqa(a) => 4.0 * a.num_heads as f64 * a.head_dim as f64,
         Attention::Mla(a) => {
-            2.0 * a.num_heads as f64
-                * (a.qk_nope_head_dim as f64 + a.qk_rope_head_dim as f64 + a.v_head_dim as f64)
+            2.0 * a.num_heads as f64 * (a.qk_nope_head_dim as f64 + a.qk_rope_head_dim as f64 + a.v_head_dim as f64)
         }
     }
 }
@@ -253,12 +248,7 @@ pub fn attention_flops_per_pair(m: &ModelConfig) -> f64 {
 /// Forward dot-product-attention FLOPs for one sequence of `t` tokens, all layers
 /// (plus MTP layers when `include_mtp`).
 #[must_use]
-pub fn attention_forward_per_sequence(
-    m: &ModelConfig,
-    t: u64,
-    counting: AttentionCounting,
-    include_mtp: bool,
-) -> f64 {
+pub fn attention_forward_per_sequence(m: &ModelConfig, t: u64, counting: AttentionCounting, include_mtp: bool) -> f64 {
     let (global, local) = m.layout.counts(m.num_layers);
     let per_pair = attention_flops_per_pair(m);
     let g = attention_pairs(t, None, counting);
@@ -278,11 +268,7 @@ pub fn attention_forward_per_sequence(
 pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention) -> FlopsReport {
     let tokens = w.tokens_per_device();
     let sequences = w.per_device_batch * w.grad_accum as f64;
-    let zero = |component| FlopRow {
-        component,
-        forward: Flops::ZERO,
-        backward: Flops::ZERO,
-    };
+    let zero = |component| FlopRow { component, forward: Flops::ZERO, backward: Flops::ZERO };
     let mut rows: Vec<FlopRow> = FlopComponent::ALL.iter().map(|c| zero(*c)).collect();
     let mut set = |c: FlopComponent, fwd: f64| {
         if let Some(r) = rows.iter_mut().find(|r| r.component == c) {
@@ -298,20 +284,14 @@ pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention)
             // 2 forward + 4 backward FLOPs per parameter per token.
             let p = count_params(m);
             let a = |c: ParamComponent| p.get(c).active.get() * 2.0 * tokens;
-            set(
-                FlopComponent::Embedding,
-                a(ParamComponent::Embedding) + a(ParamComponent::PositionEmbedding),
-            );
+            set(FlopComponent::Embedding, a(ParamComponent::Embedding) + a(ParamComponent::PositionEmbedding));
             set(FlopComponent::AttentionProjections, a(ParamComponent::Attention));
             set(FlopComponent::Mlp, a(ParamComponent::Mlp));
             set(FlopComponent::RoutedExperts, a(ParamComponent::RoutedExperts));
             set(FlopComponent::SharedExperts, a(ParamComponent::SharedExperts));
             set(FlopComponent::Router, a(ParamComponent::Router));
             set(FlopComponent::Unembedding, a(ParamComponent::Unembedding));
-            set(
-                FlopComponent::Other,
-                a(ParamComponent::Norms) + a(ParamComponent::Biases),
-            );
+            set(FlopComponent::Other, a(ParamComponent::Norms) + a(ParamComponent::Biases));
         }
         FlopConvention::MaxText | FlopConvention::Notebook | FlopConvention::Book => {
             let counting = convention.attention_counting();
@@ -322,10 +302,7 @@ pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention)
             set(FlopComponent::SharedExperts, fpt.shared * tokens);
             set(FlopComponent::Router, fpt.router * tokens);
             set(FlopComponent::Unembedding, fpt.unembedding * tokens);
-            set(
-                FlopComponent::AttentionDot,
-                attention_forward_per_sequence(m, w.seq_len, counting, false) * sequences,
-            );
+            set(FlopComponent::AttentionDot, attention_forward_per_sequence(m, w.seq_len, counting, false) * sequences);
             if include_mtp {
                 let mtp_dot = attention_forward_per_sequence(m, w.seq_len, counting, true)
                     - attention_forward_per_sequence(m, w.seq_len, counting, false);
@@ -335,21 +312,9 @@ pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention)
     }
 
     let total: Flops = rows.iter().map(FlopRow::total).sum();
-    let attention = rows
-        .iter()
-        .filter(|r| !r.component.is_learnable())
-        .map(FlopRow::total)
-        .sum();
-    let learnable = rows
-        .iter()
-        .filter(|r| r.component.is_learnable())
-        .map(FlopRow::total)
-        .sum();
-    let fwd = |c: FlopComponent| {
-        rows.iter()
-            .find(|r| r.component == c)
-            .map_or(0.0, |r| r.forward.get())
-    };
+    let attention = rows.iter().filter(|r| !r.component.is_learnable()).map(FlopRow::total).sum();
+    let learnable = rows.iter().filter(|r| r.component.is_learnable()).map(FlopRow::total).sum();
+    let fwd = |c: FlopComponent| rows.iter().find(|r| r.component == c).map_or(0.0, |r| r.forward.get());
     let remat_recompute = Flops(match w.remat {
         RematPolicy::None => 0.0,
         RematPolicy::SaveMatmuls => fwd(FlopComponent::AttentionDot),

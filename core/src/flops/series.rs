@@ -25,11 +25,7 @@ pub struct FlopsAtLength {
 /// Forward FLOPs per token versus sequence length (book 4.3: attention dominates once
 /// T > 8·D for a vanilla MHA model with F = 4·D).
 #[must_use]
-pub fn flops_vs_seq_len(
-    m: &ModelConfig,
-    seq_lens: &[u64],
-    convention: FlopConvention,
-) -> Vec<FlopsAtLength> {
+pub fn flops_vs_seq_len(m: &ModelConfig, seq_lens: &[u64], convention: FlopConvention) -> Vec<FlopsAtLength> {
     let fpt = forward_per_token(m);
     seq_lens
         .iter()
@@ -58,9 +54,7 @@ pub fn flops_vs_seq_len(
 #[must_use]
 pub fn attention_crossover(m: &ModelConfig, convention: FlopConvention) -> Option<u64> {
     let overtakes = |model: &ModelConfig, t: u64| {
-        flops_vs_seq_len(model, &[t], convention)
-            .first()
-            .is_some_and(|p| p.attention_dot > p.mlp)
+        flops_vs_seq_len(model, &[t], convention).first().is_some_and(|p| p.attention_dot > p.mlp)
     };
     let Some(LocalAttention::Chunked { chunk }) = m.layout.local else {
         return first_from_powers_of_two(|t| overtakes(m, t));

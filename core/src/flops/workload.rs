@@ -76,4 +76,3 @@ pub enum RematPolicy {
     Full,
 }
 crate::serde_names::deserialize_by_name!(RematPolicy { None => "none", SaveMatmuls => "save_matmuls", Full => "full" });
-

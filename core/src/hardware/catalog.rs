@@ -153,8 +153,16 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), chips.len(), "duplicate chip id");
         for id in [
-            "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7x", "h100-sxm", "h200-sxm", "b200",
-            "gb200-nvl72", "mi300x",
+            "tpu-v4",
+            "tpu-v5e",
+            "tpu-v5p",
+            "tpu-v6e",
+            "tpu-v7x",
+            "h100-sxm",
+            "h200-sxm",
+            "b200",
+            "gb200-nvl72",
+            "mi300x",
         ] {
             assert!(get(id).is_some(), "issue #3 asks for {id}");
         }
@@ -182,15 +190,9 @@ mod tests {
     #[test]
     fn torus_chips_state_their_wraparound_rule() {
         let v5e = get("tpu-v5e").unwrap();
-        assert!(matches!(
-            v5e.scale_up.fabric,
-            Fabric::Torus { dims: 2, wraparound: WrapRule::FullAxis(16) }
-        ));
+        assert!(matches!(v5e.scale_up.fabric, Fabric::Torus { dims: 2, wraparound: WrapRule::FullAxis(16) }));
         let v5p = get("tpu-v5p").unwrap();
-        assert!(matches!(
-            v5p.scale_up.fabric,
-            Fabric::Torus { dims: 3, wraparound: WrapRule::FullCubes(4) }
-        ));
+        assert!(matches!(v5p.scale_up.fabric, Fabric::Torus { dims: 3, wraparound: WrapRule::FullCubes(4) }));
     }
 
     #[test]

@@ -22,7 +22,6 @@ pub enum ChipFamily {
 }
 crate::serde_names::deserialize_by_name!(ChipFamily { Tpu => "tpu", Gpu => "gpu" });
 
-
 /// One link's rate in both conventions; validation checks `bidirectional = 2 × one_way`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -317,10 +316,7 @@ impl Chip {
             ("hbm.capacity", Some(self.hbm.capacity.get())),
             ("hbm.bandwidth", Some(self.hbm.bandwidth.get())),
             ("on_chip.capacity", self.on_chip.as_ref().map(|m| m.capacity.get())),
-            (
-                "on_chip.bandwidth",
-                self.on_chip.as_ref().and_then(|m| m.bandwidth).map(BytesPerSec::get),
-            ),
+            ("on_chip.bandwidth", self.on_chip.as_ref().and_then(|m| m.bandwidth).map(BytesPerSec::get)),
             ("mxu.size", self.mxu.map(|m| m.size as f64)),
             ("mxu.count", self.mxu.and_then(|m| m.count).map(|n| n as f64)),
             ("scale_up.links_per_chip", Some(self.scale_up.links_per_chip as f64)),
@@ -335,10 +331,7 @@ impl Chip {
             ("scale_out.hop_latency", self.scale_out.hop_latency.map(Seconds::get)),
             ("chiplets.count", self.chiplets.map(|c| c.count as f64)),
             ("chiplets.die_to_die.one_way", self.chiplets.map(|c| c.die_to_die.one_way.get())),
-            (
-                "chiplets.die_to_die.bidirectional",
-                self.chiplets.map(|c| c.die_to_die.bidirectional.get()),
-            ),
+            ("chiplets.die_to_die.bidirectional", self.chiplets.map(|c| c.die_to_die.bidirectional.get())),
             ("price_per_chip_hour_usd", self.price_per_chip_hour_usd),
         ]
     }
@@ -349,8 +342,6 @@ impl Chip {
         self.field_sources
             .iter()
             .find(|s| s.field == field)
-            .map_or((self.source.as_str(), self.as_of.as_str()), |s| {
-                (s.source.as_str(), s.as_of.as_str())
-            })
+            .map_or((self.source.as_str(), self.as_of.as_str()), |s| (s.source.as_str(), s.as_of.as_str()))
     }
 }

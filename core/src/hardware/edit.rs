@@ -131,7 +131,8 @@ impl Chip {
     /// Drops provenance and alternatives of fields the chip no longer has (after a part
     /// such as `on_chip` or `chiplets` was removed), so the chip still validates.
     pub fn forget_missing_fields(&mut self) {
-        let present: Vec<&str> = self.numeric_fields().into_iter().filter(|(_, v)| v.is_some()).map(|(p, _)| p).collect();
+        let present: Vec<&str> =
+            self.numeric_fields().into_iter().filter(|(_, v)| v.is_some()).map(|(p, _)| p).collect();
         let keep = |f: &str| present.contains(&f);
         let sources: Vec<FieldSource> = self.field_sources.iter().filter(|s| keep(&s.field)).cloned().collect();
         let alternatives = self.alternatives.iter().filter(|a| keep(&a.field)).cloned().collect();

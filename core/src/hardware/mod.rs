@@ -9,7 +9,7 @@ pub mod topology;
 mod validate;
 
 pub use chip::{
-    mxu_peak, Alternative, Chip, ChipFamily, Chiplets, Fabric, FieldSource, Host, LinkBandwidth, Memory,
-    Mxu, OnChipMemory, PeakFlops, ScaleOut, ScaleUp, WrapRule,
+    mxu_peak, Alternative, Chip, ChipFamily, Chiplets, Fabric, FieldSource, Host, LinkBandwidth, Memory, Mxu,
+    OnChipMemory, PeakFlops, ScaleOut, ScaleUp, WrapRule,
 };
 pub use validate::MAX_QUANTITY;

@@ -115,7 +115,10 @@ pub fn resolve(
     };
     let chip = match hw.chip.resolve() {
         Ok(chip) => {
-            c.merge("hardware.chip.custom", if matches!(hw.chip, ChipSource::Custom(_)) { chip.validate() } else { Ok(()) });
+            c.merge(
+                "hardware.chip.custom",
+                if matches!(hw.chip, ChipSource::Custom(_)) { chip.validate() } else { Ok(()) },
+            );
             Some(chip)
         }
         Err(e) => {

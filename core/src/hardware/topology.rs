@@ -55,11 +55,8 @@ impl Topology {
     /// (axis `dcn`, present when `slices > 1`).
     #[must_use]
     pub fn tpu_slice(shape: &[u64], slices: u64) -> Self {
-        let mut axes: Vec<AxisSpec> = shape
-            .iter()
-            .zip(["x", "y", "z", "w"])
-            .map(|(&n, name)| AxisSpec::new(name, n, Network::ScaleUp))
-            .collect();
+        let mut axes: Vec<AxisSpec> =
+            shape.iter().zip(["x", "y", "z", "w"]).map(|(&n, name)| AxisSpec::new(name, n, Network::ScaleUp)).collect();
         if slices > 1 {
             axes.push(AxisSpec::new("dcn", slices, Network::ScaleOut));
         }
@@ -105,11 +102,9 @@ impl Topology {
         c.ensure(!self.axes.is_empty(), "axes", || "must list at least one axis".into());
         for (i, a) in self.axes.iter().enumerate() {
             c.ensure(!a.name.trim().is_empty(), &format!("axes[{i}].name"), || "must not be empty".into());
-            c.ensure(
-                !self.axes[..i].iter().any(|b| b.name == a.name),
-                &format!("axes[{i}].name"),
-                || format!("duplicate axis name {:?}", a.name),
-            );
+            c.ensure(!self.axes[..i].iter().any(|b| b.name == a.name), &format!("axes[{i}].name"), || {
+                format!("duplicate axis name {:?}", a.name)
+            });
             c.range(&format!("axes[{i}].size"), a.size, 1, MAX_AXIS_SIZE);
             if let Some(w) = a.link_one_way {
                 c.range_f64(&format!("axes[{i}].link_one_way"), w.get(), 1.0, super::MAX_QUANTITY);
@@ -132,7 +127,12 @@ impl Topology {
         let up: f64 = self.scale_up_sizes().map(|n| n as f64).product();
         let max = chip.scale_up.max_chips;
         c.ensure(up <= max as f64, "axes", || {
-            format!("scale-up axes span {} chips; a {} {} holds at most {max}", crate::decimal::shortest(up), chip.name, chip.scale_up.name)
+            format!(
+                "scale-up axes span {} chips; a {} {} holds at most {max}",
+                crate::decimal::shortest(up),
+                chip.name,
+                chip.scale_up.name
+            )
         });
         if let Fabric::Torus { dims, .. } = chip.scale_up.fabric {
             let n = self.scale_up_sizes().count() as u64;
@@ -148,7 +148,13 @@ impl Topology {
         let rule = match (a.network, chip.scale_up.fabric) {
             (Network::ScaleUp, Fabric::Torus { wraparound, .. }) => wraparound,
             (Network::ScaleUp, _) => {
-                c.push(field, format!("the {} {} is switched, not a torus: it has no wraparound link", chip.name, chip.scale_up.name));
+                c.push(
+                    field,
+                    format!(
+                        "the {} {} is switched, not a torus: it has no wraparound link",
+                        chip.name, chip.scale_up.name
+                    ),
+                );
                 return;
             }
             _ => {
@@ -163,7 +169,10 @@ impl Topology {
                     format!("only slices made of whole {cube}x{cube}x{cube} cubes wrap around")
                 }
             };
-            c.push(field, format!("axis {:?} of {} chips has no wraparound on a {}: {why} (book 2.2)", a.name, a.size, chip.name));
+            c.push(
+                field,
+                format!("axis {:?} of {} chips has no wraparound on a {}: {why} (book 2.2)", a.name, a.size, chip.name),
+            );
         }
     }
 

@@ -1,8 +1,8 @@
 //! Checks on a chip, bundled or user-defined: every field error names its path.
 
 use super::chip::{Chip, Fabric, LinkBandwidth, WrapRule};
-use crate::error::{Checker, Invalid};
 use crate::decimal::shortest;
+use crate::error::{Checker, Invalid};
 
 /// Upper bound on any rate or size we accept (far above any real chip, far below
 /// overflow), so that sums and products of catalog numbers stay finite.
@@ -10,14 +10,7 @@ pub const MAX_QUANTITY: f64 = 1e30;
 
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
 }
 
 fn link(c: &mut Checker, field: &str, l: &LinkBandwidth) {
@@ -38,9 +31,7 @@ impl Chip {
     /// `scale_up.link.bidirectional`, `alternatives[2].field`, ...).
     pub fn validate(&self) -> Result<(), Invalid> {
         let mut c = Checker::new();
-        c.ensure(!self.id.trim().is_empty() && self.id.len() <= 64, "id", || {
-            "must be 1 to 64 characters".into()
-        });
+        c.ensure(!self.id.trim().is_empty() && self.id.len() <= 64, "id", || "must be 1 to 64 characters".into());
         c.ensure(self.name.chars().count() <= 200, "name", || "must be at most 200 characters".into());
         c.ensure(!self.source.trim().is_empty(), "source", || "must name a source".into());
         c.ensure(is_date(&self.as_of), "as_of", || format!("must be a date YYYY-MM-DD (got {:?})", self.as_of));
@@ -97,9 +88,7 @@ impl Chip {
             c.ensure(a.value.is_finite() && a.value > 0.0, &format!("alternatives[{i}].value"), || {
                 format!("must be a positive finite number (got {})", crate::decimal::shortest(a.value))
             });
-            c.ensure(!a.source.trim().is_empty(), &format!("alternatives[{i}].source"), || {
-                "must name a source".into()
-            });
+            c.ensure(!a.source.trim().is_empty(), &format!("alternatives[{i}].source"), || "must name a source".into());
         }
         c.finish()
     }

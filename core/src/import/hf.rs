@@ -52,9 +52,7 @@ pub fn from_hf_config_json(text: &str) -> Result<Imported, ImportError> {
 
     let wrapper = matches!(model_type.as_str(), "gemma3" | "llama4");
     let (config, origins) = if wrapper {
-        let text_config = outer
-            .object("text_config")?
-            .ok_or_else(|| outer.missing("text_config"))?;
+        let text_config = outer.object("text_config")?.ok_or_else(|| outer.missing("text_config"))?;
         let tied = outer.bool("tie_word_embeddings")?;
         if outer.value("vision_config").is_some() {
             warnings.push(ImportWarning::new(
@@ -81,10 +79,7 @@ fn model_type(k: &mut Keys<'_>) -> Result<String, ImportError> {
     if let Some(t) = k.str("model_type")? {
         return Ok(t.to_owned());
     }
-    let first = k
-        .array("architectures")?
-        .and_then(|a| a.first())
-        .and_then(Value::as_str);
+    let first = k.array("architectures")?.and_then(|a| a.first()).and_then(Value::as_str);
     match first.and_then(Family::model_type_of_architecture) {
         Some(t) => Ok(t.to_owned()),
         None => Err(ImportError::unsupported(
@@ -123,11 +118,7 @@ fn text_decoder(
         Some(t) => tied_override.unwrap_or(t),
         None => tied_override.unwrap_or(family.tied_by_default()),
     };
-    let attention = if family == Family::DeepseekV3 {
-        mla(k)?
-    } else {
-        gqa(k, family, d_model, warnings)?
-    };
+    let attention = if family == Family::DeepseekV3 { mla(k)? } else { gqa(k, family, d_model, warnings)? };
     let layout = layout(k, family, num_layers, warnings)?;
     let (mlp, moe) = feed_forward(k, family, num_layers)?;
     let mtp = multi_token_prediction(k, family)?;
@@ -140,14 +131,8 @@ fn text_decoder(
         layout,
         mlp,
         moe,
-        norm: Norm {
-            kind: NormKind::Rms,
-            per_layer: family.norms_per_layer(),
-        },
-        embeddings: Embeddings {
-            tied,
-            learned_positions: 0,
-        },
+        norm: Norm { kind: NormKind::Rms, per_layer: family.norms_per_layer() },
+        embeddings: Embeddings { tied, learned_positions: 0 },
         mtp,
     })
 }

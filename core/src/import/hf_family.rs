@@ -198,12 +198,7 @@ impl Family {
                 "query_pre_attn_scalar",
                 "rope_local_base_freq",
             ],
-            Self::GptOss => &[
-                "initial_context_length",
-                "output_router_logits",
-                "router_aux_loss_coef",
-                "swiglu_limit",
-            ],
+            Self::GptOss => &["initial_context_length", "output_router_logits", "router_aux_loss_coef", "swiglu_limit"],
             Self::Llama4 => &[
                 "_attn_implementation_autoset",
                 "attn_scale",
@@ -235,11 +230,7 @@ mod tests {
 
     #[test]
     fn architectures_map_to_supported_types() {
-        for a in [
-            "LlamaForCausalLM",
-            "Gemma3ForConditionalGeneration",
-            "GptOssForCausalLM",
-        ] {
+        for a in ["LlamaForCausalLM", "Gemma3ForConditionalGeneration", "GptOssForCausalLM"] {
             let t = Family::model_type_of_architecture(a).unwrap();
             assert!(Family::from_model_type(t).is_some(), "{a}");
         }
@@ -272,10 +263,7 @@ mod tests {
         ];
         for f in families {
             for key in architecture {
-                assert!(
-                    !f.silent_keys().contains(&key) && !COMMON_SILENT.contains(&key),
-                    "{f:?} {key}"
-                );
+                assert!(!f.silent_keys().contains(&key) && !COMMON_SILENT.contains(&key), "{f:?} {key}");
             }
         }
     }

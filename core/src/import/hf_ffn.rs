@@ -12,11 +12,7 @@ pub(crate) fn feed_forward(
     num_layers: u64,
 ) -> Result<(Mlp, Option<Moe>), ImportError> {
     // Every supported family uses a gated (SwiGLU / GeGLU) MLP.
-    let gated = |d_ff: u64, bias: bool| Mlp {
-        kind: MlpKind::Gated,
-        d_ff,
-        bias,
-    };
+    let gated = |d_ff: u64, bias: bool| Mlp { kind: MlpKind::Gated, d_ff, bias };
     match family {
         Family::Llama => {
             let d_ff = dense_width(k, "intermediate_size")?;
@@ -41,10 +37,7 @@ pub(crate) fn feed_forward(
                 if alias != moe.experts_per_token {
                     return Err(ImportError::field(
                         k.name("num_experts_per_tok"),
-                        format!(
-                            "disagrees with experts_per_token ({alias} vs {})",
-                            moe.experts_per_token
-                        ),
+                        format!("disagrees with experts_per_token ({alias} vs {})", moe.experts_per_token),
                     ));
                 }
             }
@@ -95,12 +88,7 @@ fn qwen3_moe(k: &mut Keys<'_>, num_layers: u64) -> Result<(u64, Option<Moe>), Im
     let d_ff = dense_width(k, "intermediate_size")?;
     if k.req_u64("num_experts")? == 0 {
         // transformers builds dense MLPs everywhere when there are no experts.
-        for key in [
-            "num_experts_per_tok",
-            "moe_intermediate_size",
-            "decoder_sparse_step",
-            "mlp_only_layers",
-        ] {
+        for key in ["num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step", "mlp_only_layers"] {
             k.touch(key);
         }
         return Ok((d_ff, None));
@@ -184,10 +172,7 @@ pub(crate) fn multi_token_prediction(k: &mut Keys<'_>, family: Family) -> Result
     }
     let depth = k.u64_or("num_nextn_predict_layers", 0)?;
     k.origin("mtp.depth", "num_nextn_predict_layers");
-    Ok((depth > 0).then_some(Mtp {
-        depth,
-        stores_embedding_copies: true,
-    }))
+    Ok((depth > 0).then_some(Mtp { depth, stores_embedding_copies: true }))
 }
 
 #[cfg(test)]
@@ -215,10 +200,7 @@ mod tests {
         }));
         let mut k = Keys::new(&m, "");
         let e = feed_forward(&mut k, Family::Qwen3Moe, 48).unwrap_err();
-        assert!(
-            matches!(e, ImportError::Unsupported { ref key, .. } if key == "mlp_only_layers"),
-            "{e}"
-        );
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "mlp_only_layers"), "{e}");
     }
 
     #[test]
@@ -230,10 +212,7 @@ mod tests {
         }));
         let mut k = Keys::new(&m, "");
         let e = feed_forward(&mut k, Family::DeepseekV3, 4).unwrap_err();
-        assert!(
-            matches!(e, ImportError::Unsupported { ref key, .. } if key == "moe_layer_freq"),
-            "{e}"
-        );
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "moe_layer_freq"), "{e}");
     }
 
     #[test]
@@ -264,10 +243,7 @@ mod tests {
         let mut bad = object(base);
         bad.insert("moe_layers".into(), json!([0, 2, 4, 6]));
         let mut k = Keys::new(&bad, "");
-        assert!(matches!(
-            feed_forward(&mut k, Family::Llama4, 8),
-            Err(ImportError::Unsupported { .. })
-        ));
+        assert!(matches!(feed_forward(&mut k, Family::Llama4, 8), Err(ImportError::Unsupported { .. })));
     }
 
     #[test]

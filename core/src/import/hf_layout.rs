@@ -19,10 +19,7 @@ fn window(
         return k.u64(key);
     }
     if let Some(d) = default {
-        warnings.push(ImportWarning::new(
-            k.name(key),
-            format!("not given; using the config class default {d}"),
-        ));
+        warnings.push(ImportWarning::new(k.name(key), format!("not given; using the config class default {d}")));
     }
     Ok(default)
 }
@@ -42,10 +39,7 @@ pub(super) fn layout(
     let layers_key = k.name("num_hidden_layers");
     let (local, window_key) = if family == Family::Llama4 {
         let chunk = window(k, "attention_chunk_size", Some(8192), warnings)?;
-        (
-            chunk.map(|chunk| LocalAttention::Chunked { chunk }),
-            "attention_chunk_size",
-        )
+        (chunk.map(|chunk| LocalAttention::Chunked { chunk }), "attention_chunk_size")
     } else {
         let default = match family {
             Family::Mistral | Family::Gemma2 | Family::Gemma3 => Some(4096),
@@ -53,19 +47,9 @@ pub(super) fn layout(
             _ => None,
         };
         let w = window(k, "sliding_window", default, warnings)?;
-        (
-            w.map(|window| LocalAttention::SlidingWindow { window }),
-            "sliding_window",
-        )
+        (w.map(|window| LocalAttention::SlidingWindow { window }), "sliding_window")
     };
-    k.origin(
-        if family == Family::Llama4 {
-            "layout.local.chunk"
-        } else {
-            "layout.local.window"
-        },
-        window_key,
-    );
+    k.origin(if family == Family::Llama4 { "layout.local.chunk" } else { "layout.local.window" }, window_key);
     let window_key = k.name(window_key);
 
     let has_layer_types = !matches!(family, Family::Mistral | Family::Mixtral);
@@ -117,10 +101,7 @@ pub(super) fn layout(
         Family::Gemma3 => {
             let every = k.u64_or("sliding_window_pattern", 6)?;
             if every == 0 {
-                return Err(ImportError::field(
-                    k.name("sliding_window_pattern"),
-                    "must be at least 1",
-                ));
+                return Err(ImportError::field(k.name("sliding_window_pattern"), "must be at least 1"));
             }
             per_layer(num_layers, &layers_key, |i| kind((i + 1) % every != 0))?
         }
@@ -155,17 +136,11 @@ fn llama4_layers(k: &mut Keys<'_>, num_layers: u64, layers_key: &str) -> Result<
                 ));
             }
             if list.iter().any(|&x| x > 1) {
-                return Err(ImportError::field(
-                    key,
-                    "entries must be 0 (NoPE, global) or 1 (RoPE, chunked)",
-                ));
+                return Err(ImportError::field(key, "entries must be 0 (NoPE, global) or 1 (RoPE, chunked)"));
             }
             Ok(list.iter().map(|&uses_rope| kind(uses_rope == 1)).collect())
         }
-        None if interval == 0 => Err(ImportError::field(
-            k.name("no_rope_layer_interval"),
-            "must be at least 1",
-        )),
+        None if interval == 0 => Err(ImportError::field(k.name("no_rope_layer_interval"), "must be at least 1")),
         None => per_layer(num_layers, layers_key, |i| kind((i + 1) % interval != 0)),
     }
 }
@@ -201,18 +176,9 @@ mod tests {
 
     #[test]
     fn qwen_windows_start_at_max_window_layers() {
-        let m = import(
-            "qwen2",
-            json!({"use_sliding_window": true, "sliding_window": 32, "max_window_layers": 2}),
-        )
-        .unwrap();
-        assert_eq!(
-            m.config.layout,
-            AttentionLayout {
-                local: window(32),
-                pattern: vec![G, G, L, L]
-            }
-        );
+        let m =
+            import("qwen2", json!({"use_sliding_window": true, "sliding_window": 32, "max_window_layers": 2})).unwrap();
+        assert_eq!(m.config.layout, AttentionLayout { local: window(32), pattern: vec![G, G, L, L] });
         let off = import("qwen2", json!({"use_sliding_window": false, "sliding_window": 32})).unwrap();
         assert_eq!(off.config.layout, AttentionLayout::default());
     }
@@ -233,43 +199,25 @@ mod tests {
     fn bad_layer_types_are_named() {
         let e = import("gpt_oss", json!({"layer_types": ["full_attention"]})).unwrap_err();
         assert!(e.to_string().starts_with("layer_types:"), "{e}");
-        let e = import(
-            "gpt_oss",
-            json!({"layer_types": ["full_attention", "linear_attention", "x", "y"]}),
-        )
-        .unwrap_err();
-        assert!(
-            matches!(e, ImportError::Unsupported { ref key, .. } if key == "layer_types[1]"),
-            "{e}"
-        );
+        let e =
+            import("gpt_oss", json!({"layer_types": ["full_attention", "linear_attention", "x", "y"]})).unwrap_err();
+        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "layer_types[1]"), "{e}");
     }
 
     #[test]
     fn family_rules() {
         // Mistral v0.3 has no window; v0.1 one on every layer; the class default is 4096.
         assert_eq!(
-            import("mistral", json!({"sliding_window": null}))
-                .unwrap()
-                .config
-                .layout,
+            import("mistral", json!({"sliding_window": null})).unwrap().config.layout,
             AttentionLayout::default()
         );
         let v01 = import("mistral", json!({})).unwrap();
-        assert_eq!(
-            v01.config.layout,
-            AttentionLayout {
-                local: window(4096),
-                pattern: vec![L]
-            }
-        );
+        assert_eq!(v01.config.layout, AttentionLayout { local: window(4096), pattern: vec![L] });
         assert_eq!(v01.warnings[0].key, "sliding_window");
         // Llama 4 without a list: every 4th layer is NoPE and global.
         let l4 = import("llama4_text", json!({"attention_chunk_size": 16})).unwrap();
         assert_eq!(l4.config.layout.pattern, vec![L, L, L, G]);
-        let no_chunks = import(
-            "llama4_text",
-            json!({"attention_chunk_size": null, "no_rope_layers": [1, 0, 1, 0]}),
-        );
+        let no_chunks = import("llama4_text", json!({"attention_chunk_size": null, "no_rope_layers": [1, 0, 1, 0]}));
         assert_eq!(no_chunks.unwrap().config.layout, AttentionLayout::default());
         let e = import("llama4_text", json!({"no_rope_layers": [1, 2, 1, 0]})).unwrap_err();
         assert!(e.to_string().starts_with("no_rope_layers:"), "{e}");

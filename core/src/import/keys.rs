@@ -24,12 +24,7 @@ impl<'a> Keys<'a> {
     /// A reader over `map`; `prefix` (e.g. `"text_config."`) is put in front of every key
     /// named in errors and warnings.
     pub fn new(map: &'a Map<String, Value>, prefix: &str) -> Self {
-        Self {
-            map,
-            used: BTreeSet::new(),
-            prefix: prefix.to_owned(),
-            origins: Vec::new(),
-        }
+        Self { map, used: BTreeSet::new(), prefix: prefix.to_owned(), origins: Vec::new() }
     }
 
     /// The key as the user should see it.
@@ -89,10 +84,9 @@ impl<'a> Keys<'a> {
         match self.value(key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(ImportError::field(
-                self.name(key),
-                format!("must be true or false (got {})", show(other)),
-            )),
+            Some(other) => {
+                Err(ImportError::field(self.name(key), format!("must be true or false (got {})", show(other))))
+            }
         }
     }
 
@@ -101,10 +95,7 @@ impl<'a> Keys<'a> {
         match self.value(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(other) => Err(ImportError::field(
-                self.name(key),
-                format!("must be a string (got {})", show(other)),
-            )),
+            Some(other) => Err(ImportError::field(self.name(key), format!("must be a string (got {})", show(other)))),
         }
     }
 
@@ -113,10 +104,7 @@ impl<'a> Keys<'a> {
         match self.value(key) {
             None => Ok(None),
             Some(Value::Array(items)) => Ok(Some(items.as_slice())),
-            Some(other) => Err(ImportError::field(
-                self.name(key),
-                format!("must be a list (got {})", show(other)),
-            )),
+            Some(other) => Err(ImportError::field(self.name(key), format!("must be a list (got {})", show(other)))),
         }
     }
 
@@ -138,10 +126,7 @@ impl<'a> Keys<'a> {
         match self.value(key) {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m)),
-            Some(other) => Err(ImportError::field(
-                self.name(key),
-                format!("must be an object (got {})", show(other)),
-            )),
+            Some(other) => Err(ImportError::field(self.name(key), format!("must be an object (got {})", show(other)))),
         }
     }
 

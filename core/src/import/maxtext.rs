@@ -76,10 +76,7 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
     let block_name = match k.str("decoder_block")? {
         Some(name) => name,
         None => {
-            warnings.push(ImportWarning::new(
-                "decoder_block",
-                "not given; using MaxText's default llama2",
-            ));
+            warnings.push(ImportWarning::new("decoder_block", "not given; using MaxText's default llama2"));
             "llama2"
         }
     };
@@ -123,19 +120,10 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
         layout,
         mlp,
         moe,
-        norm: Norm {
-            kind: NormKind::Rms,
-            per_layer: 2 + post_norms,
-        },
-        embeddings: Embeddings {
-            tied,
-            learned_positions: 0,
-        },
+        norm: Norm { kind: NormKind::Rms, per_layer: 2 + post_norms },
+        embeddings: Embeddings { tied, learned_positions: 0 },
         // MaxText's MTP modules share the main model's embedding and output head.
-        mtp: (mtp > 0).then_some(Mtp {
-            depth: mtp,
-            stores_embedding_copies: false,
-        }),
+        mtp: (mtp > 0).then_some(Mtp { depth: mtp, stores_embedding_copies: false }),
     };
     k.warn_unknown(&[SILENT], &mut warnings);
     validated(config, &k.origins, warnings)
@@ -197,10 +185,7 @@ pub(super) fn defaulted(
     match k.u64(key)? {
         Some(v) => Ok(v),
         None => {
-            warnings.push(ImportWarning::new(
-                key,
-                format!("not given; using MaxText's base.yml default {default}"),
-            ));
+            warnings.push(ImportWarning::new(key, format!("not given; using MaxText's base.yml default {default}")));
             Ok(default)
         }
     }
@@ -213,11 +198,7 @@ fn gqa(k: &mut Keys<'_>, block: Block, warnings: &mut Vec<ImportWarning>) -> Res
     k.origin("attention.head_dim", "head_dim");
     let qk_norm = block.qk_norm(k, warnings)?;
     // MaxText's attention_bias puts biases on the query, key, value and output projections.
-    let bias = if k.bool("attention_bias")?.unwrap_or(false) {
-        AttentionBias::QkvO
-    } else {
-        AttentionBias::None
-    };
+    let bias = if k.bool("attention_bias")?.unwrap_or(false) { AttentionBias::QkvO } else { AttentionBias::None };
     Ok(Attention::Gqa(GqaAttention {
         num_heads,
         num_kv_heads,
@@ -324,12 +305,6 @@ mod tests {
     #[test]
     fn mtp_modules_share_the_embedding() {
         let m = from_maxtext_yaml(&format!("{TINY}mtp_num_layers: 1\n")).unwrap();
-        assert_eq!(
-            m.config.mtp,
-            Some(Mtp {
-                depth: 1,
-                stores_embedding_copies: false
-            })
-        );
+        assert_eq!(m.config.mtp, Some(Mtp { depth: 1, stores_embedding_copies: false }));
     }
 }

@@ -2,8 +2,8 @@
 //! MaxText's FLOP calculator (`calculate_tflops_training_per_device`) assumes for it.
 
 use super::keys::Keys;
-use crate::model::MAX_LAYERS;
 use super::{ImportError, ImportWarning};
+use crate::model::MAX_LAYERS;
 use crate::model::{AttentionLayout, LocalAttention};
 
 /// A `decoder_block` the importer supports.
@@ -49,10 +49,7 @@ impl Block {
     /// Whether every layer of this block is built around a routed MoE (DeepSeek: after
     /// its dense layers; Llama 4: every `interleave_moe_layer_step`-th layer).
     pub fn is_moe(self) -> bool {
-        matches!(
-            self,
-            Self::Mixtral | Self::Deepseek | Self::Qwen3Moe | Self::GptOss | Self::Llama4
-        )
+        matches!(self, Self::Mixtral | Self::Deepseek | Self::Qwen3Moe | Self::GptOss | Self::Llama4)
     }
 
     /// Whether the block has shared experts (`shared_experts`, default 1 in base.yml).
@@ -105,10 +102,7 @@ impl Block {
         let chunk = k.u64_or("chunk_attn_window_size", 0)?;
         let sliding = || -> Result<LocalAttention, ImportError> {
             if window == 0 {
-                Err(ImportError::field(
-                    "sliding_window_size",
-                    "must be set for local attention layers",
-                ))
+                Err(ImportError::field("sliding_window_size", "must be set for local attention layers"))
             } else {
                 Ok(LocalAttention::SlidingWindow { window })
             }
@@ -152,10 +146,7 @@ impl Block {
                 }
                 "local_sliding" => Ok(AttentionLayout::all_local(sliding()?)),
                 "chunk" if chunk > 0 => Ok(AttentionLayout::all_local(LocalAttention::Chunked { chunk })),
-                "chunk" => Err(ImportError::field(
-                    "chunk_attn_window_size",
-                    "must be set for chunked attention",
-                )),
+                "chunk" => Err(ImportError::field("chunk_attn_window_size", "must be set for chunked attention")),
                 other => Err(ImportError::unsupported(
                     "attention_type",
                     format!("`{other}` is not global, local_sliding, chunk or mla"),
@@ -196,9 +187,7 @@ mod tests {
     #[test]
     fn local_blocks_need_a_window() {
         let m = object(json!({}));
-        let e = Block::Gemma2
-            .layout(&mut Keys::new(&m, ""), "global", &mut Vec::new())
-            .unwrap_err();
+        let e = Block::Gemma2.layout(&mut Keys::new(&m, ""), "global", &mut Vec::new()).unwrap_err();
         assert!(e.to_string().starts_with("sliding_window_size:"), "{e}");
     }
 }

@@ -35,11 +35,7 @@ pub(super) fn feed_forward(
 ) -> Result<(Mlp, Option<Moe>), ImportError> {
     let kind = mlp_kind(k, warnings)?;
     let d_ff = required_dim(k, "mlp_dim", "mlp.d_ff")?;
-    let mlp = Mlp {
-        kind,
-        d_ff,
-        bias: k.bool("mlp_bias")?.unwrap_or(false),
-    };
+    let mlp = Mlp { kind, d_ff, bias: k.bool("mlp_bias")?.unwrap_or(false) };
     if block != Block::Deepseek {
         ignored_unless(k, "first_num_dense_layers", 0, warnings)?;
     }
@@ -78,10 +74,7 @@ pub(super) fn feed_forward(
         }
         (Block::Deepseek | Block::Llama4, None) => {
             k.origin("moe.expert_d_ff", "base_moe_mlp_dim");
-            warnings.push(ImportWarning::new(
-                "base_moe_mlp_dim",
-                "not given; using MaxText's base.yml default 7168",
-            ));
+            warnings.push(ImportWarning::new("base_moe_mlp_dim", "not given; using MaxText's base.yml default 7168"));
             7168
         }
         (_, None) => {

@@ -64,10 +64,7 @@ pub struct ImportWarning {
 impl ImportWarning {
     /// A warning about `key`.
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            key: key.into(),
-            message: message.into(),
-        }
+        Self { key: key.into(), message: message.into() }
     }
 }
 
@@ -108,20 +105,14 @@ impl ImportError {
 
     /// An [`ImportError::Unsupported`] error.
     pub(crate) fn unsupported(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self::Unsupported {
-            key: key.into(),
-            message: message.into(),
-        }
+        Self::Unsupported { key: key.into(), message: message.into() }
     }
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ImportError::Syntax {
-                line: Some(line),
-                message,
-            } => write!(f, "line {line}: {message}"),
+            ImportError::Syntax { line: Some(line), message } => write!(f, "line {line}: {message}"),
             ImportError::Syntax { line: None, message } => f.write_str(message),
             ImportError::Field(invalid) => write!(f, "{invalid}"),
             ImportError::Unsupported { key, message } => write!(f, "{key}: unsupported: {message}"),
@@ -141,10 +132,7 @@ impl std::error::Error for ImportError {}
 /// See [`from_hf_config_json`] and [`from_maxtext_yaml`].
 pub fn detect_and_import(text: &str) -> Result<Imported, ImportError> {
     let looks_like_json = text.trim_start().starts_with('{');
-    let is_json_object = matches!(
-        serde_json::from_str::<serde_json::Value>(text),
-        Ok(serde_json::Value::Object(_))
-    );
+    let is_json_object = matches!(serde_json::from_str::<serde_json::Value>(text), Ok(serde_json::Value::Object(_)));
     if looks_like_json || is_json_object {
         from_hf_config_json(text)
     } else {
@@ -195,10 +183,7 @@ mod tests {
 
     #[test]
     fn display_names_line_and_key() {
-        let e = ImportError::Syntax {
-            line: Some(3),
-            message: "expected `key: value`".into(),
-        };
+        let e = ImportError::Syntax { line: Some(3), message: "expected `key: value`".into() };
         assert_eq!(e.to_string(), "line 3: expected `key: value`");
         let e = ImportError::unsupported("moe_layer_freq", "every 2nd layer from 0");
         assert!(e.to_string().starts_with("moe_layer_freq"));
@@ -209,10 +194,7 @@ mod tests {
     #[test]
     fn detection_picks_json_objects_and_yaml_otherwise() {
         let json = detect_and_import("{}").unwrap_err();
-        assert!(
-            matches!(json, ImportError::Unsupported { ref key, .. } if key == "model_type"),
-            "{json}"
-        );
+        assert!(matches!(json, ImportError::Unsupported { ref key, .. } if key == "model_type"), "{json}");
         let yaml = detect_and_import("decoder_block: [").unwrap_err();
         assert!(matches!(yaml, ImportError::Syntax { line: Some(1), .. }), "{yaml}");
         let truncated = detect_and_import("{\"model_type\": \"llama\",").unwrap_err();

@@ -14,10 +14,7 @@ pub(crate) fn per_layer(
     kind: impl Fn(u64) -> LayerKind,
 ) -> Result<Vec<LayerKind>, ImportError> {
     if num_layers > MAX_LAYERS {
-        return Err(ImportError::field(
-            layers_key,
-            format!("must be at most {MAX_LAYERS} (got {num_layers})"),
-        ));
+        return Err(ImportError::field(layers_key, format!("must be at most {MAX_LAYERS} (got {num_layers})")));
     }
     Ok((0..num_layers).map(kind).collect())
 }
@@ -81,10 +78,7 @@ pub(crate) fn layout_from_layers(
             ),
         ));
     }
-    Ok(AttentionLayout {
-        local: Some(local),
-        pattern: pattern.to_vec(),
-    })
+    Ok(AttentionLayout { local: Some(local), pattern: pattern.to_vec() })
 }
 
 #[cfg(test)]
@@ -111,9 +105,8 @@ mod tests {
                 for (i, k) in kinds.iter().enumerate() {
                     assert_eq!(p[i % p.len()], *k, "{kinds:?}");
                 }
-                let brute = (1..=kinds.len())
-                    .find(|&q| kinds.iter().enumerate().all(|(i, k)| kinds[i % q] == *k))
-                    .unwrap();
+                let brute =
+                    (1..=kinds.len()).find(|&q| kinds.iter().enumerate().all(|(i, k)| kinds[i % q] == *k)).unwrap();
                 assert_eq!(p.len(), brute, "{kinds:?}");
             }
         }
@@ -122,28 +115,20 @@ mod tests {
     #[test]
     fn limits_match_validation() {
         let mut m = crate::presets::get("llama-3-8b").unwrap().config;
-        m.layout = AttentionLayout {
-            local: Some(LocalAttention::SlidingWindow { window: 8 }),
-            pattern: vec![L; MAX_PATTERN],
-        };
+        m.layout =
+            AttentionLayout { local: Some(LocalAttention::SlidingWindow { window: 8 }), pattern: vec![L; MAX_PATTERN] };
         m.num_layers = MAX_LAYERS;
         assert_eq!(m.validate(), Ok(()));
         m.layout.pattern.push(G);
         m.num_layers += 1;
         let e = m.validate().unwrap_err();
-        assert!(
-            e.for_field("layout.pattern").len() == 1 && e.for_field("num_layers").len() == 1,
-            "{e}"
-        );
+        assert!(e.for_field("layout.pattern").len() == 1 && e.for_field("num_layers").len() == 1, "{e}");
     }
 
     #[test]
     fn layouts() {
         let w = Some(LocalAttention::SlidingWindow { window: 8 });
-        assert_eq!(
-            layout_from_layers(&[G, G], w, "l", "w").unwrap(),
-            AttentionLayout::default()
-        );
+        assert_eq!(layout_from_layers(&[G, G], w, "l", "w").unwrap(), AttentionLayout::default());
         let l = layout_from_layers(&[L, G, L, G], w, "l", "w").unwrap();
         assert_eq!(l.pattern, vec![L, G]);
         let e = layout_from_layers(&[L, G], None, "l", "w").unwrap_err();

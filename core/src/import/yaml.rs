@@ -57,10 +57,7 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, ImportError> {
 }
 
 pub(super) fn syntax(line: usize, message: impl Into<String>) -> ImportError {
-    ImportError::Syntax {
-        line: Some(line),
-        message: message.into(),
-    }
+    ImportError::Syntax { line: Some(line), message: message.into() }
 }
 
 /// The line without its `# comment` (a `#` at the start or after whitespace, outside
@@ -96,25 +93,14 @@ fn split_key(content: &str, line: usize) -> Result<(&str, &str), ImportError> {
     }
     let colon = content
         .char_indices()
-        .find(|&(at, c)| {
-            c == ':'
-                && content
-                    .get(at + 1..)
-                    .is_none_or(|r| r.is_empty() || r.starts_with([' ', '\t']))
-        })
+        .find(|&(at, c)| c == ':' && content.get(at + 1..).is_none_or(|r| r.is_empty() || r.starts_with([' ', '\t'])))
         .map(|(at, _)| at)
         .ok_or_else(|| syntax(line, "expected `key: value`"))?;
     let key = content.get(..colon).unwrap_or_default();
     let rest = content.get(colon + 1..).unwrap_or_default().trim();
-    let key_ok = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let key_ok = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !key_ok {
-        return Err(syntax(
-            line,
-            format!("unsupported key `{key}`: use letters, digits, `_`, `-` or `.`"),
-        ));
+        return Err(syntax(line, format!("unsupported key `{key}`: use letters, digits, `_`, `-` or `.`")));
     }
     Ok((key, rest))
 }

@@ -25,10 +25,7 @@ pub(super) fn scalar(text: &str, line: usize) -> Result<Value, ImportError> {
         ));
     }
     if text.starts_with("- ") || text.contains(": ") || text.ends_with(':') {
-        return Err(syntax(
-            line,
-            format!("`{text}`: nested lists or mappings are not supported"),
-        ));
+        return Err(syntax(line, format!("`{text}`: nested lists or mappings are not supported")));
     }
     Ok(plain(text))
 }

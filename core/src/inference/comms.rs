@@ -111,7 +111,15 @@ pub fn attention_output_width(m: &ModelConfig) -> f64 {
 
 /// One block (attention or MLP) under the weight sharding: `hidden` is the width of
 /// the activations between its two matmuls.
-fn block(c: &mut CommsTime, mesh: &ServingMesh, rows: f64, d: f64, hidden: f64, a: f64, times: f64) -> Result<(), Invalid> {
+fn block(
+    c: &mut CommsTime,
+    mesh: &ServingMesh,
+    rows: f64,
+    d: f64,
+    hidden: f64,
+    a: f64,
+    times: f64,
+) -> Result<(), Invalid> {
     match mesh.weights {
         WeightSharding::WeightStationary1d => c.add(CollectiveKind::AllReduce, rows * d * a, &mesh.model, times),
         WeightSharding::WeightStationary2d => {

@@ -137,7 +137,12 @@ impl Curves {
         Self {
             pareto: Vec::new(),
             step_breakdown: Vec::new(),
-            kv_memory: KvMemoryCurve { batch, hbm_per_chip: Bytes::ZERO, weights_per_chip: Bytes::ZERO, points: Vec::new() },
+            kv_memory: KvMemoryCurve {
+                batch,
+                hbm_per_chip: Bytes::ZERO,
+                weights_per_chip: Bytes::ZERO,
+                points: Vec::new(),
+            },
             prefill_decode_ratio: Vec::new(),
         }
     }
@@ -230,10 +235,8 @@ pub fn curves(plan: &Plan, batch: u64) -> Result<Curves, Invalid> {
     let kv_memory = KvMemoryCurve { batch, hbm_per_chip: mem.hbm, weights_per_chip: mem.weights, points: kv_points };
 
     let prompts = sorted_with(&powers_of_two(7, 15), s.prompt_len);
-    let prefills = prompts
-        .iter()
-        .map(|p| plan.prefill_time(*p, true).map(|t| (*p, t.time_s)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let prefills =
+        prompts.iter().map(|p| plan.prefill_time(*p, true).map(|t| (*p, t.time_s))).collect::<Result<Vec<_>, _>>()?;
     let mut prefill_decode_ratio = Vec::new();
     for g in sorted_with(&RATIO_OUTPUTS, s.output_len) {
         let mut points = Vec::new();

@@ -15,7 +15,9 @@ use super::report::{
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
-use super::tp_limits::{axis_bandwidth, axis_one_way, latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound};
+use super::tp_limits::{
+    axis_bandwidth, axis_one_way, latency_bound_above, tp_limit_compute_bound, tp_limit_memory_bound,
+};
 use crate::collectives::{AxisLink, Network};
 use crate::error::{Checker, Invalid};
 use crate::hardware::query::{HardwareSection, ResolvedHardware};
@@ -85,21 +87,27 @@ fn evaluate(
     let fit_batch = section.batch.unwrap_or(1);
     // Candidate slices have their own axes: split them the default way (every scale-up
     // axis, 1D), keeping only what the KV cache does past its heads.
-    let default_split = InferenceSection {
-        sharding: ServingSharding { kv: s.kv, ..ServingSharding::default() },
-        ..section.clone()
-    };
+    let default_split =
+        InferenceSection { sharding: ServingSharding { kv: s.kv, ..ServingSharding::default() }, ..section.clone() };
     let min = smallest_fitting(model, chip, prefill_axes.as_deref(), draft.as_ref(), &default_split, fit_batch)?;
     let mut notes = Vec::new();
     let (plan, topology, topology_source) = if topology_given {
-        (Plan::new(model, chip, &hw.axes, prefill_axes.as_deref(), draft.as_ref(), section)?, topology_label(&hw.axes), TopologySource::Scenario)
+        (
+            Plan::new(model, chip, &hw.axes, prefill_axes.as_deref(), draft.as_ref(), section)?,
+            topology_label(&hw.axes),
+            TopologySource::Scenario,
+        )
     } else if let Some((shape, plan)) = &min {
         (plan.clone(), shape.label.clone(), TopologySource::SmallestFitting)
     } else {
         let largest = slice_shapes(chip).pop().ok_or_else(|| Invalid::one("hardware.chip", "has no slice shapes"))?;
         let axes = largest.topology(chip).resolve(chip).map_err(|e| e.prefixed("hardware.topology"))?;
         notes.push(format!("nothing fits on any {} slice; showing the largest, {}", chip.name, largest.label));
-        (Plan::new(model, chip, &axes, prefill_axes.as_deref(), draft.as_ref(), section)?, largest.label, TopologySource::SmallestFitting)
+        (
+            Plan::new(model, chip, &axes, prefill_axes.as_deref(), draft.as_ref(), section)?,
+            largest.label,
+            TopologySource::SmallestFitting,
+        )
     };
 
     let dt = section.dtypes;
@@ -138,7 +146,8 @@ fn evaluate(
     let (moe_layers, dense_layers) = model.moe_and_dense_layers();
     let f = match &model.moe {
         Some(moe) if moe_layers >= dense_layers => {
-            moe.experts_per_token as f64 * moe.expert_d_ff as f64 + moe.shared_experts as f64 * moe.shared_width() as f64
+            moe.experts_per_token as f64 * moe.expert_d_ff as f64
+                + moe.shared_experts as f64 * moe.shared_width() as f64
         }
         _ => model.mlp.d_ff as f64,
     };
@@ -202,7 +211,9 @@ fn evaluate(
     // Memory.
     let per_chip_mem = plan.memory(batch, context);
     let draft_total = |batch: f64| {
-        plan.draft.as_ref().map_or(Bytes::ZERO, |d| d.weights_stored_per_chip() * y + d.kv_per_sequence(context) * batch)
+        plan.draft
+            .as_ref()
+            .map_or(Bytes::ZERO, |d| d.weights_stored_per_chip() * y + d.kv_per_sequence(context) * batch)
     };
     let weights_total = dec.weights_stored_per_chip() * y;
     let usable = dec.hbm_capacity * (1.0 - section.reserved_hbm_fraction);
@@ -233,8 +244,13 @@ fn evaluate(
         decode_servers,
         chips_total: prefill_servers.zip(decode_servers).map(|(p, d)| p.ceil() * y_prefill + d.ceil() * y),
         kv_bytes_per_request: kv_request,
-        kv_transfer_ici_s: kv_transfer(kv_request, y_prefill, axis_one_way(chip), chip.scale_up.hop_latency.unwrap_or(Seconds::ZERO))
-            .total,
+        kv_transfer_ici_s: kv_transfer(
+            kv_request,
+            y_prefill,
+            axis_one_way(chip),
+            chip.scale_up.hop_latency.unwrap_or(Seconds::ZERO),
+        )
+        .total,
         kv_transfer_dcn_s: kv_transfer(
             kv_request,
             y_prefill,
@@ -327,11 +343,18 @@ pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<In
 ///
 /// # Errors
 /// As [`scenario_inference`].
-pub fn scenario_inference_without_curves(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
+pub fn scenario_inference_without_curves(
+    model: &ModelConfig,
+    s: &Scenario,
+) -> Result<Option<InferenceReport>, Invalid> {
     scenario_inference_with(model, s, false)
 }
 
-fn scenario_inference_with(model: &ModelConfig, s: &Scenario, with_curves: bool) -> Result<Option<InferenceReport>, Invalid> {
+fn scenario_inference_with(
+    model: &ModelConfig,
+    s: &Scenario,
+    with_curves: bool,
+) -> Result<Option<InferenceReport>, Invalid> {
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());

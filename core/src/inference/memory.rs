@@ -74,7 +74,15 @@ pub fn largest_fitting(limit: u64, mut fits: impl FnMut(u64) -> bool) -> u64 {
 /// activation format. A rough figure: the book calls the real working set "not
 /// ridiculous with Flash Attention" and leaves it out of its tables.
 #[must_use]
-pub fn working_bytes_per_chip(tokens: f64, logits: f64, d: f64, mlp_hidden: f64, vocab: f64, model_parallel: f64, activation_bytes: f64) -> Bytes {
+pub fn working_bytes_per_chip(
+    tokens: f64,
+    logits: f64,
+    d: f64,
+    mlp_hidden: f64,
+    vocab: f64,
+    model_parallel: f64,
+    activation_bytes: f64,
+) -> Bytes {
     let y = model_parallel.max(1.0);
     Bytes((tokens * (2.0 * d + mlp_hidden / y) + logits * vocab / y) * activation_bytes)
 }

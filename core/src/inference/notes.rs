@@ -40,7 +40,14 @@ fn kv_note(l: &KvLayout, batch: u64) -> Option<String> {
 
 /// Every caveat that applies.
 #[must_use]
-pub fn notes(m: &ModelConfig, plan: &Plan, decode: &DecodeReport, kv: &KvCacheReport, mem: &MemoryPerChip, batch: u64) -> Vec<String> {
+pub fn notes(
+    m: &ModelConfig,
+    plan: &Plan,
+    decode: &DecodeReport,
+    kv: &KvCacheReport,
+    mem: &MemoryPerChip,
+    batch: u64,
+) -> Vec<String> {
     let mut out = Vec::new();
     let y = decode.tp_limits.model_parallel;
     if !mem.fits {
@@ -76,7 +83,8 @@ pub fn notes(m: &ModelConfig, plan: &Plan, decode: &DecodeReport, kv: &KvCacheRe
     }
     if m.moe.is_some() {
         out.push(
-            "MoE weight reads assume uniform routing: E·(1 − (1 − k/E)^T) distinct experts per layer in expectation".into(),
+            "MoE weight reads assume uniform routing: E·(1 − (1 − k/E)^T) distinct experts per layer in expectation"
+                .into(),
         );
     }
     if kv.window_capped {

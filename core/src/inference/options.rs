@@ -58,7 +58,6 @@ pub enum WeightSharding {
 }
 crate::serde_names::deserialize_by_name!(WeightSharding { WeightStationary1d => "weight_stationary_1d", WeightStationary2d => "weight_stationary_2d" });
 
-
 /// What happens to the KV cache when the model-parallel degree exceeds the KV heads
 /// (book 7.3.3: shard heads first, then something else).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -78,7 +77,6 @@ pub enum KvSharding {
 }
 crate::serde_names::deserialize_by_name!(KvSharding { Batch => "batch", Sequence => "sequence", Replicate => "replicate" });
 
-
 /// Which context length the decode step reads from the KV cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -95,7 +93,6 @@ pub enum KvContext {
 }
 crate::serde_names::deserialize_by_name!(KvContext { Full => "full", Mean => "mean" });
 
-
 /// Whether collectives overlap the step's HBM traffic and FLOPs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -110,7 +107,6 @@ pub enum CommsOverlap {
 }
 crate::serde_names::deserialize_by_name!(CommsOverlap { Full => "full", None => "none" });
 
-
 /// Whether per-chip memory counts the forward pass's activations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -124,7 +120,6 @@ pub enum WorkingMemory {
     Ignored,
 }
 crate::serde_names::deserialize_by_name!(WorkingMemory { Activations => "activations", Ignored => "ignored" });
-
 
 /// `inference.sharding`: how one serving replica splits the model over its chips.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -386,10 +381,7 @@ mod tests {
         s.sharding.expert_axes = vec!["dcn".into()];
         let e = s.validate(&axes()).unwrap_err();
         let fields: Vec<&str> = e.0.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            ["prompt_len", "batch", "prefill.mfu", "sharding.model_axes[1]", "sharding.expert_axes[0]"]
-        );
+        assert_eq!(fields, ["prompt_len", "batch", "prefill.mfu", "sharding.model_axes[1]", "sharding.expert_axes[0]"]);
     }
 
     #[test]

@@ -103,11 +103,20 @@ impl<'a> Plan<'a> {
     pub fn memory(&self, batch: u64, context: u64) -> MemoryPerChip {
         let b = batch as f64;
         let prefill_tokens = if self.prefill.is_none() { self.chunk() as f64 } else { 0.0 };
-        let extra = self.draft.as_ref().map_or((Bytes::ZERO, Bytes::ZERO), |d| {
-            (d.weights_stored_per_chip(), d.kv_per_chip(b, context))
-        });
+        let extra = self
+            .draft
+            .as_ref()
+            .map_or((Bytes::ZERO, Bytes::ZERO), |d| (d.weights_stored_per_chip(), d.kv_per_chip(b, context)));
         let s = self.section;
-        self.decode.memory(b, context, b * self.tokens_per_step(), prefill_tokens, s.working_memory, s.reserved_hbm_fraction, extra)
+        self.decode.memory(
+            b,
+            context,
+            b * self.tokens_per_step(),
+            prefill_tokens,
+            s.working_memory,
+            s.reserved_hbm_fraction,
+            extra,
+        )
     }
 
     /// Largest batch whose memory fits at `context`.

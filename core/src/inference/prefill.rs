@@ -101,7 +101,13 @@ pub fn prefill_time(
             CommsOverlap::Full => local.max(w.comms),
             CommsOverlap::None => local + w.comms,
         };
-        let bound = if w.comms > local { 2 } else if memory > compute { 1 } else { 0 };
+        let bound = if w.comms > local {
+            2
+        } else if memory > compute {
+            1
+        } else {
+            0
+        };
         if let Some(b) = by_bound.get_mut(bound) {
             *b += t * weight;
         }
@@ -109,7 +115,12 @@ pub fn prefill_time(
         flops += w.flops * weight;
     }
     let compute_at_peak_s = flops / peak;
-    let bound = match by_bound.iter().enumerate().fold((0, Seconds::ZERO), |best, (i, t)| if *t > best.1 { (i, *t) } else { best }).0 {
+    let bound = match by_bound
+        .iter()
+        .enumerate()
+        .fold((0, Seconds::ZERO), |best, (i, t)| if *t > best.1 { (i, *t) } else { best })
+        .0
+    {
         1 => PrefillBound::Hbm,
         2 => PrefillBound::Communication,
         _ => PrefillBound::Compute,

@@ -164,7 +164,8 @@ impl ServingSetup {
     /// Expected distinct experts `tokens` tokens touch per MoE layer (`None` if dense).
     #[must_use]
     pub fn experts_touched(&self, tokens: f64) -> Option<f64> {
-        (self.params.experts > 0).then(|| expected_experts_touched(self.params.experts, self.params.experts_per_token, tokens))
+        (self.params.experts > 0)
+            .then(|| expected_experts_touched(self.params.experts, self.params.experts_per_token, tokens))
     }
 
     /// Weight bytes one chip reads for a pass over `tokens` tokens: every dense weight
@@ -219,7 +220,13 @@ impl ServingSetup {
     ///
     /// # Errors
     /// From the collective model (non-finite sizes).
-    pub fn prefill(&self, prompt: u64, chunk: u64, mfu: f64, attention: AttentionCounting) -> Result<PrefillTime, Invalid> {
+    pub fn prefill(
+        &self,
+        prompt: u64,
+        chunk: u64,
+        mfu: f64,
+        attention: AttentionCounting,
+    ) -> Result<PrefillTime, Invalid> {
         let chunk = chunk.clamp(1, prompt.max(1));
         let a = self.dtypes.activations.bytes();
         let full = step_comms(&self.model, &self.mesh, chunk as f64, a, false)?.time_s;
@@ -246,7 +253,15 @@ impl ServingSetup {
         let m = &self.model;
         let width = m.moe.as_ref().map_or(m.mlp.d_ff, |moe| moe.expert_d_ff.saturating_mul(moe.experts_per_token));
         let hidden = m.mlp.kind.matrices().saturating_sub(1) as f64 * width.max(m.mlp.d_ff) as f64;
-        working_bytes_per_chip(tokens, logits, m.d_model as f64, hidden, m.vocab_size as f64, self.model_parallel(), self.dtypes.activations.bytes())
+        working_bytes_per_chip(
+            tokens,
+            logits,
+            m.d_model as f64,
+            hidden,
+            m.vocab_size as f64,
+            self.model_parallel(),
+            self.dtypes.activations.bytes(),
+        )
     }
 
     /// HBM of one chip holding `batch` caches of `context` tokens while a decode step

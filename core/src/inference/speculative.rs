@@ -70,13 +70,26 @@ pub struct SpeculativeStep {
 /// Combine the draft's step time, the target's verification step (γ + 1 tokens per
 /// sequence) and the plain step into the per-token latency and speedup.
 #[must_use]
-pub fn speculative_step(gamma: u64, alpha: f64, draft_step: Seconds, verify_step: Seconds, plain_step: Seconds) -> SpeculativeStep {
+pub fn speculative_step(
+    gamma: u64,
+    alpha: f64,
+    draft_step: Seconds,
+    verify_step: Seconds,
+    plain_step: Seconds,
+) -> SpeculativeStep {
     let expected_tokens = expected_tokens_per_step(gamma, alpha);
     let draft_time_s = draft_step * gamma as f64;
     let iteration_time_s = draft_time_s + verify_step;
     let time_per_token_s = iteration_time_s / expected_tokens;
     let speedup = if time_per_token_s.get() > 0.0 { plain_step / time_per_token_s } else { 0.0 };
-    SpeculativeStep { expected_tokens, draft_time_s, verify_time_s: verify_step, iteration_time_s, time_per_token_s, speedup }
+    SpeculativeStep {
+        expected_tokens,
+        draft_time_s,
+        verify_time_s: verify_step,
+        iteration_time_s,
+        time_per_token_s,
+        speedup,
+    }
 }
 
 #[cfg(test)]

@@ -37,7 +37,6 @@ pub enum LayerKind {
 }
 crate::serde_names::deserialize_by_name!(LayerKind { Global => "global", Local => "local" });
 
-
 /// The attention pattern over layers: layer `i` has kind `pattern[i % pattern.len()]`.
 ///
 /// Gemma 2 is `[local, global]`, Gemma 3 `[local ×5, global]`, Llama 4 `[local ×3,
@@ -60,10 +59,7 @@ fn global_only() -> Vec<LayerKind> {
 
 impl Default for AttentionLayout {
     fn default() -> Self {
-        Self {
-            local: None,
-            pattern: global_only(),
-        }
+        Self { local: None, pattern: global_only() }
     }
 }
 
@@ -73,19 +69,13 @@ impl AttentionLayout {
     pub fn locals_then_global(local: LocalAttention, locals: usize) -> Self {
         let mut pattern = vec![LayerKind::Local; locals];
         pattern.push(LayerKind::Global);
-        Self {
-            local: Some(local),
-            pattern,
-        }
+        Self { local: Some(local), pattern }
     }
 
     /// Every layer local.
     #[must_use]
     pub fn all_local(local: LocalAttention) -> Self {
-        Self {
-            local: Some(local),
-            pattern: vec![LayerKind::Local],
-        }
+        Self { local: Some(local), pattern: vec![LayerKind::Local] }
     }
 
     /// How many of `num_layers` layers are (global, local).
@@ -98,9 +88,7 @@ impl AttentionLayout {
         if p == 0 {
             return (num_layers, 0);
         }
-        let local_in = |slice: &[LayerKind]| -> u64 {
-            slice.iter().filter(|k| **k == LayerKind::Local).count() as u64
-        };
+        let local_in = |slice: &[LayerKind]| -> u64 { slice.iter().filter(|k| **k == LayerKind::Local).count() as u64 };
         let full = num_layers / p;
         // proof: the remainder is < p = pattern.len(), so the slice bound is in range.
         let rem = usize::try_from(num_layers % p).unwrap_or(0).min(self.pattern.len());

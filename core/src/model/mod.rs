@@ -12,8 +12,8 @@ mod validate;
 
 pub use layout::{AttentionLayout, LayerKind, LocalAttention};
 pub use validate::{
-    largest_divisor_at_most, MAX_EXPERTS, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN,
-    MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
+    largest_divisor_at_most, MAX_EXPERTS, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB,
+    MAX_WIDTH,
 };
 
 use serde::{Deserialize, Serialize};
@@ -127,7 +127,6 @@ pub enum AttentionBias {
 }
 crate::serde_names::deserialize_by_name!(AttentionBias { None => "none", Qkv => "qkv", QkvO => "qkv_o" });
 
-
 /// The shape of an MLP (dense or one expert).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -140,7 +139,6 @@ pub enum MlpKind {
     Plain,
 }
 crate::serde_names::deserialize_by_name!(MlpKind { Gated => "gated", Plain => "plain" });
-
 
 impl MlpKind {
     /// Number of D×F matrices.
@@ -229,10 +227,7 @@ pub struct Norm {
 
 impl Default for Norm {
     fn default() -> Self {
-        Self {
-            kind: NormKind::Rms,
-            per_layer: 2,
-        }
+        Self { kind: NormKind::Rms, per_layer: 2 }
     }
 }
 
@@ -248,7 +243,6 @@ pub enum NormKind {
     Layer,
 }
 crate::serde_names::deserialize_by_name!(NormKind { Rms => "rms", Layer => "layer" });
-
 
 impl NormKind {
     /// Parameters per normalised channel.
@@ -346,11 +340,7 @@ mod tests {
                 sinks: false,
             }),
             layout: AttentionLayout::default(),
-            mlp: Mlp {
-                kind: MlpKind::Gated,
-                d_ff: 128,
-                bias: false,
-            },
+            mlp: Mlp { kind: MlpKind::Gated, d_ff: 128, bias: false },
             moe: None,
             norm: Norm::default(),
             embeddings: Embeddings::default(),

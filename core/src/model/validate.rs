@@ -30,9 +30,7 @@ impl ModelConfig {
     /// Returns all problems found, each naming its field path.
     pub fn validate(&self) -> Result<(), Invalid> {
         let mut c = Checker::new();
-        c.ensure(self.name.chars().count() <= 200, "name", || {
-            "must be at most 200 characters".into()
-        });
+        c.ensure(self.name.chars().count() <= 200, "name", || "must be at most 200 characters".into());
         c.range("d_model", self.d_model, 1, MAX_WIDTH);
         c.range("num_layers", self.num_layers, 1, MAX_LAYERS);
         c.range("vocab_size", self.vocab_size, 1, MAX_VOCAB);
@@ -76,11 +74,9 @@ impl ModelConfig {
                 c.range("attention.qk_nope_head_dim", a.qk_nope_head_dim, 0, MAX_HEAD_DIM);
                 c.range("attention.qk_rope_head_dim", a.qk_rope_head_dim, 0, MAX_HEAD_DIM);
                 c.range("attention.v_head_dim", a.v_head_dim, 1, MAX_HEAD_DIM);
-                c.ensure(
-                    a.qk_nope_head_dim > 0 || a.qk_rope_head_dim > 0,
-                    "attention.qk_nope_head_dim",
-                    || "qk_nope_head_dim + qk_rope_head_dim must be at least 1".into(),
-                );
+                c.ensure(a.qk_nope_head_dim > 0 || a.qk_rope_head_dim > 0, "attention.qk_nope_head_dim", || {
+                    "qk_nope_head_dim + qk_rope_head_dim must be at least 1".into()
+                });
             }
         }
 
@@ -88,17 +84,13 @@ impl ModelConfig {
         if l.pattern.is_empty() {
             c.push("layout.pattern", "must list at least one layer kind, e.g. [\"global\"]");
         } else if l.pattern.len() > MAX_PATTERN {
-            c.push(
-                "layout.pattern",
-                format!("must have at most {MAX_PATTERN} entries (got {})", l.pattern.len()),
-            );
+            c.push("layout.pattern", format!("must have at most {MAX_PATTERN} entries (got {})", l.pattern.len()));
         }
         let has_local = l.pattern.contains(&LayerKind::Local);
         match l.local {
-            None if has_local => c.push(
-                "layout.local",
-                "the pattern has local layers, so set a sliding window or chunk size",
-            ),
+            None if has_local => {
+                c.push("layout.local", "the pattern has local layers, so set a sliding window or chunk size")
+            }
             Some(LocalAttention::SlidingWindow { window }) => {
                 c.range("layout.local.window", window, 1, MAX_TOKENS);
             }
@@ -244,10 +236,8 @@ mod tests {
         }
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || tx.send(m.validate()));
-        let e = rx
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .expect("validation finishes within 10 s")
-            .unwrap_err();
+        let e =
+            rx.recv_timeout(std::time::Duration::from_secs(10)).expect("validation finishes within 10 s").unwrap_err();
         assert_eq!(e.for_field("attention.num_heads").len(), 1, "{e}");
         let kv = e.for_field("attention.num_kv_heads");
         assert!(kv.iter().any(|k| k.message.contains("must divide")), "{e}");

@@ -83,9 +83,10 @@ impl Rates {
     /// # Errors
     /// `dtype` when the chip has no peak for it.
     pub fn of(chip: &Chip, dtype: DType) -> Result<Self, Invalid> {
-        let compute = chip.peak_flops.for_dtype(dtype).ok_or_else(|| {
-            Invalid::one("dtype", format!("{} has no published {} peak", chip.name, dtype.name()))
-        })?;
+        let compute = chip
+            .peak_flops
+            .for_dtype(dtype)
+            .ok_or_else(|| Invalid::one("dtype", format!("{} has no published {} peak", chip.name, dtype.name())))?;
         Ok(Self {
             compute,
             hbm: chip.hbm.bandwidth,
@@ -148,7 +149,11 @@ fn time(bytes: Bytes, rate: BytesPerSec, field: &str, c: &mut Checker) -> Second
         c.push(field, "needs a bandwidth for this chip, which is not published".to_string());
         return Seconds::ZERO;
     }
-    if bytes.get() > 0.0 { bytes / rate } else { Seconds::ZERO }
+    if bytes.get() > 0.0 {
+        bytes / rate
+    } else {
+        Seconds::ZERO
+    }
 }
 
 impl OpCost {
@@ -216,9 +221,8 @@ pub fn roofline(op: &OpCost, rates: &Rates) -> Result<Roofline, Invalid> {
         (Resource::Dcn, times.dcn),
         (Resource::Host, times.host),
     ];
-    let (bound, lower) = all
-        .iter()
-        .fold((Resource::Compute, times.compute), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
+    let (bound, lower) =
+        all.iter().fold((Resource::Compute, times.compute), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
     let upper = all.iter().map(|(_, t)| *t).sum();
     Ok(Roofline { times, bound, lower, upper })
 }

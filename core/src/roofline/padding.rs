@@ -24,12 +24,13 @@ pub fn pad_to_multiple(n: f64, tile: f64) -> f64 {
 #[must_use]
 pub fn padding_expansion(dims: &[f64], tiles: &[f64]) -> f64 {
     let real: f64 = dims.iter().product();
-    let padded: f64 = dims
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| pad_to_multiple(n, tiles.get(i).copied().unwrap_or(1.0)))
-        .product();
-    if real > 0.0 { padded / real } else { 1.0 }
+    let padded: f64 =
+        dims.iter().enumerate().map(|(i, &n)| pad_to_multiple(n, tiles.get(i).copied().unwrap_or(1.0))).product();
+    if real > 0.0 {
+        padded / real
+    } else {
+        1.0
+    }
 }
 
 /// A matmul as the MXU runs it.

@@ -26,7 +26,8 @@ pub fn training_cost(chips: f64, days: f64, price_per_chip_hour: f64) -> f64 {
 pub fn apply_budget(r: &mut TrainingReport, token_budget: Option<f64>, price: Option<f64>, peak_per_chip: f64) {
     let finite = |x: f64| x.is_finite().then_some(x);
     let steps = token_budget.map(|b| b / r.global_batch_tokens);
-    let days = steps.and_then(|n| finite(days_to_train(r.model_flops_per_step.get() * n, r.chips, peak_per_chip, r.mfu)));
+    let days =
+        steps.and_then(|n| finite(days_to_train(r.model_flops_per_step.get() * n, r.chips, peak_per_chip, r.mfu)));
     r.token_budget = token_budget;
     r.steps = steps;
     r.days = days;

@@ -84,7 +84,11 @@ pub struct Recomputed {
 }
 
 fn count(b: bool) -> f64 {
-    if b { 1.0 } else { 0.0 }
+    if b {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// Seconds and bytes of `counts` (forward, backward) collectives of the array `v`
@@ -114,7 +118,14 @@ pub fn tensor_parallel_counts(layers: f64, redo: Recomputed) -> (f64, f64) {
 /// EP (book 4.4.1): each AllToAll moves what one device sends (its tokens × k × its
 /// hidden slice × the capacity factor) to the `ep` devices: `V` = that shard × `ep`.
 #[must_use]
-pub fn expert_parallel_array(tokens: f64, per_token: f64, hidden: f64, activation_bytes: f64, capacity_factor: f64, ep: f64) -> f64 {
+pub fn expert_parallel_array(
+    tokens: f64,
+    per_token: f64,
+    hidden: f64,
+    activation_bytes: f64,
+    capacity_factor: f64,
+    ep: f64,
+) -> f64 {
     tokens * per_token * hidden * activation_bytes * capacity_factor * ep
 }
 
@@ -202,7 +213,12 @@ pub struct ActivationCollectives {
 
 /// The activation collectives of `mc` at `microbatches`.
 #[must_use]
-pub fn activation_collectives(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> ActivationCollectives {
+pub fn activation_collectives(
+    setup: &Setup,
+    cache: &CostCache,
+    mc: &MeshContext,
+    microbatches: u64,
+) -> ActivationCollectives {
     let p = &setup.profile;
     let a = setup.options.dtypes.activations.bytes();
     let tokens = microbatch_tokens(setup, mc, microbatches);
@@ -210,10 +226,21 @@ pub fn activation_collectives(setup: &Setup, cache: &CostCache, mc: &MeshContext
     let one = |model: CostModel, kind: CollectiveKind, v: f64| (v, cache.time(model, kind, v));
     let none = (0.0, 0.0);
     ActivationCollectives {
-        tp: if mc.tp.is_none() { none } else { one(mc.tp, CollectiveKind::AllGather, tensor_parallel_array(tokens, p.d_model, a)) },
+        tp: if mc.tp.is_none() {
+            none
+        } else {
+            one(mc.tp, CollectiveKind::AllGather, tensor_parallel_array(tokens, p.d_model, a))
+        },
         ep: match p.expert {
             Some(e) if !mc.ep.is_none() => {
-                let v = expert_parallel_array(tokens, e.per_token as f64, p.d_model / tp, a, setup.options.capacity_factor, mc.mesh.ep as f64);
+                let v = expert_parallel_array(
+                    tokens,
+                    e.per_token as f64,
+                    p.d_model / tp,
+                    a,
+                    setup.options.capacity_factor,
+                    mc.mesh.ep as f64,
+                );
                 one(mc.ep, CollectiveKind::AllToAll, v)
             }
             _ => none,

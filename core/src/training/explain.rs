@@ -37,7 +37,11 @@ pub fn thresholds(setup: &Setup, chip: &Chip, axes: &[AxisLink]) -> ThresholdsRe
     let dcn = (slices > 1).then(|| DcnReport {
         slices,
         batch_per_slice: b,
-        critical_batch_per_slice: dcn_critical_batch(setup.peak * setup.devices_per_chip as f64, chip.scale_out.bandwidth_per_chip.get(), g),
+        critical_batch_per_slice: dcn_critical_batch(
+            setup.peak * setup.devices_per_chip as f64,
+            chip.scale_out.bandwidth_per_chip.get(),
+            g,
+        ),
     });
     let fsdp_all = fsdp_critical_batch(alpha, n_axes, w);
     let state = state_bytes_per_param(o.optimizer, &o.dtypes, o.store_gradients, setup.profile.factored_fraction);

@@ -121,14 +121,10 @@ pub fn memory_base(setup: &Setup, mc: &MeshContext, microbatches: u64) -> Memory
     } else {
         0.0
     };
-    let candidates = [
-        (Transient::FsdpLayer, fsdp_layer),
-        (Transient::Logits, logits),
-        (Transient::Attention, scores + gathered_kv),
-    ];
-    let (transient_kind, transient) = candidates
-        .iter()
-        .fold((Transient::None, 0.0), |best, &(k, v)| if v > best.1 { (k, v) } else { best });
+    let candidates =
+        [(Transient::FsdpLayer, fsdp_layer), (Transient::Logits, logits), (Transient::Attention, scores + gathered_kv)];
+    let (transient_kind, transient) =
+        candidates.iter().fold((Transient::None, 0.0), |best, &(k, v)| if v > best.1 { (k, v) } else { best });
     MemoryBase {
         parts: MemoryParts {
             weights: mc.params * weight_bytes,

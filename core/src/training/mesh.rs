@@ -39,14 +39,8 @@ pub enum Parallelism {
 
 impl Parallelism {
     /// Every logical axis, in the order of [`Mesh`]'s fields.
-    pub const ALL: [Parallelism; 6] = [
-        Parallelism::Dp,
-        Parallelism::Fsdp,
-        Parallelism::Tp,
-        Parallelism::Ep,
-        Parallelism::Cp,
-        Parallelism::Pp,
-    ];
+    pub const ALL: [Parallelism; 6] =
+        [Parallelism::Dp, Parallelism::Fsdp, Parallelism::Tp, Parallelism::Ep, Parallelism::Cp, Parallelism::Pp];
 
     /// The lowercase name used in JSON and in field paths.
     #[must_use]
@@ -170,7 +164,8 @@ impl Mesh {
                 .iter()
                 .find(|p| p.id() == name.trim())
                 .ok_or_else(|| format!("unknown axis {:?}; use dp, fsdp, tp, ep, cp, pp", name.trim()))?;
-            d[*axis as usize] = value.trim().parse().map_err(|_| format!("{:?} is not a whole number", value.trim()))?;
+            d[*axis as usize] =
+                value.trim().parse().map_err(|_| format!("{:?} is not a whole number", value.trim()))?;
         }
         Ok(Mesh::from_degrees(d))
     }

@@ -77,7 +77,9 @@ impl<'de> serde::de::Visitor<'de> for OptimizerVisitor {
         match kind.as_str() {
             "adam" if momentum.is_none() => Ok(Optimizer::Adam { master_weights: master_weights.unwrap_or(false) }),
             "adam" => Err(A::Error::unknown_field("momentum", &["kind", "master_weights"])),
-            "adafactor" | "sgd" if master_weights.is_some() => Err(A::Error::unknown_field("master_weights", &["kind", "momentum"])),
+            "adafactor" | "sgd" if master_weights.is_some() => {
+                Err(A::Error::unknown_field("master_weights", &["kind", "momentum"]))
+            }
             "adafactor" => Ok(Optimizer::Adafactor { momentum: momentum.unwrap_or(false) }),
             "sgd" => Ok(Optimizer::Sgd { momentum: momentum.unwrap_or(false) }),
             other => Err(A::Error::unknown_variant(other, OPTIMIZER_KINDS)),
@@ -200,10 +202,7 @@ pub fn state_bytes_per_param(
 ) -> f64 {
     let grads = if store_gradients { dtypes.gradients.bytes() } else { 0.0 };
     let master = if optimizer.master_weights() { DType::Fp32.bytes() } else { 0.0 };
-    dtypes.weights.bytes()
-        + grads
-        + optimizer.state_per_param(factored_fraction) * dtypes.optimizer.bytes()
-        + master
+    dtypes.weights.bytes() + grads + optimizer.state_per_param(factored_fraction) * dtypes.optimizer.bytes() + master
 }
 
 #[cfg(test)]
@@ -236,8 +235,14 @@ mod tests {
             let text = serde_json::to_string(&o).unwrap();
             assert_eq!(serde_json::from_str::<Optimizer>(&text).unwrap(), o, "{text}");
         }
-        assert_eq!(serde_json::from_str::<Optimizer>(r#"{"momentum": true, "kind": "sgd"}"#).unwrap(), Optimizer::Sgd { momentum: true });
-        assert_eq!(serde_json::from_str::<Optimizer>(r#"{"kind": "adam"}"#).unwrap(), Optimizer::Adam { master_weights: false });
+        assert_eq!(
+            serde_json::from_str::<Optimizer>(r#"{"momentum": true, "kind": "sgd"}"#).unwrap(),
+            Optimizer::Sgd { momentum: true }
+        );
+        assert_eq!(
+            serde_json::from_str::<Optimizer>(r#"{"kind": "adam"}"#).unwrap(),
+            Optimizer::Adam { master_weights: false }
+        );
         for bad in [
             r#"{"kind": "adam", "momentum": true}"#,
             r#"{"kind": "sgd", "master_weights": true}"#,

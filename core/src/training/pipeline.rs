@@ -26,7 +26,6 @@ pub enum Schedule {
 }
 crate::serde_names::deserialize_by_name!(Schedule { Gpipe => "gpipe", OneFOneB => "one_f_one_b", Interleaved => "interleaved" });
 
-
 /// A pipeline schedule with its virtual stages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -38,7 +38,11 @@ pub struct Piece {
 
 impl Piece {
     fn new(axis: usize, size: u64, stride: u64) -> Option<Self> {
-        Some(Self { axis: u8::try_from(axis).ok()?, size: u32::try_from(size).ok()?, stride: u32::try_from(stride).ok()? })
+        Some(Self {
+            axis: u8::try_from(axis).ok()?,
+            size: u32::try_from(size).ok()?,
+            stride: u32::try_from(stride).ok()?,
+        })
     }
 }
 
@@ -186,10 +190,7 @@ pub fn piece_link(phys: &AxisLink, piece: Piece) -> AxisLink {
 #[must_use]
 pub fn group_links(axes: &[AxisLink], placement: &Placement, group: &[Parallelism]) -> Vec<AxisLink> {
     let (pieces, n) = merged(placement, group);
-    pieces[..n]
-        .iter()
-        .filter_map(|p| axes.get(usize::from(p.axis)).map(|a| piece_link(a, *p)))
-        .collect()
+    pieces[..n].iter().filter_map(|p| axes.get(usize::from(p.axis)).map(|a| piece_link(a, *p))).collect()
 }
 
 /// A collective's time as a function of the array size `V`: exactly
@@ -375,7 +376,8 @@ impl CostCache {
             .filter_map(|piece| self.axes.get(usize::from(piece.axis)).map(|a| (a, piece)))
             .map(|(a, piece)| {
                 let (_, link, _) = piece_shape(a, *piece);
-                let hops = if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { u64::from(piece.stride) } else { 1 };
+                let hops =
+                    if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { u64::from(piece.stride) } else { 1 };
                 (link, a.hop_latency.get(), hops)
             })
             .min_by(|x, y| x.0.get().total_cmp(&y.0.get()))

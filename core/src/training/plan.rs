@@ -6,8 +6,8 @@ use super::explain::{bound_sentence, thresholds};
 use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
-    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport, NetworkDegrees, PieceReport,
-    PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
+    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport,
+    NetworkDegrees, PieceReport, PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
 };
 use super::search::{search, Candidate, Limits, SearchResult};
 use super::section::TrainingSection;
@@ -34,8 +34,13 @@ fn under(prefix: &str, e: Invalid) -> Invalid {
 
 /// Up to eight degrees from 1 to `devices` that divide it and pass `ok`, as `1, 2, 4`.
 fn degrees_that(devices: u64, ok: impl Fn(u64) -> bool) -> String {
-    let out: Vec<String> = super::search::divisors(devices).into_iter().filter(|d| ok(*d)).take(8).map(|d| d.to_string()).collect();
-    if out.is_empty() { "none".into() } else { out.join(", ") }
+    let out: Vec<String> =
+        super::search::divisors(devices).into_iter().filter(|d| ok(*d)).take(8).map(|d| d.to_string()).collect();
+    if out.is_empty() {
+        "none".into()
+    } else {
+        out.join(", ")
+    }
 }
 
 /// Why an explicit mesh does not divide the model, the sequence or the batch (fields
@@ -68,7 +73,9 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
                 degrees_that(n, |d| e.experts.is_multiple_of(d))
             )
         }),
-        None => c.ensure(mesh.ep == 1, "training.mesh.ep", || "must be 1: the model has no experts (model.moe); use fsdp or dp for those ways".into()),
+        None => c.ensure(mesh.ep == 1, "training.mesh.ep", || {
+            "must be 1: the model has no experts (model.moe); use fsdp or dp for those ways".into()
+        }),
     }
     let v = setup.options.pipeline.chunks();
     c.ensure(p.layers.is_multiple_of(mesh.pp.saturating_mul(v).max(1)), "training.mesh.pp", || {
@@ -101,11 +108,8 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
 /// The policies the search tries (costs precomputed): the requested ones the chip can
 /// run, minus any another one dominates (the first of equals is kept).
 fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)> {
-    let mut list: Vec<Remat> = section
-        .search
-        .as_ref()
-        .and_then(|s| s.remat.clone())
-        .unwrap_or_else(|| Remat::PRESETS.to_vec());
+    let mut list: Vec<Remat> =
+        section.search.as_ref().and_then(|s| s.remat.clone()).unwrap_or_else(|| Remat::PRESETS.to_vec());
     if matches!(section.remat, Remat::Custom(_)) && !list.contains(&section.remat) {
         list.push(section.remat.clone());
     }
@@ -132,7 +136,12 @@ fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)>
 /// # Errors
 /// Invalid fields (named under `training.` or `hardware.`), and a batch/topology no
 /// mesh divides (field `training`).
-pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, convention: FlopConvention) -> Result<TrainingReport, Invalid> {
+pub fn plan(
+    m: &ModelConfig,
+    hw: &ResolvedHardware,
+    section: &TrainingSection,
+    convention: FlopConvention,
+) -> Result<TrainingReport, Invalid> {
     let setup = section.setup(m, hw, convention)?;
     let eff = setup.options.efficiency;
     let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
@@ -150,7 +159,10 @@ pub fn plan(m: &ModelConfig, hw: &ResolvedHardware, section: &TrainingSection, c
         check_mesh(&setup, mesh)?;
         let split = split_mesh(mesh, setup.capacity).map_err(|e| under("training.mesh", e))?;
         let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| {
-            Invalid::one("training.mesh", "cannot be laid out on the topology's axes (a degree does not factor into them)")
+            Invalid::one(
+                "training.mesh",
+                "cannot be laid out on the topology's axes (a degree does not factor into them)",
+            )
         })?;
         let m = section.microbatches.unwrap_or(1);
         if mc.sequences_per_shard % m != 0 {
@@ -209,7 +221,13 @@ fn no_mesh(setup: &Setup) -> Invalid {
     )
 }
 
-fn rows(setup: &Setup, cache: &mut CostCache, policies: &[(Remat, RematCost)], r: &SearchResult, list: &[Candidate]) -> Vec<SearchRow> {
+fn rows(
+    setup: &Setup,
+    cache: &mut CostCache,
+    policies: &[(Remat, RematCost)],
+    r: &SearchResult,
+    list: &[Candidate],
+) -> Vec<SearchRow> {
     list.iter()
         .filter_map(|c| {
             let (policy, cost) = policies.get(c.policy)?;
@@ -251,7 +269,14 @@ fn mesh_report(cache: &CostCache, mc: &MeshContext) -> MeshReport {
                 .filter_map(|piece| {
                     let phys = cache.axes().get(usize::from(piece.axis))?;
                     let l = piece_link(phys, *piece);
-                    Some(PieceReport { physical: phys.name.clone(), network: phys.network, size: u64::from(piece.size), stride: u64::from(piece.stride), shape: l.shape, link: l.link })
+                    Some(PieceReport {
+                        physical: phys.name.clone(),
+                        network: phys.network,
+                        size: u64::from(piece.size),
+                        stride: u64::from(piece.stride),
+                        shape: l.shape,
+                        link: l.link,
+                    })
                 })
                 .collect(),
         })
@@ -282,7 +307,12 @@ fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport
         opt.push(Parallelism::Dp);
     }
     let m = &s.memory;
-    let item = |component, bytes: f64, dtype, over: &[Parallelism]| MemoryItem { component, bytes: Bytes(bytes), dtype, sharded_over: sharded(mc, over) };
+    let item = |component, bytes: f64, dtype, over: &[Parallelism]| MemoryItem {
+        component,
+        bytes: Bytes(bytes),
+        dtype,
+        sharded_over: sharded(mc, over),
+    };
     let total = m.total();
     MemoryReport {
         per_device_bytes: Bytes(total),
@@ -361,7 +391,11 @@ pub(super) fn report(
             exposed_communication_s: Seconds(exposed),
             bubble_s: Seconds(s.bubble),
             offload_exposed_s: Seconds(s.offload_exposed),
-            model_compute_s: Seconds(compute_time(setup.model_flops, setup.devices as f64, setup.peak * setup.options.efficiency.flops)),
+            model_compute_s: Seconds(compute_time(
+                setup.model_flops,
+                setup.devices as f64,
+                setup.peak * setup.options.efficiency.flops,
+            )),
             offload_s: Seconds(s.offload),
         },
         communication: communication(setup, cache, mc, s),
@@ -371,7 +405,11 @@ pub(super) fn report(
         model_flops_per_step: Flops(s.model_flops),
         hardware_flops_per_step: Flops(s.hardware_flops),
         batch_utilization: 1.0 / mc.padding,
-        bound: BoundReport { resource: s.bound, axis: s.bound_axis, explanation: bound_sentence(s, setup.hbm, mc.mesh.pp) },
+        bound: BoundReport {
+            resource: s.bound,
+            axis: s.bound_axis,
+            explanation: bound_sentence(s, setup.hbm, mc.mesh.pp),
+        },
         token_budget: None,
         steps: None,
         days: None,
@@ -390,7 +428,11 @@ pub(super) fn report(
 ///
 /// # Errors
 /// As [`plan`]; `hardware` when the scenario has none.
-pub fn for_scenario(m: &ModelConfig, hw: Option<&ResolvedHardware>, s: &Scenario) -> Result<Option<TrainingReport>, Invalid> {
+pub fn for_scenario(
+    m: &ModelConfig,
+    hw: Option<&ResolvedHardware>,
+    s: &Scenario,
+) -> Result<Option<TrainingReport>, Invalid> {
     let Some(section) = &s.training else { return Ok(None) };
     let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
     let section = crate::validation::calibration::section_for(section, &hw.chip, s.conventions.prediction);
@@ -415,7 +457,10 @@ mod tests {
         let r = plan(&m, &hw, &s, FlopConvention::MaxText).unwrap();
         let json = serde_json::to_string(&r).unwrap();
         let back: TrainingReport = serde_json::from_str(&json).unwrap();
-        assert_eq!((back.mesh, back.source, back.search.map(|s| s.evaluated)), (r.mesh.clone(), r.source, r.search.map(|s| s.evaluated)));
+        assert_eq!(
+            (back.mesh, back.source, back.search.map(|s| s.evaluated)),
+            (r.mesh.clone(), r.source, r.search.map(|s| s.evaluated))
+        );
         assert!(r.thresholds.dcn.is_some());
     }
 
@@ -426,7 +471,10 @@ mod tests {
         let hw = ResolvedHardware { chip, axes };
         let m = crate::presets::get("llama-3-8b").unwrap().config;
         let mut s = TrainingSection::new(GlobalBatch::Sequences(16), 4096);
-        s.search = Some(crate::training::section::SearchOptions { remat: Some(vec![Remat::MinimalOffloaded]), ..Default::default() });
+        s.search = Some(crate::training::section::SearchOptions {
+            remat: Some(vec![Remat::MinimalOffloaded]),
+            ..Default::default()
+        });
         assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.search.remat");
         s.search = None;
         s.mesh = Some(Mesh { fsdp: 8, ..Mesh::default() });

@@ -131,8 +131,7 @@ fn attention_factored(m: &ModelConfig) -> f64 {
                 Some(rq) => (d + rq as f64) + (rq as f64 + qk),
                 None => d + qk,
             };
-            let kv = (d + r + a.qk_rope_head_dim as f64)
-                + (r + n * (a.qk_nope_head_dim + a.v_head_dim) as f64);
+            let kv = (d + r + a.qk_rope_head_dim as f64) + (r + n * (a.qk_nope_head_dim + a.v_head_dim) as f64);
             q + kv + (n * a.v_head_dim as f64 + d)
         }
     }
@@ -160,10 +159,7 @@ impl ModelProfile {
         });
         // Hidden width a token occupies in one MoE layer: k routed experts + shared ones.
         let (moe_width, router) = expert.map_or((0.0, 0.0), |e| {
-            (
-                e.per_token as f64 * e.d_ff as f64 + e.shared as f64 * e.shared_d_ff as f64,
-                d * e.experts as f64,
-            )
+            (e.per_token as f64 * e.d_ff as f64 + e.shared as f64 * e.shared_d_ff as f64, d * e.experts as f64)
         });
         let wi_elements = f * dense_l + moe_width * moe_l;
         let [wq, wk, wv, wo] = qkvo(m);
@@ -195,9 +191,8 @@ impl ModelProfile {
 
         let attn = attention_layer_params(m);
         let dense_mlp = mlp_weights(m.mlp.kind, m.d_model, m.mlp.d_ff);
-        let moe_dense = expert.map_or(0.0, |e| {
-            e.shared as f64 * mlp_weights(m.mlp.kind, m.d_model, e.shared_d_ff) + router
-        });
+        let moe_dense =
+            expert.map_or(0.0, |e| e.shared as f64 * mlp_weights(m.mlp.kind, m.d_model, e.shared_d_ff) + router);
         let layer_norms = m.norm.per_layer as f64 * d;
         let base_layer = attn.attention + attn.attention_norms + attn.attention_biases + layer_norms;
         let dense_ffn = if dense_layers > 0 { dense_mlp } else { 0.0 };
@@ -268,7 +263,11 @@ impl ModelProfile {
     /// FLOPs use (1 for a dense model; about E/k for an MoE, MaxText's "sparsity").
     #[must_use]
     pub fn sparsity(&self) -> f64 {
-        if self.active_params > 0.0 { self.total_params / self.active_params } else { 1.0 }
+        if self.active_params > 0.0 {
+            self.total_params / self.active_params
+        } else {
+            1.0
+        }
     }
 
     /// Largest tensor-parallel degree the heads and hidden widths allow to divide

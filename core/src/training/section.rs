@@ -275,7 +275,10 @@ impl TrainingSection {
         let devices: u64 = capacity.iter().fold(1u64, |a, &b| a.saturating_mul(b));
         c.ensure(devices <= MAX_DEVICES, "hardware.topology", || {
             let product: f64 = hw.axes.iter().map(|a| a.size as f64).product();
-            format!("spans {} devices; the training planner handles at most {MAX_DEVICES}", crate::decimal::shortest(product))
+            format!(
+                "spans {} devices; the training planner handles at most {MAX_DEVICES}",
+                crate::decimal::shortest(product)
+            )
         });
         c.finish()?;
         let devices_per_chip = capacity[network_index(Network::DieToDie)].max(1);

@@ -95,7 +95,6 @@ pub enum AttentionKernel {
 }
 crate::serde_names::deserialize_by_name!(AttentionKernel { Flash => "flash", Materialized => "materialized" });
 
-
 /// The planner's options (validated; see [`super::section::TrainingSection`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -250,7 +249,11 @@ impl MeshContext {
         let kinds = [CollectiveKind::AllGather, CollectiveKind::ReduceScatter];
         let fsdp_dense = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, false)));
         // A dense model gathers no experts: no cost models to look up.
-        let fsdp_expert = if p.expert.is_some() { kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true))) } else { [CostModel::NONE; 2] };
+        let fsdp_expert = if p.expert.is_some() {
+            kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true)))
+        } else {
+            [CostModel::NONE; 2]
+        };
         let dp_group: &[Parallelism] = if zero.shards_weights() { &[] } else { &[Parallelism::Dp] };
         let dp_model = if zero.shards_optimizer() {
             [

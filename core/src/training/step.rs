@@ -105,7 +105,11 @@ pub fn compute_time(flops: f64, devices: f64, peak: f64) -> f64 {
 }
 
 fn share(part: f64, whole: f64, exposed: f64) -> f64 {
-    if whole > 0.0 { exposed * part / whole } else { 0.0 }
+    if whole > 0.0 {
+        exposed * part / whole
+    } else {
+        0.0
+    }
 }
 
 /// Everything about one mesh at one microbatch count that no remat policy changes.
@@ -142,14 +146,24 @@ impl Microbatch {
             backward_flops: (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra,
             tokens: setup.tokens() * pad,
             attention_flops: setup.attention_forward * pad,
-            seconds_per_flop: compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops),
+            seconds_per_flop: compute_time(
+                1.0 / m,
+                setup.devices.max(1) as f64,
+                setup.peak * setup.options.efficiency.flops,
+            ),
         }
     }
 }
 
 /// [`evaluate`] without a precomputed [`Microbatch`].
 #[must_use]
-pub fn evaluate_config(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64, remat: &RematCost) -> StepParts {
+pub fn evaluate_config(
+    setup: &Setup,
+    cache: &CostCache,
+    mc: &MeshContext,
+    microbatches: u64,
+    remat: &RematCost,
+) -> StepParts {
     evaluate(setup, mc, &Microbatch::new(setup, cache, mc, microbatches), remat)
 }
 
@@ -191,7 +205,8 @@ struct Timeline {
 fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Timeline {
     let o = &setup.options;
     let m = mb.count as f64;
-    let recompute = remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
+    let recompute =
+        remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
     let backward = mb.backward_flops + recompute;
     let (c_f, c_b) = (mb.forward_flops * mb.seconds_per_flop, backward * mb.seconds_per_flop);
     let a_f = mb.attention_flops * mb.seconds_per_flop;
@@ -203,7 +218,8 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
     let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
     let o_f = c.fsdp.forward + c.pp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
-    let o_b = c.fsdp.backward + c.pp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
+    let o_b =
+        c.fsdp.backward + c.pp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
     let cp_exposed = |t: f64, attention: f64| if o.overlap.context { (t - attention).max(0.0) } else { t };
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
     let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
@@ -217,16 +233,33 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let e_last = exposed(o_b + c.dp.backward, c_b);
 
     let memory = memory(&mb.memory, remat);
-    let offload = setup.pcie.map_or(
-        if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 },
-        |pcie| memory.offloaded_per_microbatch / pcie,
-    );
+    let offload = setup.pcie.map_or(if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 }, |pcie| {
+        memory.offloaded_per_microbatch / pcie
+    });
     let off_exposed = (offload - c_f).max(0.0) + (offload - c_b).max(0.0);
     let t_mb = c_f + e_f + crit_f + c_b + e_b + crit_b + off_exposed;
     let t_last = t_mb - e_b + e_last;
     let bubble = o.pipeline.bubble_microbatches(mc.mesh.pp) * t_mb;
     let step_time = (m - 1.0) * t_mb + t_last + bubble;
-    Timeline { m, c, c_f, c_b, backward, o_f, o_b, cp_f, cp_b, e_f, e_b, e_last, memory, offload, off_exposed, bubble, step_time }
+    Timeline {
+        m,
+        c,
+        c_f,
+        c_b,
+        backward,
+        o_f,
+        o_b,
+        cp_f,
+        cp_b,
+        e_f,
+        e_b,
+        e_last,
+        memory,
+        offload,
+        off_exposed,
+        bubble,
+        step_time,
+    }
 }
 
 /// Seconds each kind's collectives take over a step, in [`Parallelism::ALL`] order.
@@ -270,7 +303,9 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
     // proportion to its time; critical-path traffic is exposed whole.
     let share_exposed = |x: &Traffic| {
-        share(x.forward, o_f, e_f) * m + share(x.backward, o_b, e_b) * (m - 1.0) + share(x.backward, o_b + c.dp.backward, e_last)
+        share(x.forward, o_f, e_f) * m
+            + share(x.backward, o_b, e_b) * (m - 1.0)
+            + share(x.backward, o_b + c.dp.backward, e_last)
     };
     let mut comm = [CommPart::default(); 6];
     comm[Parallelism::Dp as usize] = CommPart {
@@ -321,7 +356,13 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     }
 }
 
-fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fits: bool) -> (Bottleneck, Option<Parallelism>) {
+fn bound_of(
+    step_time: f64,
+    comm: &[CommPart; 6],
+    bubble: f64,
+    offload: f64,
+    fits: bool,
+) -> (Bottleneck, Option<Parallelism>) {
     if !fits {
         return (Bottleneck::Memory, None);
     }
@@ -329,8 +370,13 @@ fn bound_of(step_time: f64, comm: &[CommPart; 6], bubble: f64, offload: f64, fit
         .iter()
         .map(|p| (*p, comm[*p as usize].exposed))
         .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
-    let losses = [(Bottleneck::Communication, exposed), (Bottleneck::PipelineBubble, bubble), (Bottleneck::HostOffload, offload)];
-    let (r, largest) = losses.iter().fold((Bottleneck::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
+    let losses = [
+        (Bottleneck::Communication, exposed),
+        (Bottleneck::PipelineBubble, bubble),
+        (Bottleneck::HostOffload, offload),
+    ];
+    let (r, largest) =
+        losses.iter().fold((Bottleneck::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
     if largest <= 1e-9 * step_time {
         return (Bottleneck::Compute, None);
     }

@@ -73,7 +73,11 @@ impl LayerTensor {
     fn in_attention_block(self) -> bool {
         matches!(
             self,
-            LayerTensor::QueryProj | LayerTensor::KeyProj | LayerTensor::ValueProj | LayerTensor::Context | LayerTensor::OutProj
+            LayerTensor::QueryProj
+                | LayerTensor::KeyProj
+                | LayerTensor::ValueProj
+                | LayerTensor::Context
+                | LayerTensor::OutProj
         )
     }
 }
@@ -91,7 +95,6 @@ pub enum Placement {
     Offload,
 }
 crate::serde_names::deserialize_by_name!(Placement { Device => "device", Remat => "remat", Offload => "offload" });
-
 
 fn device() -> Placement {
     Placement::Device
@@ -248,13 +251,19 @@ impl Remat {
             p
         };
         const QKV: [LayerTensor; 3] = [T::QueryProj, T::KeyProj, T::ValueProj];
-        const DOTS: [LayerTensor; 7] = [T::QueryProj, T::KeyProj, T::ValueProj, T::OutProj, T::MlpWi0, T::MlpWi1, T::MlpWo];
+        const DOTS: [LayerTensor; 7] =
+            [T::QueryProj, T::KeyProj, T::ValueProj, T::OutProj, T::MlpWi0, T::MlpWi1, T::MlpWo];
         let d = Placement::Device;
         match self {
             Remat::None => [Placement::Device; TENSOR_COUNT],
-            Remat::MinimalWithContext => keep(&[T::QueryProj, T::KeyProj, T::ValueProj, T::Context, T::OutProj, T::MlpWi0, T::MlpWi1, T::MlpWo], d),
+            Remat::MinimalWithContext => keep(
+                &[T::QueryProj, T::KeyProj, T::ValueProj, T::Context, T::OutProj, T::MlpWi0, T::MlpWi1, T::MlpWo],
+                d,
+            ),
             Remat::Minimal => keep(&DOTS, d),
-            Remat::SaveDotWithContextExceptMlp => keep(&[T::QueryProj, T::KeyProj, T::ValueProj, T::Context, T::OutProj], d),
+            Remat::SaveDotWithContextExceptMlp => {
+                keep(&[T::QueryProj, T::KeyProj, T::ValueProj, T::Context, T::OutProj], d)
+            }
             Remat::SaveDotExceptMlpwi => keep(&[T::QueryProj, T::KeyProj, T::ValueProj, T::OutProj, T::MlpWo], d),
             Remat::SaveDotExceptMlp => keep(&[T::QueryProj, T::KeyProj, T::ValueProj, T::OutProj], d),
             Remat::SaveQkvProj => keep(&QKV, d),

@@ -101,7 +101,8 @@ mod tests {
         assert!((tp_max_degree(alpha, 1.0, 30_000.0, 2.0) - 11.76).abs() < 0.01);
         // int8: twice the FLOP/s, half the bytes: the same limit.
         assert!((tp_max_degree(2.0 * alpha, 1.0, 30_000.0, 1.0) - 11.76).abs() < 0.01);
-        let mixed = MixedSharding { alpha, m_x: 2.0, m_y: 1.0, d_ff: 28_672.0, weight_bytes: 2.0, activation_bytes: 2.0 };
+        let mixed =
+            MixedSharding { alpha, m_x: 2.0, m_y: 1.0, d_ff: 28_672.0, weight_bytes: 2.0, activation_bytes: 2.0 };
         assert!((mixed.critical_batch() - 453.58).abs() < 0.01);
         let (c, h) = mixed.fsdp_range(4.19e6, 8960.0).unwrap();
         assert!((c - 1643.1).abs() < 0.1 && (h - 284.9).abs() < 0.1, "{c} {h}");

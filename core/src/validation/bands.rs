@@ -105,7 +105,11 @@ impl Band {
             high: f(self.high),
             spread: self.spread.map(|(lo, hi)| (f(lo), f(hi))),
             dominant: self.dominant,
-            contributions: self.contributions.iter().map(|(t, d)| (*t, (f(self.ideal + d) - f(self.ideal)).abs())).collect(),
+            contributions: self
+                .contributions
+                .iter()
+                .map(|(t, d)| (*t, (f(self.ideal + d) - f(self.ideal)).abs()))
+                .collect(),
         }
     }
 
@@ -121,7 +125,11 @@ impl Band {
     /// The band as a fraction of the value shown: (low / value, high / value).
     #[must_use]
     pub fn relative(&self) -> (f64, f64) {
-        if self.value > 0.0 { (self.low / self.value, self.high / self.value) } else { (1.0, 1.0) }
+        if self.value > 0.0 {
+            (self.low / self.value, self.high / self.value)
+        } else {
+            (1.0, 1.0)
+        }
     }
 }
 
@@ -137,7 +145,11 @@ fn envelope(values: &[f64]) -> (f64, f64) {
     let finite = values.iter().copied().filter(|v| v.is_finite());
     let low = finite.clone().fold(f64::INFINITY, f64::min);
     let high = finite.fold(f64::NEG_INFINITY, f64::max);
-    if low.is_finite() { (low, high) } else { (0.0, 0.0) }
+    if low.is_finite() {
+        (low, high)
+    } else {
+        (0.0, 0.0)
+    }
 }
 
 /// The bands of a training plan's headline numbers.
@@ -162,7 +174,12 @@ pub struct TrainingBands {
 ///
 /// # Errors
 /// As [`replan`]; `training` when the scenario has none.
-pub fn training_bands(m: &ModelConfig, hw: &ResolvedHardware, s: &Scenario, shown: &TrainingReport) -> Result<TrainingBands, Invalid> {
+pub fn training_bands(
+    m: &ModelConfig,
+    hw: &ResolvedHardware,
+    s: &Scenario,
+    shown: &TrainingReport,
+) -> Result<TrainingBands, Invalid> {
     let section = s.training.as_ref().ok_or_else(|| Invalid::one("training", "is required for a band"))?;
     training_bands_of(m, hw, section, s.conventions.flops, s.conventions.prediction, shown)
 }
@@ -212,7 +229,8 @@ pub fn training_bands_of(
     // A measured step is predicted · (1 + e) off, e the signed error: measured =
     // calibrated / (1 + e) for e between the held-back runs' 10th and 90th percentiles.
     let r = calibration::bundled_residuals();
-    let (res_low, res_high) = (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0));
+    let (res_low, res_high) =
+        (calibrated / (1.0 + r.step_pct_p90 / 100.0), calibrated / (1.0 + r.step_pct_p10 / 100.0));
     contributions.push((BandTerm::Residuals, (res_high - res_low) / 2.0));
     let value = match mode {
         PredictionMode::Ideal => ideal,
@@ -220,7 +238,16 @@ pub fn training_bands_of(
     };
     let (low, high) = envelope(&[ideal, calibrated, res_low, res_high]);
     let spread = Some((res_low.min(res_high), res_low.max(res_high)));
-    let step_band = Band { value, ideal, calibrated, low, high, spread, dominant: dominant(&contributions, BandTerm::Matmul), contributions };
+    let step_band = Band {
+        value,
+        ideal,
+        calibrated,
+        low,
+        high,
+        spread,
+        dominant: dominant(&contributions, BandTerm::Matmul),
+        contributions,
+    };
     let t = shown.step_time_s.get();
     let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
     Ok(TrainingBands {
@@ -305,7 +332,12 @@ pub fn serving_bands_of(ideal: &InferenceReport, cal: &InferenceReport, mode: Pr
         tokens_per_s: two_point(ideal.decode.tokens_per_s, cal.decode.tokens_per_s, mode, d),
         tokens_per_s_per_chip: two_point(ideal.decode.tokens_per_s_per_chip, cal.decode.tokens_per_s_per_chip, mode, d),
         ttft_s: two_point(ideal.prefill.ttft_s.get(), cal.prefill.ttft_s.get(), mode, p),
-        request_decode_time_s: two_point(ideal.decode.request_decode_time_s.get(), cal.decode.request_decode_time_s.get(), mode, d),
+        request_decode_time_s: two_point(
+            ideal.decode.request_decode_time_s.get(),
+            cal.decode.request_decode_time_s.get(),
+            mode,
+            d,
+        ),
         decode_usd_per_million_tokens: ideal
             .cost
             .as_ref()

@@ -165,7 +165,8 @@ impl Calibration {
         if let Some(c) = &mut chip.chiplets {
             c.die_to_die = LinkBandwidth::from_one_way(c.die_to_die.one_way * self.ici);
         }
-        chip.scale_out.bandwidth_per_chip = crate::units::BytesPerSec((chip.scale_out.bandwidth_per_chip.get() * self.dcn).max(1.0));
+        chip.scale_out.bandwidth_per_chip =
+            crate::units::BytesPerSec((chip.scale_out.bandwidth_per_chip.get() * self.dcn).max(1.0));
         let axes = hw
             .axes
             .iter()

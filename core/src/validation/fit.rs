@@ -25,7 +25,11 @@ impl Split {
     /// The side of the run at `index` (0-based) in the table's order.
     #[must_use]
     pub fn of_index(index: usize) -> Split {
-        if index.is_multiple_of(2) { Split::Fit } else { Split::HeldBack }
+        if index.is_multiple_of(2) {
+            Split::Fit
+        } else {
+            Split::HeldBack
+        }
     }
 
     /// Identifier (as in JSON).
@@ -48,7 +52,8 @@ impl Split {
 }
 
 /// The split, in words (what `calibration.json` and the page state).
-pub const SPLIT_RULE: &str = "every other row of published-runs.csv, starting with the first (rows 1, 3, 5, ...), is fitted; \
+pub const SPLIT_RULE: &str =
+    "every other row of published-runs.csv, starting with the first (rows 1, 3, 5, ...), is fitted; \
      the other rows are held back: the fit never sees them";
 
 /// Smallest value a parameter may take.

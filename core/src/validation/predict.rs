@@ -19,7 +19,8 @@ use crate::training::{plan, TrainingReport, TrainingSection};
 pub fn predict(s: &Scenario) -> Result<TrainingReport, Invalid> {
     let m = s.validate()?;
     let hw = s.validate_hardware()?;
-    crate::training::plan::for_scenario(&m, hw.as_ref(), s)?.ok_or_else(|| Invalid::one("training", "is required for a prediction"))
+    crate::training::plan::for_scenario(&m, hw.as_ref(), s)?
+        .ok_or_else(|| Invalid::one("training", "is required for a prediction"))
 }
 
 /// A scenario validated and resolved, ready to be planned under any calibration.
@@ -40,7 +41,8 @@ impl Prepared {
     /// Any invalid field; `hardware` or `training` when missing.
     pub fn new(s: &Scenario) -> Result<Self, Invalid> {
         let model = s.validate()?;
-        let hardware = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required for a prediction"))?;
+        let hardware =
+            s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required for a prediction"))?;
         let section = s.training.clone().ok_or_else(|| Invalid::one("training", "is required for a prediction"))?;
         Ok(Self { model, hardware, section })
     }

@@ -32,7 +32,9 @@ pub fn run_model(run: &PublishedRun) -> Result<ModelConfig, Invalid> {
     let t = f.model(&setup.model).ok_or_else(|| missing(format!("unknown model template {}", setup.model)))?;
     let mut m = match (&t.config, &t.preset) {
         (Some(c), _) => c.clone(),
-        (None, Some(p)) => crate::presets::get(p).map(|p| p.config).ok_or_else(|| missing(format!("unknown preset {p}")))?,
+        (None, Some(p)) => {
+            crate::presets::get(p).map(|p| p.config).ok_or_else(|| missing(format!("unknown preset {p}")))?
+        }
         (None, None) => return Err(missing(format!("template {} names no model", t.id))),
     };
     m.name = format!("{} ({})", m.name, run.id);
@@ -116,7 +118,8 @@ pub fn run_scenario(run: &PublishedRun, mode: PredictionMode) -> Result<Scenario
     let (setup, slices) = f.setup_of(&run.id).ok_or_else(|| missing(format!("run {} has no setup", run.id)))?;
     let chip = f.catalog_chip(&run.chip).ok_or_else(|| missing(format!("unknown chip {}", run.chip)))?;
     let per_slice = run.chips / slices.max(1);
-    let shape = f.slice_shape(chip, per_slice).ok_or_else(|| missing(format!("no {chip} slice of {per_slice} chips")))?;
+    let shape =
+        f.slice_shape(chip, per_slice).ok_or_else(|| missing(format!("no {chip} slice of {per_slice} chips")))?;
     let tp = setup.tp.max(1);
     let mesh = Mesh { dp: slices, fsdp: per_slice / tp, tp, ..Mesh::default() };
     Ok(scenario(

@@ -263,7 +263,9 @@ mod tests {
             let chip = f.catalog_chip(&r.chip).unwrap_or_else(|| panic!("{}: chip {}", r.id, r.chip));
             assert!(crate::hardware::catalog::get(chip).is_some(), "{chip}");
             assert_eq!(r.chips % slices, 0, "{}", r.id);
-            let shape = f.slice_shape(chip, r.chips / slices).unwrap_or_else(|| panic!("{}: no slice of {}", r.id, r.chips / slices));
+            let shape = f
+                .slice_shape(chip, r.chips / slices)
+                .unwrap_or_else(|| panic!("{}: no slice of {}", r.id, r.chips / slices));
             assert_eq!(shape.iter().product::<u64>(), r.chips / slices, "{}", r.id);
             assert_eq!((r.chips / slices) % s.tp, 0, "{}", r.id);
         }

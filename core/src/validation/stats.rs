@@ -90,6 +90,9 @@ mod tests {
         assert_eq!(nearest_rank(&[5.0], 0.9), 5.0);
         let e = [PredictionError { mfu_pts: -4.0, step_pct: 8.0 }, PredictionError { mfu_pts: 2.0, step_pct: -3.0 }];
         let s = ErrorStats::of(&e);
-        assert_eq!((s.count, s.median_abs_mfu_pts, s.p90_abs_mfu_pts, s.median_abs_step_pct, s.mean_mfu_pts), (2, 3.0, 4.0, 5.5, -1.0));
+        assert_eq!(
+            (s.count, s.median_abs_mfu_pts, s.p90_abs_mfu_pts, s.median_abs_step_pct, s.mean_mfu_pts),
+            (2, 3.0, 4.0, 5.5, -1.0)
+        );
     }
 }

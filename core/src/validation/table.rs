@@ -144,13 +144,20 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
     let setup = bundled().setup_of(&run.id);
     let model = run_model(run).ok();
     let params = model.as_ref().map_or(0.0, |m| count_params(m).total.get());
-    let w = Workload { per_device_batch: run.per_device_batch, seq_len: run.seq_len, grad_accum: 1, remat: Default::default() };
+    let w = Workload {
+        per_device_batch: run.per_device_batch,
+        seq_len: run.seq_len,
+        grad_accum: 1,
+        remat: Default::default(),
+    };
     let (then, now) = model.as_ref().map_or((0.0, 0.0), |m| {
         (tera(flops_per_device_step(m, &w, run.flops_convention_then)), tera(maxtext_flops_per_device_step(m, &w)))
     });
     let prepared = Prepared::run(run).map_err(|e| e.to_string());
     let mesh = prepared.as_ref().ok().and_then(|p| p.section.mesh).unwrap_or_default();
-    let family = setup.and_then(|(s, _)| bundled().model(&s.model)).and_then(|t| t.config.as_ref().map(|c| c.name.clone()).or_else(|| t.preset.clone()));
+    let family = setup
+        .and_then(|(s, _)| bundled().model(&s.model))
+        .and_then(|t| t.config.as_ref().map(|c| c.name.clone()).or_else(|| t.preset.clone()));
     RunRow {
         id: run.id.clone(),
         chip: bundled().catalog_chip(&run.chip).unwrap_or(&run.chip).to_string(),
@@ -272,7 +279,8 @@ pub struct GroupStats {
 pub fn group_stats(rows: &[RunRow], chip: Option<&str>, split: Option<Split>, mode: PredictionMode) -> GroupStats {
     let chosen: Vec<&RunRow> =
         rows.iter().filter(|r| chip.is_none_or(|c| r.chip == c) && split.is_none_or(|s| r.split == s)).collect();
-    let errors: Vec<PredictionError> = chosen.iter().filter_map(|r| r.prediction(mode).as_ref().ok().map(|c| c.error)).collect();
+    let errors: Vec<PredictionError> =
+        chosen.iter().filter_map(|r| r.prediction(mode).as_ref().ok().map(|c| c.error)).collect();
     GroupStats {
         chip: chip.map(str::to_string),
         split,

@@ -103,7 +103,10 @@ fn co_ex3_4_strategy_thresholds() {
     assert!((alpha - input(id, "alpha")).abs() < 1e-9);
     check(
         id,
-        &[("X_max_strategy2_compute_bound", input(id, "D") / (2.0 * alpha)), ("D_min_strategy2_wins_large_B", 2.0 * alpha)],
+        &[
+            ("X_max_strategy2_compute_bound", input(id, "D") / (2.0 * alpha)),
+            ("D_min_strategy2_wins_large_B", 2.0 * alpha),
+        ],
     );
 }
 

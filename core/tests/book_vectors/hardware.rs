@@ -241,13 +241,8 @@ fn hw_v2_profile_constants() {
 #[test]
 fn hw_v5e_mxu() {
     let id = "HW-v5e-mxu";
-    let per_mxu = mxu_peak(
-        input(id, "lhs_rows"),
-        input(id, "k"),
-        input(id, "n"),
-        input(id, "cycles"),
-        input(id, "clock_hz"),
-    );
+    let per_mxu =
+        mxu_peak(input(id, "lhs_rows"), input(id, "k"), input(id, "n"), input(id, "cycles"), input(id, "clock_hz"));
     let v5e = chip("tpu-v5e");
     let mxus = v5e.mxu.and_then(|m| m.count).unwrap_or(0) as f64;
     assert_eq!(mxus, input(id, "mxus"));

@@ -31,17 +31,12 @@ pub fn vectors() -> &'static [Vector] {
 }
 
 pub fn vector(id: &str) -> &'static Vector {
-    vectors()
-        .iter()
-        .find(|v| v.id == id)
-        .unwrap_or_else(|| panic!("no book vector {id}"))
+    vectors().iter().find(|v| v.id == id).unwrap_or_else(|| panic!("no book vector {id}"))
 }
 
 /// A numeric input of a vector.
 pub fn input(id: &str, key: &str) -> f64 {
-    vector(id).inputs[key]
-        .as_f64()
-        .unwrap_or_else(|| panic!("{id}: input {key} is not a number"))
+    vector(id).inputs[key].as_f64().unwrap_or_else(|| panic!("{id}: input {key} is not a number"))
 }
 
 /// Compare every expected value of vector `id` with `actual` (all keys must be given).
@@ -56,25 +51,15 @@ pub fn check(id: &str, actual: &[(&str, f64)]) {
     let given: BTreeSet<&str> = actual.iter().map(|(k, _)| *k).collect();
     assert_eq!(given, expected_keys, "{id}: every expected key must be checked");
     for (key, got) in actual {
-        let want = v.expected[*key]
-            .as_f64()
-            .unwrap_or_else(|| panic!("{id}.{key}: expected value is not a number"));
+        let want = v.expected[*key].as_f64().unwrap_or_else(|| panic!("{id}.{key}: expected value is not a number"));
         let tol = (v.rel_tol * want.abs()).max(5e-6 * want.abs()).max(1e-9);
-        assert!(
-            (got - want).abs() <= tol,
-            "{id}.{key}: got {got}, book says {want} (rel_tol {})",
-            v.rel_tol
-        );
+        assert!((got - want).abs() <= tol, "{id}.{key}: got {got}, book says {want} (rel_tol {})", v.rel_tol);
     }
 }
 
 /// Assert that the ids a module checks are exactly the vectors of `area`.
 pub fn assert_area_covered(area: &str, checked: &[&str]) {
-    let in_area: BTreeSet<&str> = vectors()
-        .iter()
-        .filter(|v| v.area == area)
-        .map(|v| v.id.as_str())
-        .collect();
+    let in_area: BTreeSet<&str> = vectors().iter().filter(|v| v.area == area).map(|v| v.id.as_str()).collect();
     let checked: BTreeSet<&str> = checked.iter().copied().collect();
     assert_eq!(checked, in_area, "area {area}: vectors checked vs vectors in the file");
 }

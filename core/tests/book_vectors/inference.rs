@@ -343,7 +343,9 @@ fn in_prefill_time() {
 fn in_qps_per_chip() {
     let id = "IN-qps-per-chip";
     let (s, g) = (Seconds(input(id, "step_s")), input(id, "decode_len"));
-    let qps_chip = |name: &str| per_chip(queries_per_s(input(id, &format!("B_{name}")), 1.0, s, g), input(id, &format!("N_{name}")));
+    let qps_chip = |name: &str| {
+        per_chip(queries_per_s(input(id, &format!("B_{name}")), 1.0, s, g), input(id, &format!("N_{name}")))
+    };
     check(
         id,
         &[

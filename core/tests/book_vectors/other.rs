@@ -9,12 +9,8 @@ use shardcalc_core::roofline::padding::{pad_to_multiple, padding_expansion};
 use shardcalc_core::roofline::{roofline, OpCost, Rates};
 use shardcalc_core::sharding::local_shape;
 
-const CHECKED: &[&str] = &[
-    "OT-jax-local-shapes-10.1.1",
-    "OT-jax-local-shapes-3.1.2",
-    "OT-profile-matmul",
-    "OT-tiling-padding",
-];
+const CHECKED: &[&str] =
+    &["OT-jax-local-shapes-10.1.1", "OT-jax-local-shapes-3.1.2", "OT-profile-matmul", "OT-tiling-padding"];
 
 #[test]
 fn every_other_vector_is_checked() {

@@ -45,7 +45,8 @@ fn rl_time_bounds() {
     let h100 = rates("h100-sxm", DType::Bf16);
     assert_eq!(h100.compute.get(), input(id, "C"));
     assert_eq!(h100.hbm.get(), input(id, "W"));
-    let op = OpCost { flops: Flops(input(id, "flops")), hbm_bytes: Bytes(input(id, "comm_bytes")), ..OpCost::default() };
+    let op =
+        OpCost { flops: Flops(input(id, "flops")), hbm_bytes: Bytes(input(id, "comm_bytes")), ..OpCost::default() };
     let r = roofline(&op, &h100).unwrap();
     check(
         id,
@@ -79,10 +80,7 @@ fn rl_ex1_5_h100_critical_batch() {
     assert!((h100.compute.get() - input(id, "sparse_flops") / 2.0).abs() < 1e12);
     check(
         id,
-        &[
-            ("dense_flops", h100.compute.get()),
-            ("B_crit", critical_batch_approx(h100.compute, h100.hbm, DType::Bf16)),
-        ],
+        &[("dense_flops", h100.compute.get()), ("B_crit", critical_batch_approx(h100.compute, h100.hbm, DType::Bf16))],
     );
 }
 
@@ -103,7 +101,15 @@ fn rl_ex2_4_int8_matmul() {
     let int8 = Rates::of(&v5e, DType::Int8).unwrap();
     assert_eq!(int8.compute.get(), input(id, "C_int8"));
     assert_eq!(int8.hbm.get(), input(id, "W_hbm"));
-    let m = Matmul { b: 1.0, d: input(id, "D"), f: input(id, "F"), lhs: DType::Int8, rhs: DType::Int8, out: DType::Int8, compute: DType::Int8 };
+    let m = Matmul {
+        b: 1.0,
+        d: input(id, "D"),
+        f: input(id, "F"),
+        lhs: DType::Int8,
+        rhs: DType::Int8,
+        out: DType::Int8,
+        compute: DType::Int8,
+    };
     let weights = m.d * m.f * m.rhs.bytes();
     check(
         id,
@@ -117,10 +123,7 @@ fn rl_ex2_4_int8_matmul() {
     // Out of VMEM at about 22x the HBM bandwidth (the catalog's v5e VMEM bandwidth).
     let id = "RL-ex2.4b-vmem";
     let vmem = v5e.on_chip.as_ref().and_then(|m| m.bandwidth).unwrap_or_default();
-    check(
-        id,
-        &[("W_vmem", vmem.get()), ("B_min", critical_batch(&m, int8.compute, vmem).unwrap_or(f64::NAN))],
-    );
+    check(id, &[("W_vmem", vmem.get()), ("B_min", critical_batch(&m, int8.compute, vmem).unwrap_or(f64::NAN))]);
 }
 
 #[test]

@@ -16,12 +16,12 @@ use shardcalc_core::training::comms::data_parallel_traffic;
 use shardcalc_core::training::memory::max_params_pure_dp;
 use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::optimizer::{state_bytes_per_param, Optimizer, TrainingDtypes, ZeroStage};
+use shardcalc_core::training::plan;
 use shardcalc_core::training::report::{Binding, MemoryComponent, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use shardcalc_core::training::step::{compute_time, Bottleneck};
 use shardcalc_core::training::tensors::{CustomRemat, Placement, Remat};
 use shardcalc_core::training::thresholds::{fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
-use shardcalc_core::training::plan;
 use shardcalc_core::units::Bytes;
 
 const CHECKED: &[&str] = &[
@@ -175,7 +175,14 @@ fn tr_ex5_3_5_4_derived() {
     let id = "TR-ex5.3-5.4-derived";
     let (p, chips, c, f) = (input(id, "params"), input(id, "chips"), input(id, "C"), input(id, "F"));
     let step = |b: f64| compute_time(6.0 * p * b, chips, c);
-    let mixed = MixedSharding { alpha: input(id, "alpha"), m_x: 2.0, m_y: 1.0, d_ff: f, weight_bytes: 2.0, activation_bytes: 2.0 };
+    let mixed = MixedSharding {
+        alpha: input(id, "alpha"),
+        m_x: 2.0,
+        m_y: 1.0,
+        d_ff: f,
+        weight_bytes: 2.0,
+        activation_bytes: 2.0,
+    };
     let (b1, b3, b10) = (input(id, "B_1M"), input(id, "B_3M"), input(id, "B_10M"));
     let fsdp_10 = b10 / chips > fsdp_critical_batch(input(id, "alpha"), 3.0, 2.0);
     let mixed_3 = b3 / chips > mixed.critical_batch();
@@ -203,7 +210,14 @@ fn tr_ex5_3_v5p_4096() {
     let r = one_chip_activations("llama-2-13b", input(id, "act_batch"), 1000, &["mlpwi_0", "mlpwi_1", "mlpwo"]);
     let activations = component(&r, MemoryComponent::Activations);
     let total = activations + input(id, "param_opt_bytes");
-    let mixed = MixedSharding { alpha: alpha(), m_x: 2.0, m_y: 1.0, d_ff: input(id, "F"), weight_bytes: 2.0, activation_bytes: 2.0 };
+    let mixed = MixedSharding {
+        alpha: alpha(),
+        m_x: 2.0,
+        m_y: 1.0,
+        d_ff: input(id, "F"),
+        weight_bytes: 2.0,
+        activation_bytes: 2.0,
+    };
     check(
         id,
         &[
@@ -223,7 +237,14 @@ fn tr_fig16_threshold() {
     // Corrected vector: the book prints 1.6e10; the expression it writes evaluates to
     // 1.63e6 tokens (consistent with its figure). We test 1.63e6.
     let id = "TR-fig16-threshold";
-    let mixed = MixedSharding { alpha: input(id, "alpha"), m_x: input(id, "MXMY"), m_y: 1.0, d_ff: input(id, "F"), weight_bytes: 2.0, activation_bytes: 2.0 };
+    let mixed = MixedSharding {
+        alpha: input(id, "alpha"),
+        m_x: input(id, "MXMY"),
+        m_y: 1.0,
+        d_ff: input(id, "F"),
+        weight_bytes: 2.0,
+        activation_bytes: 2.0,
+    };
     check(id, &[("B_total_min", input(id, "N") * mixed.critical_batch())]);
 }
 
@@ -251,7 +272,12 @@ fn tr_llama3_70b_memory() {
     // gradients, four D-wide checkpoints per layer (layer input, q — 64 heads of 128
     // are D wide —, attention output, out projection).
     let id = "TR-llama3-70b-memory";
-    let r = one_chip_activations("llama-3-70b", input(id, "batch"), 4096, &["decoder_layer_input", "query_proj", "context", "out_proj"]);
+    let r = one_chip_activations(
+        "llama-3-70b",
+        input(id, "batch"),
+        4096,
+        &["decoder_layer_input", "query_proj", "context", "out_proj"],
+    );
     let (p, o, a) = (
         component(&r, MemoryComponent::Weights),
         component(&r, MemoryComponent::Optimizer),
@@ -311,7 +337,14 @@ fn tr_llama3_70b_sharding() {
 #[test]
 fn tr_mixed_xopt() {
     let id = "TR-mixed-xopt";
-    let mixed = MixedSharding { alpha: alpha(), m_x: input(id, "M_X"), m_y: input(id, "M_Y"), d_ff: input(id, "F"), weight_bytes: 2.0, activation_bytes: 2.0 };
+    let mixed = MixedSharding {
+        alpha: alpha(),
+        m_x: input(id, "M_X"),
+        m_y: input(id, "M_Y"),
+        d_ff: input(id, "F"),
+        weight_bytes: 2.0,
+        activation_bytes: 2.0,
+    };
     let x = mixed.optimal_fsdp(input(id, "B"), input(id, "N"));
     check(id, &[("X_opt", x), ("Y_opt", input(id, "N") / x)]);
 }
@@ -374,7 +407,12 @@ fn llama3_70b_chapter_end_to_end() {
     let mut fsdp_only = s.clone();
     fsdp_only.mesh = Some(Mesh { fsdp: 560, cp: 16, ..Mesh::default() });
     let f = plan_on("llama-3-70b", &hw, &fsdp_only);
-    assert_eq!((f.bound.resource, f.bound.axis), (Bottleneck::Communication, Some(Parallelism::Fsdp)), "{}", f.bound.explanation);
+    assert_eq!(
+        (f.bound.resource, f.bound.axis),
+        (Bottleneck::Communication, Some(Parallelism::Fsdp)),
+        "{}",
+        f.bound.explanation
+    );
     assert!(f.step_time_s.get() > r.step_time_s.get());
     // 6.2: "we're nowhere near being memory bound during training at these scales".
     assert!(r.memory.per_device_bytes.get() < 0.25 * r.memory.capacity_bytes.get());

@@ -4,14 +4,12 @@ use crate::harness::{assert_area_covered, check, input};
 use shardcalc_core::activations::saved_activation_bytes;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::flops::{
-    attention_flops_per_pair, attention_projection_weights, dot_attention_intensity,
-    forward_per_token, model_flops_utilization, training_flops, FlopComponent, FlopConvention,
-    RematPolicy, Workload,
+    attention_flops_per_pair, attention_projection_weights, dot_attention_intensity, forward_per_token,
+    model_flops_utilization, training_flops, FlopComponent, FlopConvention, RematPolicy, Workload,
 };
 use shardcalc_core::kv_cache::{kv_bytes_per_sequence, kv_bytes_per_token};
 use shardcalc_core::model::{
-    Attention, AttentionBias, AttentionLayout, Embeddings, GqaAttention, Mlp, MlpKind, Moe,
-    ModelConfig, Norm, NormKind,
+    Attention, AttentionBias, AttentionLayout, Embeddings, GqaAttention, Mlp, MlpKind, ModelConfig, Moe, Norm, NormKind,
 };
 use shardcalc_core::params::{count_params, ParamComponent};
 use shardcalc_core::presets;
@@ -71,9 +69,8 @@ fn workload(b: f64, t: f64) -> Workload {
 fn ta_activation_memory() {
     let id = "TA-activation-memory";
     let (bt, l, d, bytes) = (input(id, "BT"), input(id, "L"), input(id, "D"), input(id, "bytes"));
-    let saved = |policy: RematPolicy| {
-        saved_activation_bytes(bt, l as u64, d as u64, bytes, policy.saved_per_layer()).get()
-    };
+    let saved =
+        |policy: RematPolicy| saved_activation_bytes(bt, l as u64, d as u64, bytes, policy.saved_per_layer()).get();
     // Block remat repeats the forward pass of every layer: with no vocabulary to speak
     // of, hardware FLOPs / model FLOPs is (6 + 2) / 6.
     let m = book_model(l, d, 4.0 * d, 64.0, 64.0, 128.0, 1.0, true);
@@ -117,10 +114,7 @@ fn ta_ex4_4_attention_intensity() {
     let (t, s, g, b_crit) = (input(id, "T"), input(id, "S"), input(id, "G"), input(id, "B_crit"));
     let bf16 = DType::Bf16.bytes();
     // MHA prefill intensity is T/2, so it is compute bound once T/2 > B_crit.
-    let t_min = (1..100_000)
-        .map(f64::from)
-        .find(|t| dot_attention_intensity(*t, *t, 1.0, bf16) >= b_crit)
-        .unwrap();
+    let t_min = (1..100_000).map(f64::from).find(|t| dot_attention_intensity(*t, *t, 1.0, bf16) >= b_crit).unwrap();
     check(
         id,
         &[
@@ -165,8 +159,14 @@ fn ta_ex4_7_deepseek_mfu() {
 fn ta_ex7_1_params() {
     let id = "TA-ex7.1-params";
     let m = book_model(
-        input(id, "L"), input(id, "D"), input(id, "F"), input(id, "N"),
-        input(id, "K"), input(id, "H"), input(id, "V"), true,
+        input(id, "L"),
+        input(id, "D"),
+        input(id, "F"),
+        input(id, "N"),
+        input(id, "K"),
+        input(id, "H"),
+        input(id, "V"),
+        true,
     );
     check(
         id,
@@ -182,8 +182,14 @@ fn ta_ex7_1_params() {
 fn ta_ex7_5_moe_derived() {
     let id = "TA-ex7.5-moe-derived";
     let mut m = book_model(
-        input(id, "L"), input(id, "D"), input(id, "F"), input(id, "N"),
-        input(id, "K"), input(id, "H"), input(id, "V"), true,
+        input(id, "L"),
+        input(id, "D"),
+        input(id, "F"),
+        input(id, "N"),
+        input(id, "K"),
+        input(id, "H"),
+        input(id, "V"),
+        true,
     );
     let moe = Moe {
         num_experts: input(id, "E") as u64,
@@ -231,8 +237,14 @@ fn ta_layer_flops_params_llama3_70b() {
     let id = "TA-layer-flops-params-llama3-70b";
     let l = input(id, "L");
     let m = book_model(
-        l, input(id, "D"), input(id, "F"), input(id, "N"),
-        input(id, "K"), input(id, "H"), input(id, "V"), false,
+        l,
+        input(id, "D"),
+        input(id, "F"),
+        input(id, "N"),
+        input(id, "K"),
+        input(id, "H"),
+        input(id, "V"),
+        false,
     );
     let w = workload(input(id, "B"), input(id, "T"));
     let r = training_flops(&m, &w, FlopConvention::Book);
@@ -252,8 +264,7 @@ fn ta_layer_flops_params_llama3_70b() {
             ("attn_params_per_layer", attn_p),
             (
                 "ratio_to_6NT",
-                (r.get(FlopComponent::Mlp).total() + r.get(FlopComponent::AttentionProjections).total()).get()
-                    / six_nt,
+                (r.get(FlopComponent::Mlp).total() + r.get(FlopComponent::AttentionProjections).total()).get() / six_nt,
             ),
         ],
     );
@@ -263,8 +274,14 @@ fn ta_layer_flops_params_llama3_70b() {
 fn ta_llama2_13b_memory() {
     let id = "TA-llama2-13b-memory";
     let m = book_model(
-        input(id, "L"), input(id, "D"), input(id, "F"), input(id, "N"),
-        input(id, "K"), input(id, "H"), input(id, "V"), false,
+        input(id, "L"),
+        input(id, "D"),
+        input(id, "F"),
+        input(id, "N"),
+        input(id, "K"),
+        input(id, "H"),
+        input(id, "V"),
+        false,
     );
     let t = input(id, "T");
     check(

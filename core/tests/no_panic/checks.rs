@@ -135,9 +135,7 @@ fn errors_name_fields(s: &Scenario, e: &Invalid) -> Result<(), String> {
         let pointer = |path: &str| format!("/{}", path.replace('[', ".").replace(']', "").replace('.', "/"));
         let exists = match err.field.split_once('.') {
             Some(("model", rest)) if matches!(s.model, ModelSource::Preset(_)) && rest == "preset" => true,
-            Some(("model", rest)) => model
-                .as_ref()
-                .is_some_and(|m| m.pointer(&pointer(rest)).is_some()),
+            Some(("model", rest)) => model.as_ref().is_some_and(|m| m.pointer(&pointer(rest)).is_some()),
             // A field left at its default may be omitted from the document (an empty
             // `inference.sharding.d_axes`): its object is enough.
             _ => {
@@ -184,9 +182,7 @@ fn scan_numbers(text: &str) -> Result<(), String> {
                 last.0 = i + 1;
                 None
             }
-            b'-' if !matches!(i.checked_sub(1).map(|p| bytes[p]), Some(b'e' | b'E')) => {
-                Some("a negative number")
-            }
+            b'-' if !matches!(i.checked_sub(1).map(|p| bytes[p]), Some(b'e' | b'E')) => Some("a negative number"),
             b'n' if !NULLABLE.contains(&&text[last.0..last.1]) => Some("null (NaN or infinity?)"),
             _ => None,
         };
@@ -201,16 +197,15 @@ fn scan_numbers(text: &str) -> Result<(), String> {
 /// Where two JSON values first differ.
 fn first_difference(a: &Value, b: &Value, path: &str) -> String {
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x.iter().find(|(k, v)| y.get(*k) != Some(*v)).map_or_else(
-            || path.to_owned(),
-            |(k, v)| first_difference(v, &y[k.as_str()], &format!("{path}.{k}")),
-        ),
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).position(|(v, w)| v != w).map_or_else(
-                || path.to_owned(),
-                |i| first_difference(&x[i], &y[i], &format!("{path}[{i}]")),
-            )
-        }
+        (Value::Object(x), Value::Object(y)) => x
+            .iter()
+            .find(|(k, v)| y.get(*k) != Some(*v))
+            .map_or_else(|| path.to_owned(), |(k, v)| first_difference(v, &y[k.as_str()], &format!("{path}.{k}"))),
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .position(|(v, w)| v != w)
+            .map_or_else(|| path.to_owned(), |i| first_difference(&x[i], &y[i], &format!("{path}[{i}]"))),
         _ => format!("{path}: {a} became {b}"),
     }
 }
@@ -233,10 +228,7 @@ fn check_report(report: &Report, m: &ModelConfig, s: &Scenario) -> Result<(), St
     if back != *report {
         let (a, b) = (serde_json::to_value(report), serde_json::to_value(&back));
         let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
-        return Err(format!(
-            "report changed in a JSON round trip: {}",
-            first_difference(&a, &b, "report")
-        ));
+        return Err(format!("report changed in a JSON round trip: {}", first_difference(&a, &b, "report")));
     }
 
     let p = &report.params;
@@ -251,12 +243,7 @@ fn check_report(report: &Report, m: &ModelConfig, s: &Scenario) -> Result<(), St
         return Err(format!("params: rows sum to {rows}, total is {:?}", p.total));
     }
     let f = &report.flops;
-    for (name, c) in [
-        ("maxtext", &f.maxtext),
-        ("notebook", &f.notebook),
-        ("six_nd", &f.six_nd),
-        ("book", &f.book),
-    ] {
+    for (name, c) in [("maxtext", &f.maxtext), ("notebook", &f.notebook), ("six_nd", &f.six_nd), ("book", &f.book)] {
         flops_add_up(c).map_err(|e| format!("flops.{name}: {e}"))?;
     }
     // FLOPs per token do not depend on how many sequences a step has.
@@ -323,10 +310,7 @@ fn check_series(m: &ModelConfig, s: &Scenario, case: &Case) -> Result<(), String
     let kv = kv_bytes_per_sequence(m, case.context, case.dtype).get();
     let per_token = kv_bytes_per_token(m, case.dtype).get();
     if !kv.is_finite() || kv < 0.0 || !per_token.is_finite() || per_token <= 0.0 {
-        return Err(format!(
-            "KV cache at context {}: {kv} bytes, {per_token} per token",
-            case.context
-        ));
+        return Err(format!("KV cache at context {}: {kv} bytes, {per_token} per token", case.context));
     }
     Ok(())
 }
@@ -347,11 +331,7 @@ pub fn class_names() -> Vec<&'static str> {
 
 /// Which coverage classes a valid scenario falls in, as a bit set.
 fn class_bits(m: &ModelConfig, s: &Scenario, from_text: bool) -> u64 {
-    classes(m, s, from_text)
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, on))| *on)
-        .fold(0, |bits, (i, _)| bits | 1 << i)
+    classes(m, s, from_text).iter().enumerate().filter(|(_, (_, on))| *on).fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 /// Every coverage class with whether this valid scenario falls in it.
@@ -372,24 +352,15 @@ fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bo
         ("gqa", gqa.is_some_and(|(n, k)| k != n && k != 1)),
         ("mqa", gqa.is_some_and(|(n, k)| k == 1 && n > 1)),
         ("mla", gqa.is_none()),
-        (
-            "mla_q_lora",
-            matches!(&m.attention, Attention::Mla(a) if a.q_lora_rank.is_some()),
-        ),
+        ("mla_q_lora", matches!(&m.attention, Attention::Mla(a) if a.q_lora_rank.is_some())),
         ("dense", moe.is_none()),
         ("moe", moe_layers > 0),
         ("moe_shared", moe.is_some_and(|x| x.shared_experts > 0)),
         ("moe_dense_first", moe.is_some_and(|x| x.first_dense_layers > 0)),
         ("moe_interleaved", moe.is_some_and(|x| x.every > 1)),
-        (
-            "sliding_window",
-            matches!(local, Some(LocalAttention::SlidingWindow { .. })),
-        ),
+        ("sliding_window", matches!(local, Some(LocalAttention::SlidingWindow { .. }))),
         ("chunked", matches!(local, Some(LocalAttention::Chunked { .. }))),
-        (
-            "mixed_pattern",
-            local.is_some() && m.layout.pattern.contains(&LayerKind::Global),
-        ),
+        ("mixed_pattern", local.is_some() && m.layout.pattern.contains(&LayerKind::Global)),
         ("mtp", mtp.is_some()),
         ("mtp_copies", mtp.is_some_and(|x| x.stores_embedding_copies)),
         ("tied", m.embeddings.tied),
@@ -412,21 +383,12 @@ fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bo
 
 #[test]
 fn the_number_scan_finds_negatives_and_non_finite_numbers() {
-    for ok in [
-        r#"{"a":1e-5,"b":"-x null","discrepancy":null,"c":[0,2.5E-7]}"#,
-        "[]",
-    ] {
+    for ok in [r#"{"a":1e-5,"b":"-x null","discrepancy":null,"c":[0,2.5E-7]}"#, "[]"] {
         assert_eq!(scan_numbers(ok), Ok(()), "{ok}");
     }
     let nan = serde_json::to_string(&[("total", f64::NAN)]).unwrap();
     let infinite = serde_json::to_string(&serde_json::json!({"flops": {"rows": [f64::INFINITY]}})).unwrap();
-    for bad in [
-        r#"{"a":-1}"#,
-        r#"{"a":[1,-0.5]}"#,
-        r#"{"a":"\"","b":null}"#,
-        &nan,
-        &infinite,
-    ] {
+    for bad in [r#"{"a":-1}"#, r#"{"a":[1,-0.5]}"#, r#"{"a":"\"","b":null}"#, &nan, &infinite] {
         assert!(scan_numbers(bad).is_err(), "{bad}");
     }
 }

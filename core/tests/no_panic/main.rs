@@ -89,15 +89,9 @@ fn describe(seed: u64, index: u64) -> String {
         text.chars().take(4000).collect::<String>()
     );
     if let Some(json) = &case.json {
-        out += &format!(
-            "\n  fed as this JSON text: {}",
-            json.chars().take(4000).collect::<String>()
-        );
+        out += &format!("\n  fed as this JSON text: {}", json.chars().take(4000).collect::<String>());
     }
-    out += &format!(
-        "\n  seq_lens {:?}, context {}, dtype {:?}",
-        case.seq_lens, case.context, case.dtype
-    );
+    out += &format!("\n  seq_lens {:?}, context {}, dtype {:?}", case.seq_lens, case.context, case.dtype);
     out
 }
 
@@ -106,10 +100,7 @@ fn run_case(seed: u64, index: u64) -> Result<Outcome, String> {
     let case = scenarios::case(seed, index);
     match panic::catch_unwind(AssertUnwindSafe(|| check(&case))) {
         Ok(result) => result,
-        Err(_) => Err(format!(
-            "panicked: {}",
-            LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default()
-        )),
+        Err(_) => Err(format!("panicked: {}", LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default())),
     }
 }
 
@@ -132,9 +123,8 @@ fn a_million_scenarios_never_panic() {
     let failure: Mutex<Option<Failure>> = Mutex::new(None);
     let tally = Mutex::new(Tally::default());
     // Per worker: the case it is running (IDLE between cases) and since when (ms).
-    let current: Vec<(AtomicU64, AtomicU64)> = (0..threads)
-        .map(|_| (AtomicU64::new(IDLE), AtomicU64::new(0)))
-        .collect();
+    let current: Vec<(AtomicU64, AtomicU64)> =
+        (0..threads).map(|_| (AtomicU64::new(IDLE), AtomicU64::new(0))).collect();
 
     std::thread::scope(|scope| {
         for slot in &current {
@@ -147,8 +137,7 @@ fn a_million_scenarios_never_panic() {
                         break;
                     }
                     for index in from..(from + CHUNK).min(end) {
-                        slot.1
-                            .store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+                        slot.1.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
                         slot.0.store(index, Ordering::Relaxed);
                         match run_case(seed, index) {
                             Ok(Outcome::Valid(bits)) => {
@@ -189,9 +178,7 @@ fn a_million_scenarios_never_panic() {
             let now = started.elapsed().as_millis() as u64;
             for c in &current {
                 let index = c.0.load(Ordering::Relaxed);
-                if index != IDLE
-                    && now.saturating_sub(c.1.load(Ordering::Relaxed)) > timeout.as_millis() as u64
-                {
+                if index != IDLE && now.saturating_sub(c.1.load(Ordering::Relaxed)) > timeout.as_millis() as u64 {
                     // Straight to stderr: the harness's capture would be lost on exit.
                     let _ = writeln!(
                         std::io::stderr(),
@@ -210,11 +197,7 @@ fn a_million_scenarios_never_panic() {
         panic!("no_panic: FAILED: {}\n{}", f.message, describe(seed, f.index));
     }
     let t = tally.into_inner().unwrap_or_else(|e| e.into_inner());
-    let coverage: Vec<String> = class_names()
-        .iter()
-        .zip(t.classes)
-        .map(|(name, n)| format!("{name} {n}"))
-        .collect();
+    let coverage: Vec<String> = class_names().iter().zip(t.classes).map(|(name, n)| format!("{name} {n}")).collect();
     println!(
         "no_panic: {cases} scenarios (seed {seed:#x}, from {first}) in {:.1} s on {threads} threads: \
          {} valid, {} rejected with field errors\nno_panic: valid cases per class: {}",
@@ -231,12 +214,8 @@ fn a_million_scenarios_never_panic() {
             t.valid,
             t.rejected
         );
-        let missing: Vec<&str> = class_names()
-            .iter()
-            .zip(t.classes)
-            .filter(|(_, n)| *n == 0)
-            .map(|(c, _)| *c)
-            .collect();
+        let missing: Vec<&str> =
+            class_names().iter().zip(t.classes).filter(|(_, n)| *n == 0).map(|(c, _)| *c).collect();
         assert!(missing.is_empty(), "no valid case covered {missing:?}");
     }
 }

@@ -5,8 +5,8 @@
 use super::scenarios::Gen;
 use shardcalc_core::model::{
     largest_divisor_at_most, Attention, AttentionBias, AttentionLayout, Embeddings, GqaAttention, LayerKind,
-    LocalAttention, MlaAttention, Mlp, MlpKind, ModelConfig, Moe, Mtp, Norm, NormKind, MAX_EXPERTS,
-    MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
+    LocalAttention, MlaAttention, Mlp, MlpKind, ModelConfig, Moe, Mtp, Norm, NormKind, MAX_EXPERTS, MAX_HEADS,
+    MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
 };
 use shardcalc_core::presets;
 
@@ -48,11 +48,7 @@ impl Gen<'_> {
             vocab_size: self.num(1, MAX_VOCAB),
             attention: self.attention(),
             layout: self.layout(),
-            mlp: Mlp {
-                kind: self.r.pick(&[MlpKind::Gated, MlpKind::Plain]),
-                d_ff: 1,
-                bias: self.r.chance(0.2),
-            },
+            mlp: Mlp { kind: self.r.pick(&[MlpKind::Gated, MlpKind::Plain]), d_ff: 1, bias: self.r.chance(0.2) },
             moe: self.r.chance(0.4).then(|| self.moe(num_layers)),
             norm: self.norm(),
             embeddings: self.embeddings(),
@@ -123,22 +119,16 @@ impl Gen<'_> {
             num_kv_heads,
             head_dim: self.num(1, MAX_HEAD_DIM),
             qk_norm: self.flag(),
-            bias: self
-                .r
-                .pick(&[AttentionBias::None, AttentionBias::Qkv, AttentionBias::QkvO]),
+            bias: self.r.pick(&[AttentionBias::None, AttentionBias::Qkv, AttentionBias::QkvO]),
             sinks: self.flag(),
         })
     }
 
     fn local(&mut self) -> LocalAttention {
         if self.flag() {
-            LocalAttention::SlidingWindow {
-                window: self.num(1, MAX_TOKENS),
-            }
+            LocalAttention::SlidingWindow { window: self.num(1, MAX_TOKENS) }
         } else {
-            LocalAttention::Chunked {
-                chunk: self.num(1, MAX_TOKENS),
-            }
+            LocalAttention::Chunked { chunk: self.num(1, MAX_TOKENS) }
         }
     }
 
@@ -156,19 +146,9 @@ impl Gen<'_> {
             }
             _ => {
                 let len = self.r.in_range(1, MAX_PATTERN as u64) as usize;
-                let pattern = (0..len)
-                    .map(|_| {
-                        if self.flag() {
-                            LayerKind::Local
-                        } else {
-                            LayerKind::Global
-                        }
-                    })
-                    .collect();
-                AttentionLayout {
-                    local: Some(self.local()),
-                    pattern,
-                }
+                let pattern =
+                    (0..len).map(|_| if self.flag() { LayerKind::Local } else { LayerKind::Global }).collect();
+                AttentionLayout { local: Some(self.local()), pattern }
             }
         };
         if self.bad() {
@@ -189,24 +169,13 @@ impl Gen<'_> {
             experts_per_token = num_experts.wrapping_add(1);
         }
         let layers = num_layers.clamp(1, MAX_LAYERS);
-        let every = if self.r.chance(0.6) {
-            1
-        } else {
-            self.num(1, layers)
-        };
+        let every = if self.r.chance(0.6) { 1 } else { self.num(1, layers) };
         // At least one MoE layer: the first `first` layers may be dense only while
         // `first / every < layers / every`.
-        let max_first = (layers / every.max(1))
-            .saturating_mul(every.max(1))
-            .saturating_sub(1);
-        let first_dense_layers = if self.r.chance(0.5) {
-            0
-        } else {
-            self.num(0, max_first)
-        };
+        let max_first = (layers / every.max(1)).saturating_mul(every.max(1)).saturating_sub(1);
+        let first_dense_layers = if self.r.chance(0.5) { 0 } else { self.num(0, max_first) };
         let first_dense_layers = if self.bad() {
-            self.r
-                .pick(&[num_layers, num_layers.wrapping_add(1), u64::MAX, max_first + 1])
+            self.r.pick(&[num_layers, num_layers.wrapping_add(1), u64::MAX, max_first + 1])
         } else {
             first_dense_layers
         };
@@ -214,11 +183,7 @@ impl Gen<'_> {
             num_experts,
             experts_per_token,
             expert_d_ff: self.num(1, MAX_WIDTH),
-            shared_experts: if self.r.chance(0.6) {
-                0
-            } else {
-                self.num(0, MAX_EXPERTS)
-            },
+            shared_experts: if self.r.chance(0.6) { 0 } else { self.num(0, MAX_EXPERTS) },
             shared_d_ff: self.r.chance(0.3).then(|| self.num(1, MAX_WIDTH)),
             first_dense_layers,
             every,
@@ -227,27 +192,17 @@ impl Gen<'_> {
     }
 
     fn norm(&mut self) -> Norm {
-        Norm {
-            kind: self.r.pick(&[NormKind::Rms, NormKind::Layer]),
-            per_layer: self.num(0, 16),
-        }
+        Norm { kind: self.r.pick(&[NormKind::Rms, NormKind::Layer]), per_layer: self.num(0, 16) }
     }
 
     fn embeddings(&mut self) -> Embeddings {
         Embeddings {
             tied: self.flag(),
-            learned_positions: if self.r.chance(0.7) {
-                0
-            } else {
-                self.num(0, MAX_TOKENS)
-            },
+            learned_positions: if self.r.chance(0.7) { 0 } else { self.num(0, MAX_TOKENS) },
         }
     }
 
     fn mtp(&mut self) -> Option<Mtp> {
-        self.r.chance(0.3).then(|| Mtp {
-            depth: self.num(0, 16),
-            stores_embedding_copies: self.flag(),
-        })
+        self.r.chance(0.3).then(|| Mtp { depth: self.num(0, 16), stores_embedding_copies: self.flag() })
     }
 }

@@ -77,9 +77,9 @@ fn names_a_section(e: &Invalid, what: &str) -> Result<(), String> {
         return Err(format!("{what} failed with no error"));
     }
     for err in &e.0 {
-        let ok = ["training", "inference", "hardware", "model", "workload"]
-            .iter()
-            .any(|p| err.field == *p || err.field.starts_with(&format!("{p}.")) || err.field.starts_with(&format!("{p}[")));
+        let ok = ["training", "inference", "hardware", "model", "workload"].iter().any(|p| {
+            err.field == *p || err.field.starts_with(&format!("{p}.")) || err.field.starts_with(&format!("{p}["))
+        });
         if !ok || err.message.trim().is_empty() {
             return Err(format!("{what} failed on no field of the scenario: {err}"));
         }
@@ -95,9 +95,15 @@ fn close(a: f64, b: f64) -> bool {
 /// one shown in `mode`, and equals `shown` (the number the report shows).
 fn check_band(name: &str, b: &Band, mode: PredictionMode, shown: f64) -> Result<(), String> {
     let all = [b.value, b.ideal, b.calibrated, b.low, b.high];
-    let spread_ok = b.spread.is_none_or(|(lo, hi)| lo.is_finite() && hi.is_finite() && b.low <= lo && lo <= hi && hi <= b.high);
+    let spread_ok =
+        b.spread.is_none_or(|(lo, hi)| lo.is_finite() && hi.is_finite() && b.low <= lo && lo <= hi && hi <= b.high);
     let chosen = if mode == PredictionMode::Ideal { b.ideal } else { b.calibrated };
-    if !all.iter().all(|x| x.is_finite() && *x >= 0.0) || b.low > b.value || b.value > b.high || !spread_ok || b.value != chosen {
+    if !all.iter().all(|x| x.is_finite() && *x >= 0.0)
+        || b.low > b.value
+        || b.value > b.high
+        || !spread_ok
+        || b.value != chosen
+    {
         return Err(format!("band {name}: {b:?}"));
     }
     if !close(b.value, shown) {

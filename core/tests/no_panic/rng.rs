@@ -63,11 +63,7 @@ impl Rng {
             _ => {
                 let span = hi - lo;
                 let bits = self.below(u64::from(64 - span.leading_zeros()) + 1);
-                let x = if bits >= 64 {
-                    self.next_u64()
-                } else {
-                    self.next_u64() & ((1u64 << bits) - 1)
-                };
+                let x = if bits >= 64 { self.next_u64() } else { self.next_u64() & ((1u64 << bits) - 1) };
                 lo + x.min(span)
             }
         }

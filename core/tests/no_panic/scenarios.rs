@@ -13,9 +13,7 @@
 use super::rng::Rng;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::flops::{FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN, MIN_PER_DEVICE_BATCH};
-use shardcalc_core::model::{
-    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
-};
+use shardcalc_core::model::{MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH};
 use shardcalc_core::presets;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
 use shardcalc_core::validation::PredictionMode;
@@ -84,13 +82,7 @@ const BAD_BATCHES: [f64; 18] = [
 ];
 
 /// Valid batches at the edges.
-const EDGE_BATCHES: [f64; 5] = [
-    MIN_PER_DEVICE_BATCH,
-    MIN_PER_DEVICE_BATCH.next_up(),
-    1e-3,
-    MAX_BATCH,
-    0.1,
-];
+const EDGE_BATCHES: [f64; 5] = [MIN_PER_DEVICE_BATCH, MIN_PER_DEVICE_BATCH.next_up(), 1e-3, MAX_BATCH, 0.1];
 
 /// Raw JSON tokens to splice into a scenario document in place of one value.
 pub const JSON_TOKENS: [&str; 17] = [
@@ -159,13 +151,7 @@ pub fn case(seed: u64, case: u64) -> Case {
     let context = g.seq_len_any();
     let dtype = g.r.pick(&DType::ALL);
     let json = g.r.chance(0.25).then(|| g.mutated_json(&scenario));
-    Case {
-        scenario,
-        json,
-        seq_lens,
-        context,
-        dtype,
-    }
+    Case { scenario, json, seq_lens, context, dtype }
 }
 
 impl Gen<'_> {
@@ -207,11 +193,7 @@ impl Gen<'_> {
             2..=4 => ModelSource::Custom(Box::new(self.mutated_preset())),
             _ => ModelSource::Custom(Box::new(self.model())),
         };
-        let version = if self.bad() {
-            self.r.pick(&[0, SCENARIO_VERSION + 1, u32::MAX])
-        } else {
-            SCENARIO_VERSION
-        };
+        let version = if self.bad() { self.r.pick(&[0, SCENARIO_VERSION + 1, u32::MAX]) } else { SCENARIO_VERSION };
         let mut s = Scenario {
             version,
             model,
@@ -245,11 +227,7 @@ impl Gen<'_> {
     fn preset_id(&mut self) -> String {
         if self.bad() {
             let junk = ["", "LLAMA-3-8B", "llama-3-8b ", "llama-3-8b\0", "../presets", "é"];
-            return if self.r.chance(0.1) {
-                "x".repeat(100_000)
-            } else {
-                self.r.pick(&junk).into()
-            };
+            return if self.r.chance(0.1) { "x".repeat(100_000) } else { self.r.pick(&junk).into() };
         }
         let all = presets::all();
         all[self.r.below(all.len() as u64) as usize].id.clone()
@@ -272,9 +250,7 @@ impl Gen<'_> {
             per_device_batch,
             seq_len: self.num(1, MAX_SEQ_LEN),
             grad_accum: self.num(1, MAX_GRAD_ACCUM),
-            remat: self
-                .r
-                .pick(&[RematPolicy::None, RematPolicy::SaveMatmuls, RematPolicy::Full]),
+            remat: self.r.pick(&[RematPolicy::None, RematPolicy::SaveMatmuls, RematPolicy::Full]),
         }
     }
 

@@ -33,20 +33,8 @@ use shardcalc_core::training::tensors::Remat;
 use shardcalc_core::units::BytesPerSec;
 
 /// Reals that break arithmetic.
-const BAD_REALS: [f64; 12] = [
-    0.0,
-    -0.0,
-    -1.0,
-    f64::NAN,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    f64::MAX,
-    1e300,
-    5e-324,
-    1e-300,
-    2.0,
-    1e30,
-];
+const BAD_REALS: [f64; 12] =
+    [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, 1e300, 5e-324, 1e-300, 2.0, 1e30];
 
 const NETWORKS: [Network; 3] = [Network::ScaleUp, Network::ScaleOut, Network::DieToDie];
 
@@ -98,9 +86,8 @@ impl Gen<'_> {
             1 => Topology::gpu_cluster(self.r.pick(&[1, 2, 4, 8]), self.r.pick(&[1, 1, 2, 4])),
             _ => {
                 let n = self.r.in_range(1, 4);
-                let axes = (0..n)
-                    .map(|i| AxisSpec::new(&format!("a{i}"), small(self), self.r.pick(&NETWORKS)))
-                    .collect();
+                let axes =
+                    (0..n).map(|i| AxisSpec::new(&format!("a{i}"), small(self), self.r.pick(&NETWORKS))).collect();
                 Topology { axes }
             }
         };
@@ -189,11 +176,8 @@ impl Gen<'_> {
         s.zero_stage = ZeroStage(if self.bad() { self.r.pick(&[4, 9, 255]) } else { self.r.below(4) as u8 });
         s.store_gradients = self.flag();
         s.remat = self.remat();
-        s.dtypes.compute = if self.bad() {
-            DType::Fp32
-        } else {
-            self.r.pick(&[DType::Bf16, DType::Bf16, DType::Fp8, DType::Int8])
-        };
+        s.dtypes.compute =
+            if self.bad() { DType::Fp32 } else { self.r.pick(&[DType::Bf16, DType::Bf16, DType::Fp8, DType::Int8]) };
         let schedule = self.r.pick(&[Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved]);
         let virtual_stages = if schedule == Schedule::Interleaved || self.bad() { self.num(1, 4) } else { 1 };
         s.pipeline = Pipeline { schedule, virtual_stages };
@@ -235,7 +219,8 @@ impl Gen<'_> {
         s.dtypes.compute = self.r.pick(&[DType::Bf16, DType::Int8, DType::Fp8]);
         s.batch = self.r.chance(0.7).then(|| self.num(1, 4096));
         s.request_rate = self.r.chance(0.2).then(|| self.real(1e-3, 1e6));
-        s.reserved_hbm_fraction = if self.bad() { self.r.pick(&BAD_REALS) } else { self.r.pick(&[0.0, 0.0, 0.1, 0.5, 0.99]) };
+        s.reserved_hbm_fraction =
+            if self.bad() { self.r.pick(&BAD_REALS) } else { self.r.pick(&[0.0, 0.0, 0.1, 0.5, 0.99]) };
         s.price_per_chip_hour_usd = self.r.chance(0.4).then(|| self.real(0.01, 1e3));
         s.kv_context = self.r.pick(&[KvContext::Full, KvContext::Mean]);
         s.comms_overlap = self.r.pick(&[CommsOverlap::Full, CommsOverlap::None]);

@@ -34,7 +34,8 @@ fn cases() -> u64 {
 /// Every way a scenario travels gives it back unchanged.
 fn assert_lossless(s: &Scenario, context: &str) {
     let compact = serde_json::to_string(s).unwrap();
-    let back = Scenario::from_json(&compact).unwrap_or_else(|e| panic!("{context}: JSON does not read back: {e}\n{compact}"));
+    let back =
+        Scenario::from_json(&compact).unwrap_or_else(|e| panic!("{context}: JSON does not read back: {e}\n{compact}"));
     assert_eq!(&back, s, "{context}: JSON round trip changed the scenario\n{compact}");
     assert_eq!(serde_json::to_string(&back).unwrap(), compact, "{context}: JSON text changed");
 
@@ -45,7 +46,10 @@ fn assert_lossless(s: &Scenario, context: &str) {
     if link.len() <= permalink::MAX_LEN {
         let back = permalink::parse(&link).unwrap_or_else(|e| panic!("{context}: link does not read back: {e}"));
         assert_eq!(&back, s, "{context}: link round trip changed the scenario");
-        assert_eq!(permalink::parse(permalink::find_in(&format!("https://h.test/a/training.html#s={link}"))).as_ref(), Ok(s));
+        assert_eq!(
+            permalink::parse(permalink::find_in(&format!("https://h.test/a/training.html#s={link}"))).as_ref(),
+            Ok(s)
+        );
     }
 
     let entry = SavedScenario::new("name".into(), 1.0, s.clone()).to_json();
@@ -91,7 +95,13 @@ fn generated_documents_survive_json_links_and_storage() {
     println!("{parsed} of {} generated documents read; sections present (hardware, collectives, roofline, inference, training): {sections:?}", cases());
     // The schema describes the document: what it generates reads (a refusal is a schema
     // that allows what serde refuses, e.g. a missing `deny_unknown_fields` counterpart).
-    assert!(refused.is_empty(), "{} of {} schema-valid documents were refused, e.g.:\n{}", refused.len(), cases(), refused.iter().take(3).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        refused.is_empty(),
+        "{} of {} schema-valid documents were refused, e.g.:\n{}",
+        refused.len(),
+        cases(),
+        refused.iter().take(3).cloned().collect::<Vec<_>>().join("\n")
+    );
     for (name, n) in ["hardware", "collectives", "roofline", "inference", "training"].iter().zip(sections) {
         assert!(n * 5 > parsed, "only {n} of {parsed} documents had a {name} section");
     }

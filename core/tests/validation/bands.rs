@@ -7,7 +7,9 @@ use shardcalc_core::validation::calibration;
 use shardcalc_core::validation::scenarios::run_scenario;
 use shardcalc_core::validation::{runs, PredictionMode};
 
-fn bands_of(s: &Scenario) -> (shardcalc_core::training::TrainingReport, shardcalc_core::validation::bands::TrainingBands) {
+fn bands_of(
+    s: &Scenario,
+) -> (shardcalc_core::training::TrainingReport, shardcalc_core::validation::bands::TrainingBands) {
     let m = s.validate().unwrap();
     let hw = s.validate_hardware().unwrap();
     let shown = for_scenario(&m, hw.as_ref(), s).unwrap().unwrap();
@@ -24,7 +26,10 @@ fn training_band_spans_ideal_and_calibrated() {
         let s = run_scenario(run, mode).unwrap();
         let (shown, b) = bands_of(&s);
         let st = &b.step_time_s;
-        assert!((st.value - shown.step_time_s.get()).abs() < 1e-9 * st.value, "{mode:?}: the band is about the number shown");
+        assert!(
+            (st.value - shown.step_time_s.get()).abs() < 1e-9 * st.value,
+            "{mode:?}: the band is about the number shown"
+        );
         assert!(st.ideal < st.calibrated && st.low <= st.ideal && st.high >= st.calibrated, "{st:?}");
         assert_eq!(st.dominant, BandTerm::Matmul, "72% of peak moves the step most: {:?}", st.contributions);
         assert!(b.mfu.low <= b.mfu.value && b.mfu.value <= b.mfu.high);
@@ -34,7 +39,10 @@ fn training_band_spans_ideal_and_calibrated() {
         assert!(st.low <= lo && lo < st.calibrated && st.calibrated < hi && hi <= st.high, "{st:?}");
         let (lo, hi) = b.mfu.spread.unwrap();
         assert!(b.mfu.low <= lo && lo < b.mfu.calibrated && b.mfu.calibrated < hi && hi <= b.mfu.high, "{:?}", b.mfu);
-        assert!((b.mfu.ideal * st.ideal - b.mfu.calibrated * st.calibrated).abs() < 1e-9, "MFU × step time is constant");
+        assert!(
+            (b.mfu.ideal * st.ideal - b.mfu.calibrated * st.calibrated).abs() < 1e-9,
+            "MFU × step time is constant"
+        );
         assert!(b.days.is_none());
     }
 }
@@ -93,7 +101,10 @@ fn serving_band_names_hbm_when_loading_binds() {
     // The catalog prices the v5e: cost per million generated tokens moves against throughput.
     let cost = b.decode_usd_per_million_tokens.as_ref().unwrap();
     let tps = &b.tokens_per_s_per_chip;
-    assert!((cost.calibrated * tps.calibrated - cost.ideal * tps.ideal).abs() <= 1e-9 * cost.ideal * tps.ideal, "{cost:?} {tps:?}");
+    assert!(
+        (cost.calibrated * tps.calibrated - cost.ideal * tps.ideal).abs() <= 1e-9 * cost.ideal * tps.ideal,
+        "{cost:?} {tps:?}"
+    );
     let ratio = b.ttft_s.calibrated / b.ttft_s.ideal;
     assert!(ratio > 1.0 && ratio <= 1.0 / calibration::bundled().matmul_tpu + 1e-9, "{ratio}");
     // The calibrated mode's serving report is the derated one.

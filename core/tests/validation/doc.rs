@@ -21,7 +21,11 @@ fn mesh(m: &shardcalc_core::training::mesh::Mesh) -> String {
         .filter(|p| m.degree(**p) > 1)
         .map(|p| format!("{}={}", p.id(), m.degree(*p)))
         .collect();
-    if parts.is_empty() { "1".into() } else { parts.join(" ") }
+    if parts.is_empty() {
+        "1".into()
+    } else {
+        parts.join(" ")
+    }
 }
 
 fn cell(p: &Predicted) -> String {
@@ -33,7 +37,10 @@ fn cell(p: &Predicted) -> String {
 
 fn stats_row(out: &mut String, label: &str, ideal: &GroupStats, cal: &GroupStats) {
     let s = |x: &ErrorStats| {
-        format!("{:.1} | {:.1} | {:.1} | {:.1}", x.median_abs_mfu_pts, x.p90_abs_mfu_pts, x.median_abs_step_pct, x.p90_abs_step_pct)
+        format!(
+            "{:.1} | {:.1} | {:.1} | {:.1}",
+            x.median_abs_mfu_pts, x.p90_abs_mfu_pts, x.median_abs_step_pct, x.p90_abs_step_pct
+        )
     };
     let _ = writeln!(out, "| {label} | {} | {} | {} |", cal.stats.count, s(&ideal.stats), s(&cal.stats));
 }
@@ -77,12 +84,19 @@ pub fn render(rows: &[RunRow], c: &Calibration) -> String {
         stats_table(&mut out, rows, split);
         out.push('\n');
     }
-    let _ = writeln!(out, "p90 is the nearest-rank 90th percentile; the median of an even count is the mean of the middle two.\n");
+    let _ = writeln!(
+        out,
+        "p90 is the nearest-rank 90th percentile; the median of an even count is the mean of the middle two.\n"
+    );
     findings(&mut out, rows);
 
     let _ = writeln!(out, "## The calibration\n");
     let f = calibration::bundled_file();
-    let _ = writeln!(out, "Split: {SPLIT_RULE}. Objective: {}. Search: `core/src/validation/fit.rs`.\n", f.map_or("", |f| f.objective.as_str()));
+    let _ = writeln!(
+        out,
+        "Split: {SPLIT_RULE}. Objective: {}. Search: `core/src/validation/fit.rs`.\n",
+        f.map_or("", |f| f.objective.as_str())
+    );
     let _ = writeln!(out, "| parameter | value | what it scales |\n|---|--:|---|");
     if let Some(f) = f {
         for p in &f.parameters {
@@ -116,7 +130,8 @@ pub fn render(rows: &[RunRow], c: &Calibration) -> String {
 
     let f = setups::bundled();
     let _ = writeln!(out, "\n## How each run is set up\n");
-    let _ = writeln!(out, "From `core/data/run-setups.json`: the mesh and remat policy as the run's scripts set them.\n");
+    let _ =
+        writeln!(out, "From `core/data/run-setups.json`: the mesh and remat policy as the run's scripts set them.\n");
     for s in &f.setups {
         let note = if s.note.is_empty() { String::new() } else { format!(" {}", s.note) };
         let _ = writeln!(out, "- **{}** ({}): {}.{note}", s.id, s.published, s.mesh_source);
@@ -130,17 +145,31 @@ pub fn render(rows: &[RunRow], c: &Calibration) -> String {
          MFUs (same FLOPs).\n"
     );
     let guides = guide_rows(c);
-    let _ = writeln!(out, "| point | chips | model | mesh | guide's MFU | ideal | calibrated |\n|---|--:|---|---|--:|--:|--:|");
+    let _ = writeln!(
+        out,
+        "| point | chips | model | mesh | guide's MFU | ideal | calibrated |\n|---|--:|---|---|--:|--:|--:|"
+    );
     for g in &guides {
         let _ = writeln!(
             out,
             "| {} | {} | {} ({:.0}B) | {} | {:.1}% | {} | {} |",
-            g.id, g.chips, g.model, g.params / 1e9, mesh(&g.mesh), g.published_mfu_pct, cell(&g.ideal), cell(&g.calibrated)
+            g.id,
+            g.chips,
+            g.model,
+            g.params / 1e9,
+            mesh(&g.mesh),
+            g.published_mfu_pct,
+            cell(&g.ideal),
+            cell(&g.calibrated)
         );
     }
     let errs: Vec<_> = guides.iter().filter_map(|g| g.calibrated.as_ref().ok().map(|c| c.error)).collect();
     let s = ErrorStats::of(&errs);
-    let _ = writeln!(out, "\nCalibrated, all {} points: median absolute MFU error {:.1} points, p90 {:.1}.\n", s.count, s.median_abs_mfu_pts, s.p90_abs_mfu_pts);
+    let _ = writeln!(
+        out,
+        "\nCalibrated, all {} points: median absolute MFU error {:.1} points, p90 {:.1}.\n",
+        s.count, s.median_abs_mfu_pts, s.p90_abs_mfu_pts
+    );
     for g in &f.guide_points {
         let _ = writeln!(out, "- **{}**: \"{}\" Assumed: {}.", g.id, g.statement, g.assumptions.join("; "));
     }
@@ -148,7 +177,11 @@ pub fn render(rows: &[RunRow], c: &Calibration) -> String {
     let _ = writeln!(out, "\n## Published numbers nothing here predicts\n");
     let _ = writeln!(out, "| point | chip | what | value | why not |\n|---|---|---|--:|---|");
     for p in &f.unpredicted_points {
-        let _ = writeln!(out, "| {} | {} × {} | {} | {} {} | {} |", p.id, p.chips, p.chip, p.what, p.value, p.unit, p.why_not);
+        let _ = writeln!(
+            out,
+            "| {} | {} × {} | {} | {} {} | {} |",
+            p.id, p.chips, p.chip, p.what, p.value, p.unit, p.why_not
+        );
     }
     out
 }
@@ -159,7 +192,8 @@ fn findings(out: &mut String, rows: &[RunRow]) {
         .iter()
         .map(|r| (((r.tflops_then / r.measured_step_s) / r.reported_tflops - 1.0).abs() * 100.0, r.id.as_str()))
         .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
-    let not_fitting: Vec<&str> = rows.iter().filter(|r| r.ideal.as_ref().is_ok_and(|c| !c.fits)).map(|r| r.id.as_str()).collect();
+    let not_fitting: Vec<&str> =
+        rows.iter().filter(|r| r.ideal.as_ref().is_ok_and(|c| !c.fits)).map(|r| r.id.as_str()).collect();
     let _ = writeln!(out, "## What the table shows\n");
     let _ = writeln!(
         out,

@@ -24,24 +24,51 @@ fn published_rates_reproduce_in_their_own_convention() {
     let mut worst = (0.0f64, String::new());
     for r in runs::all() {
         let m = run_model(r).unwrap();
-        let w = Workload { per_device_batch: r.per_device_batch, seq_len: r.seq_len, grad_accum: 1, remat: Default::default() };
+        let w = Workload {
+            per_device_batch: r.per_device_batch,
+            seq_len: r.seq_len,
+            grad_accum: 1,
+            remat: Default::default(),
+        };
         let then = flops_per_device_step(&m, &w, r.flops_convention_then) / 1e12;
         let now = maxtext_flops_per_device_step(&m, &w) / 1e12;
-        assert!((then - r.tflops_per_device_step_then).abs() <= 0.051, "{}: {then:.2} TFLOPs in {} vs the table's {}", r.id, r.flops_convention_then.id(), r.tflops_per_device_step_then);
-        assert!((now - r.tflops_per_device_step_maxtext_now).abs() <= 0.051, "{}: {now:.2} TFLOPs now vs the table's {}", r.id, r.tflops_per_device_step_maxtext_now);
+        assert!(
+            (then - r.tflops_per_device_step_then).abs() <= 0.051,
+            "{}: {then:.2} TFLOPs in {} vs the table's {}",
+            r.id,
+            r.flops_convention_then.id(),
+            r.tflops_per_device_step_then
+        );
+        assert!(
+            (now - r.tflops_per_device_step_maxtext_now).abs() <= 0.051,
+            "{}: {now:.2} TFLOPs now vs the table's {}",
+            r.id,
+            r.tflops_per_device_step_maxtext_now
+        );
         let rate = then / r.step_time_s;
         let rel = (rate / r.reported_tflops_per_device - 1.0).abs();
-        assert!(rel <= 0.006, "{}: {rate:.1} TFLOP/s from the step time vs {} published", r.id, r.reported_tflops_per_device);
+        assert!(
+            rel <= 0.006,
+            "{}: {rate:.1} TFLOP/s from the step time vs {} published",
+            r.id,
+            r.reported_tflops_per_device
+        );
         if rel > worst.0 {
             worst = (rel, r.id.clone());
         }
         // The published MFU is the rate over the chip's peak (in the published
         // convention), within the rounding of the whole-number TFLOP/s (±0.5).
         if let Some(mfu) = r.reported_mfu_pct {
-            let chip = setups::bundled().catalog_chip(&r.chip).and_then(shardcalc_core::hardware::catalog::get).unwrap();
+            let chip =
+                setups::bundled().catalog_chip(&r.chip).and_then(shardcalc_core::hardware::catalog::get).unwrap();
             let peak = chip.peak_flops.bf16.get() / 1e12;
             let tolerance = 0.5 / peak * 100.0 + 0.005;
-            assert!((r.reported_tflops_per_device / peak * 100.0 - mfu).abs() <= tolerance, "{}: {} / {peak} vs {mfu}%", r.id, r.reported_tflops_per_device);
+            assert!(
+                (r.reported_tflops_per_device / peak * 100.0 - mfu).abs() <= tolerance,
+                "{}: {} / {peak} vs {mfu}%",
+                r.id,
+                r.reported_tflops_per_device
+            );
         }
     }
     eprintln!("largest rate mismatch: {:.3}% ({})", worst.0 * 100.0, worst.1);
@@ -73,7 +100,8 @@ fn bundled_calibration_is_the_fit() {
 #[test]
 fn every_run_is_a_scenario_that_plans() {
     let f = setups::bundled();
-    let mut scenarios: Vec<_> = runs::all().iter().map(|r| (r.id.clone(), run_scenario(r, PredictionMode::Ideal).unwrap())).collect();
+    let mut scenarios: Vec<_> =
+        runs::all().iter().map(|r| (r.id.clone(), run_scenario(r, PredictionMode::Ideal).unwrap())).collect();
     scenarios.extend(f.guide_points.iter().map(|g| (g.id.clone(), guide_scenario(g, PredictionMode::Ideal))));
     for (id, s) in scenarios {
         let link = permalink::encode(&s);
@@ -99,7 +127,8 @@ fn statistics_meet_the_readme_and_are_written() {
     let ideal = group_stats(&rows, None, Some(Split::HeldBack), PredictionMode::Ideal).stats;
     assert!(held.median_abs_mfu_pts < ideal.median_abs_mfu_pts, "the calibration must beat the roofline");
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let stated = doc::readme_figure(&readme).expect("README.md states `Held-back median absolute MFU error: <x> points`");
+    let stated =
+        doc::readme_figure(&readme).expect("README.md states `Held-back median absolute MFU error: <x> points`");
     assert!(stated <= 5.0, "the README's figure {stated} is above the issue's goal of 5 points");
     let text = doc::render(&rows, &c);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/validation.md");
@@ -141,7 +170,8 @@ fn bundled_table_is_current() {
     // A file that no longer parses (the row types changed) is stale too.
     if parse_bundled().ok().as_ref() != Some(&fresh) {
         let mut out = Vec::new();
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b" "));
+        let mut ser =
+            serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b" "));
         serde::Serialize::serialize(&fresh, &mut ser).unwrap();
         out.push(b'\n');
         std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/data/validation-table.json"), out).unwrap();

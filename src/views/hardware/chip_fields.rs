@@ -90,17 +90,44 @@ pub const CHIP_FIELDS: &[ChipField] = &[
     field("cores_per_chip", "chip-cores_per_chip", "TensorCores per chip", Unit::Count, false),
     field("scale_up.links_per_chip", "chip-scale_up-links_per_chip", "Scale-up links per chip", Unit::Count, false),
     field("scale_up.link.one_way", "chip-scale_up-link-one_way", "Per link, one-way", Unit::GigabytesPerSec, false),
-    derived("scale_up.link.bidirectional", "chip-scale_up-link-bidirectional", "Per link, bidirectional", Unit::GigabytesPerSec),
+    derived(
+        "scale_up.link.bidirectional",
+        "chip-scale_up-link-bidirectional",
+        "Per link, bidirectional",
+        Unit::GigabytesPerSec,
+    ),
     field("scale_up.hop_latency", "chip-scale_up-hop_latency", "Scale-up hop latency", Unit::Microseconds, true),
     field("scale_up.max_chips", "chip-scale_up-max_chips", "Largest slice / NVLink domain", Unit::Count, false),
     field("host.chips_per_host", "chip-host-chips_per_host", "Chips per host", Unit::Count, false),
     field("host.pcie.one_way", "chip-host-pcie-one_way", "PCIe per chip, one-way", Unit::GigabytesPerSec, true),
-    derived("host.pcie.bidirectional", "chip-host-pcie-bidirectional", "PCIe per chip, bidirectional", Unit::GigabytesPerSec),
-    field("scale_out.bandwidth_per_chip", "chip-scale_out-bandwidth_per_chip", "DCN / scale-out per chip, one-way", Unit::GigabytesPerSec, false),
+    derived(
+        "host.pcie.bidirectional",
+        "chip-host-pcie-bidirectional",
+        "PCIe per chip, bidirectional",
+        Unit::GigabytesPerSec,
+    ),
+    field(
+        "scale_out.bandwidth_per_chip",
+        "chip-scale_out-bandwidth_per_chip",
+        "DCN / scale-out per chip, one-way",
+        Unit::GigabytesPerSec,
+        false,
+    ),
     field("scale_out.hop_latency", "chip-scale_out-hop_latency", "DCN / scale-out latency", Unit::Microseconds, true),
     field("chiplets.count", "chip-chiplets-count", "Chiplets per chip", Unit::Count, true),
-    field("chiplets.die_to_die.one_way", "chip-chiplets-die_to_die-one_way", "Die-to-die link, one-way", Unit::GigabytesPerSec, true),
-    derived("chiplets.die_to_die.bidirectional", "chip-chiplets-die_to_die-bidirectional", "Die-to-die link, bidirectional", Unit::GigabytesPerSec),
+    field(
+        "chiplets.die_to_die.one_way",
+        "chip-chiplets-die_to_die-one_way",
+        "Die-to-die link, one-way",
+        Unit::GigabytesPerSec,
+        true,
+    ),
+    derived(
+        "chiplets.die_to_die.bidirectional",
+        "chip-chiplets-die_to_die-bidirectional",
+        "Die-to-die link, bidirectional",
+        Unit::GigabytesPerSec,
+    ),
     field("price_per_chip_hour_usd", "chip-price_per_chip_hour_usd", "Price", Unit::UsdPerHour, true),
 ];
 
@@ -121,5 +148,9 @@ pub fn display(field: &ChipField, value: f64) -> String {
         _ => shardcalc_charts::format::significant(x, 4),
     };
     let unit = field.unit.label();
-    if unit.is_empty() { number } else { format!("{number} {unit}") }
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
 }

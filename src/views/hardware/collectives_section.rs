@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::catalog::query_points;
-use shardcalc_charts::format::significant;
 use shardcalc_charts::collective_times_chart;
+use shardcalc_charts::format::significant;
 use shardcalc_core::collectives::summary::collective_summary;
 use shardcalc_core::collectives::{collective_cost, AxisLink, CollectiveKind, Regime};
 use shardcalc_core::report_hardware::CollectiveReport;
@@ -12,8 +12,8 @@ use shardcalc_core::units::Bytes;
 
 use super::collective_kinds::kind_name;
 use super::derived::Derived;
-use super::{csv, html};
 use super::units::{bytes, seconds};
+use super::{csv, html};
 use crate::components::{CsvButton, Figure, SceneChart};
 
 /// Display name of a regime.
@@ -52,7 +52,16 @@ pub fn collectives_html(reports: &[CollectiveReport]) -> String {
     html::table(
         "collectives-table",
         "Your collectives on this topology: time = max(latency floor, bandwidth time) per network, summed",
-        &["Collective", "Axes", "#V", "#Time", "Regime", "#Bytes per link (one way)", "#Latency floor", "#Bandwidth time"],
+        &[
+            "Collective",
+            "Axes",
+            "#V",
+            "#Time",
+            "Regime",
+            "#Bytes per link (one way)",
+            "#Latency floor",
+            "#Bandwidth time",
+        ],
         &rows,
     )
 }
@@ -141,7 +150,8 @@ pub fn CollectivesSection(
             summary_html(probe.as_ref())
         })
     };
-    let csv_text = Signal::derive(move || reports.with(|r| r.as_ref().map(|r| csv::collectives(r)).unwrap_or_default()));
+    let csv_text =
+        Signal::derive(move || reports.with(|r| r.as_ref().map(|r| csv::collectives(r)).unwrap_or_default()));
     let summary_csv = Signal::derive(move || csv::summary(&collective_summary()));
     view! {
         <section class="result-section" aria-labelledby="collectives-heading">

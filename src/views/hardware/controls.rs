@@ -8,8 +8,8 @@
 //! [`escape`]; ids are stable (README, tests).
 
 use super::html::escape;
-pub use crate::form_html::{show_message, value_of};
 use crate::form_html::{error_div, option_html, text_html};
+pub use crate::form_html::{show_message, value_of};
 
 /// What a control is.
 pub enum Kind {
@@ -49,26 +49,57 @@ pub struct Control {
 
 /// A text input.
 #[must_use]
-pub fn text(id: impl Into<String>, label: impl Into<String>, unit: &'static str, hint: impl Into<String>, value: impl Into<String>) -> Control {
-    Control { id: id.into(), label: label.into(), kind: Kind::Text { unit, hint: hint.into(), mode: "decimal" }, value: value.into() }
+pub fn text(
+    id: impl Into<String>,
+    label: impl Into<String>,
+    unit: &'static str,
+    hint: impl Into<String>,
+    value: impl Into<String>,
+) -> Control {
+    Control {
+        id: id.into(),
+        label: label.into(),
+        kind: Kind::Text { unit, hint: hint.into(), mode: "decimal" },
+        value: value.into(),
+    }
 }
 
 /// A text input that takes words, not only numbers.
 #[must_use]
-pub fn words(id: impl Into<String>, label: impl Into<String>, hint: impl Into<String>, value: impl Into<String>) -> Control {
-    Control { id: id.into(), label: label.into(), kind: Kind::Text { unit: "", hint: hint.into(), mode: "text" }, value: value.into() }
+pub fn words(
+    id: impl Into<String>,
+    label: impl Into<String>,
+    hint: impl Into<String>,
+    value: impl Into<String>,
+) -> Control {
+    Control {
+        id: id.into(),
+        label: label.into(),
+        kind: Kind::Text { unit: "", hint: hint.into(), mode: "text" },
+        value: value.into(),
+    }
 }
 
 /// A drop-down.
 #[must_use]
-pub fn select(id: impl Into<String>, label: impl Into<String>, options: Vec<(String, String)>, value: impl Into<String>) -> Control {
+pub fn select(
+    id: impl Into<String>,
+    label: impl Into<String>,
+    options: Vec<(String, String)>,
+    value: impl Into<String>,
+) -> Control {
     Control { id: id.into(), label: label.into(), kind: Kind::Select(options), value: value.into() }
 }
 
 /// A checkbox.
 #[must_use]
 pub fn check(id: impl Into<String>, label: impl Into<String>, checked: bool) -> Control {
-    Control { id: id.into(), label: label.into(), kind: Kind::Check, value: if checked { "true".into() } else { String::new() } }
+    Control {
+        id: id.into(),
+        label: label.into(),
+        kind: Kind::Check,
+        value: if checked { "true".into() } else { String::new() },
+    }
 }
 
 /// A button.
@@ -111,7 +142,12 @@ pub fn render(controls: &[Control]) -> String {
                     error_div(&id)
                 );
             }
-            Kind::Button => out += &format!("<div class=\"actions\"><button type=\"button\" id=\"{id}\">{label}</button></div>{}", error_div(&id)),
+            Kind::Button => {
+                out += &format!(
+                    "<div class=\"actions\"><button type=\"button\" id=\"{id}\">{label}</button></div>{}",
+                    error_div(&id)
+                )
+            }
             Kind::Note => out += &format!("<p class=\"hint\">{label}</p>"),
             Kind::Heading => out += &format!("<p class=\"axis-title\" id=\"{id}\"><strong>{label}</strong></p>"),
         }

@@ -4,8 +4,8 @@
 use shardcalc_core::collectives::summary::SummaryRow;
 use shardcalc_core::collectives::{AxisShape, CollectiveKind, Network, Regime};
 use shardcalc_core::hardware::intensity::Channel;
-use shardcalc_core::roofline::Resource;
 use shardcalc_core::report_hardware::{CollectiveReport, HardwareReport, RooflineReport};
+use shardcalc_core::roofline::Resource;
 
 use super::spec_table::SpecRow;
 
@@ -111,9 +111,18 @@ fn num(x: f64) -> String {
 /// date, and the other sources as `value (source; note)` joined by ` | `.
 #[must_use]
 pub fn spec(rows: &[SpecRow]) -> String {
-    let mut out = line(&["field".into(), "label".into(), "value".into(), "unit".into(), "source".into(), "as_of".into(), "other_sources".into()]);
+    let mut out = line(&[
+        "field".into(),
+        "label".into(),
+        "value".into(),
+        "unit".into(),
+        "source".into(),
+        "as_of".into(),
+        "other_sources".into(),
+    ]);
     for r in rows {
-        let others: Vec<String> = r.others.iter().map(|(v, s, n)| format!("{v} ({s}{}{n})", if n.is_empty() { "" } else { "; " })).collect();
+        let others: Vec<String> =
+            r.others.iter().map(|(v, s, n)| format!("{v} ({s}{}{n})", if n.is_empty() { "" } else { "; " })).collect();
         out += &line(&[
             r.field.path.into(),
             r.field.label.into(),
@@ -147,7 +156,13 @@ fn base_unit(path: &str) -> &'static str {
 /// Critical intensities.
 #[must_use]
 pub fn intensities(r: &HardwareReport) -> String {
-    let mut out = line(&["channel".into(), "links".into(), "dtype".into(), "bandwidth_bytes_per_s".into(), "critical_intensity_flop_per_byte".into()]);
+    let mut out = line(&[
+        "channel".into(),
+        "links".into(),
+        "dtype".into(),
+        "bandwidth_bytes_per_s".into(),
+        "critical_intensity_flop_per_byte".into(),
+    ]);
     for row in &r.critical_intensities {
         out += &line(&[
             id(&row.channel),
@@ -163,9 +178,23 @@ pub fn intensities(r: &HardwareReport) -> String {
 /// The topology's resolved axes.
 #[must_use]
 pub fn topology(r: &HardwareReport) -> String {
-    let mut out = line(&["axis".into(), "size".into(), "network".into(), "shape".into(), "link_bytes_per_s_one_way".into(), "hop_latency_s".into()]);
+    let mut out = line(&[
+        "axis".into(),
+        "size".into(),
+        "network".into(),
+        "shape".into(),
+        "link_bytes_per_s_one_way".into(),
+        "hop_latency_s".into(),
+    ]);
     for a in r.topology.iter().flat_map(|t| &t.axes) {
-        out += &line(&[a.name.clone(), a.size.to_string(), id(&a.network), id(&a.shape), num(a.link.get()), num(a.hop_latency.get())]);
+        out += &line(&[
+            a.name.clone(),
+            a.size.to_string(),
+            id(&a.network),
+            id(&a.shape),
+            num(a.link.get()),
+            num(a.hop_latency.get()),
+        ]);
     }
     out
 }
@@ -228,9 +257,21 @@ pub fn roofline(r: &RooflineReport) -> String {
 /// Chapter 3's summary table.
 #[must_use]
 pub fn summary(rows: &[SummaryRow]) -> String {
-    let mut out = line(&["operation".into(), "description".into(), "syntax".into(), "runtime".into(), "multiple_of_all_gather".into()]);
+    let mut out = line(&[
+        "operation".into(),
+        "description".into(),
+        "syntax".into(),
+        "runtime".into(),
+        "multiple_of_all_gather".into(),
+    ]);
     for r in rows {
-        out += &line(&[r.name.clone(), r.description.clone(), r.syntax.clone(), r.runtime.clone(), num(r.multiple_of_all_gather)]);
+        out += &line(&[
+            r.name.clone(),
+            r.description.clone(),
+            r.syntax.clone(),
+            r.runtime.clone(),
+            num(r.multiple_of_all_gather),
+        ]);
     }
     out
 }

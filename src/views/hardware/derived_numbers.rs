@@ -65,7 +65,11 @@ pub fn numbers_html(r: &HardwareReport) -> String {
         .map(|row| {
             html::row(
                 channel_label(row, &c.scale_up.name, &c.scale_out.name, torus),
-                vec![html::text(row.dtype.name()), html::num(rate(row.bandwidth.get())), html::num(intensity(row.intensity.get()))],
+                vec![
+                    html::text(row.dtype.name()),
+                    html::num(rate(row.bandwidth.get())),
+                    html::num(intensity(row.intensity.get())),
+                ],
             )
         })
         .collect();
@@ -77,7 +81,11 @@ pub fn numbers_html(r: &HardwareReport) -> String {
     );
     if let Some(t) = &r.topology {
         // Whole numbers below 2^53 (at most 2^30 per axis, checked): the cast is exact.
-        let devices = if t.devices.fract() == 0.0 && t.devices < 9e15 { thousands(t.devices as u64) } else { significant(t.devices, 6) };
+        let devices = if t.devices.fract() == 0.0 && t.devices < 9e15 {
+            thousands(t.devices as u64)
+        } else {
+            significant(t.devices, 6)
+        };
         out += &format!("<h4>Topology: {} devices</h4>", html::value("topology-devices", &devices, false));
         let rows: Vec<html::Row> = t
             .axes

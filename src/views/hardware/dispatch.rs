@@ -82,7 +82,9 @@ fn chip(state: AppState, derived: Derived, rest: &str, value: &str) -> Option<Re
             let number = if value.trim().is_empty() && field.optional {
                 Ok(None)
             } else {
-                parse_positive_real(value).map(|x| Some(x * field.unit.scale())).map_err(|m| format!("{}: {m}", field.label))
+                parse_positive_real(value)
+                    .map(|x| Some(x * field.unit.scale()))
+                    .map_err(|m| format!("{}: {m}", field.label))
             };
             number.and_then(|v| {
                 edit_chip(state, field.path, |chip| {
@@ -106,7 +108,11 @@ fn fabric(state: AppState) -> Result<(), String> {
         _ => {
             let dims = parse_count(&value_of("chip-torus-dims")).map_err(|m| format!("torus axes: {m}"))?;
             let side = parse_count(&value_of("chip-wrap-side")).map_err(|m| format!("wraparound size: {m}"))?;
-            let wraparound = if value_of("chip-wrap-rule") == "full_cubes" { WrapRule::FullCubes(side) } else { WrapRule::FullAxis(side) };
+            let wraparound = if value_of("chip-wrap-rule") == "full_cubes" {
+                WrapRule::FullCubes(side)
+            } else {
+                WrapRule::FullAxis(side)
+            };
             Fabric::Torus { dims, wraparound }
         }
     };
@@ -126,7 +132,12 @@ fn set_axis(state: AppState, i: usize, f: impl FnOnce(&mut AxisSpec)) -> Result<
 }
 
 /// `None` for empty text, else `scale` × the number read by `parse`.
-fn optional(value: &str, scale: f64, what: &str, parse: fn(&str) -> Result<f64, String>) -> Result<Option<f64>, String> {
+fn optional(
+    value: &str,
+    scale: f64,
+    what: &str,
+    parse: fn(&str) -> Result<f64, String>,
+) -> Result<Option<f64>, String> {
     if value.trim().is_empty() {
         Ok(None)
     } else {
@@ -247,7 +258,8 @@ fn set_op(state: AppState, field: &str, f: impl FnOnce(&mut OpCost)) -> Result<(
 /// A new query: a copy of the last one, or 32 MiB gathered over the first axis.
 fn add_collective(state: AppState) -> Result<(), String> {
     update(state, "collectives", |s| {
-        let axis = s.hardware.as_ref().and_then(|h| h.topology.as_ref()).and_then(|t| t.axes.first().map(|a| a.name.clone()));
+        let axis =
+            s.hardware.as_ref().and_then(|h| h.topology.as_ref()).and_then(|t| t.axes.first().map(|a| a.name.clone()));
         let next = s.collectives.last().cloned().unwrap_or(CollectiveQuery {
             kind: CollectiveKind::AllGather,
             array_bytes: 33_554_432.0,

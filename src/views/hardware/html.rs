@@ -79,7 +79,11 @@ impl Row {
 /// and rows.
 #[must_use]
 pub fn table(id: &str, caption: &str, headers: &[&str], rows: &[Row]) -> String {
-    let mut out = format!("<div class=\"table-wrap\"><table id=\"{}\"><caption>{}</caption><thead><tr>", escape(id), escape(caption));
+    let mut out = format!(
+        "<div class=\"table-wrap\"><table id=\"{}\"><caption>{}</caption><thead><tr>",
+        escape(id),
+        escape(caption)
+    );
     for h in headers {
         match h.strip_prefix('#') {
             Some(h) => out += &format!("<th scope=\"col\" class=\"num\">{}</th>", escape(h)),

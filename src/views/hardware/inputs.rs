@@ -39,7 +39,9 @@ fn chip_controls(s: &Scenario) -> Vec<Control> {
         _ => {
             return vec![
                 button("chip-customize", "Edit a copy of this chip"),
-                note("Define a custom chip: every number of the spec table becomes editable, starting from this chip's."),
+                note(
+                    "Define a custom chip: every number of the spec table becomes editable, starting from this chip's.",
+                ),
             ];
         }
     };
@@ -69,9 +71,14 @@ fn fabric_controls(chip: &Chip) -> Vec<Control> {
         ("switch", "Switch (NVLink + NVSwitch; GPU nodes)"),
         ("full_mesh", "Full mesh (Infinity Fabric; GPU nodes)"),
     ]);
-    let rules = options(&[("full_axis", "Only a full axis wraps (v5e, v6e)"), ("full_cubes", "Only whole cubes wrap (v4, v5p, 7x)")]);
-    let mut dims_field = text("chip-torus-dims", "Torus axes", "", "1, 2 or 3 (ignored for a switch or full mesh)", dims.to_string());
-    let mut side_field = text("chip-wrap-side", "Wraparound size", "chips", "Full axis length, or cube side", side.to_string());
+    let rules = options(&[
+        ("full_axis", "Only a full axis wraps (v5e, v6e)"),
+        ("full_cubes", "Only whole cubes wrap (v4, v5p, 7x)"),
+    ]);
+    let mut dims_field =
+        text("chip-torus-dims", "Torus axes", "", "1, 2 or 3 (ignored for a switch or full mesh)", dims.to_string());
+    let mut side_field =
+        text("chip-wrap-side", "Wraparound size", "chips", "Full axis length, or cube side", side.to_string());
     for f in [&mut dims_field, &mut side_field] {
         if let controls::Kind::Text { mode, .. } = &mut f.kind {
             *mode = "numeric";
@@ -133,8 +140,20 @@ fn roofline_controls(s: &Scenario) -> Vec<Control> {
             select("roofline-kind", "Op", kinds, "op"),
             text("roofline-flops", "FLOPs", "FLOP", "On one chip", plain(op.flops.get())),
             text("roofline-hbm_bytes", "HBM bytes", "B", "Read + written", plain(op.hbm_bytes.get())),
-            text("roofline-ici_bytes", "ICI / NVLink bytes", "B", "Sent or received by this chip", plain(op.ici_bytes.get())),
-            text("roofline-ici_links", "ICI links used", "", "One-way links the ICI bytes spread over (book Solution 2.6)", plain(op.ici_links)),
+            text(
+                "roofline-ici_bytes",
+                "ICI / NVLink bytes",
+                "B",
+                "Sent or received by this chip",
+                plain(op.ici_bytes.get()),
+            ),
+            text(
+                "roofline-ici_links",
+                "ICI links used",
+                "",
+                "One-way links the ICI bytes spread over (book Solution 2.6)",
+                plain(op.ici_links),
+            ),
             text("roofline-dcn_bytes", "DCN bytes", "B", "", plain(op.dcn_bytes.get())),
             text("roofline-host_bytes", "Host (PCIe) bytes", "B", "", plain(op.host_bytes.get())),
             select("roofline-dtype", "Compute format", dtype_options(&COMPUTE), op.dtype.name()),
@@ -155,16 +174,37 @@ fn roofline_controls(s: &Scenario) -> Vec<Control> {
 }
 
 fn collective_controls(s: &Scenario) -> Vec<Control> {
-    let axes: Vec<&str> = s.hardware.iter().flat_map(|h| h.topology.iter()).flat_map(|t| t.axes.iter()).map(|a| a.name.as_str()).collect();
-    let kinds: Vec<(String, String)> = CollectiveKind::ALL.iter().map(|k| (kind_id(*k).to_string(), kind_name(*k).to_string())).collect();
+    let axes: Vec<&str> = s
+        .hardware
+        .iter()
+        .flat_map(|h| h.topology.iter())
+        .flat_map(|t| t.axes.iter())
+        .map(|a| a.name.as_str())
+        .collect();
+    let kinds: Vec<(String, String)> =
+        CollectiveKind::ALL.iter().map(|k| (kind_id(*k).to_string(), kind_name(*k).to_string())).collect();
     let mut out = vec![note(
         "V is the full array: the gathered result on one chip (AllGather), the unreduced input (ReduceScatter), the array (AllReduce), the per-chip shard × the axis sizes (AllToAll). Sizes like 34MB, 32 MiB or 33554432.",
     )];
     for (i, q) in s.collectives.iter().enumerate() {
-        out.push(select(format!("collective-{i}-kind"), format!("Collective {}", i + 1), kinds.clone(), kind_id(q.kind)));
-        out.push(words(format!("collective-{i}-bytes"), "Array size V", "bytes (B, kB, MB, GB, KiB, MiB, GiB)", bytes_input(q.array_bytes)));
+        out.push(select(
+            format!("collective-{i}-kind"),
+            format!("Collective {}", i + 1),
+            kinds.clone(),
+            kind_id(q.kind),
+        ));
+        out.push(words(
+            format!("collective-{i}-bytes"),
+            "Array size V",
+            "bytes (B, kB, MB, GB, KiB, MiB, GiB)",
+            bytes_input(q.array_bytes),
+        ));
         for name in &axes {
-            out.push(check(format!("collective-{i}-axis-{name}"), format!("over {name}"), q.axes.iter().any(|a| a == name)));
+            out.push(check(
+                format!("collective-{i}-axis-{name}"),
+                format!("over {name}"),
+                q.axes.iter().any(|a| a == name),
+            ));
         }
         out.push(button(format!("collective-{i}-remove"), "Remove"));
     }
@@ -185,9 +225,13 @@ pub fn HardwareInputs(
         format!("{}/{custom}", state.generation.get())
     });
     let axes_key = Memo::new(move |_| {
-        let chip = derived.chip.with(|c| c.as_ref().map(|c| (c.id.clone(), format!("{:?}", c.scale_up.fabric), c.chiplets.map(|ch| ch.count))));
+        let chip = derived.chip.with(|c| {
+            c.as_ref().map(|c| (c.id.clone(), format!("{:?}", c.scale_up.fabric), c.chiplets.map(|ch| ch.count)))
+        });
         let axes = derived.section.with(|s| {
-            s.as_ref().and_then(|h| h.topology.as_ref()).map(|t| t.axes.iter().map(|a| format!("{}:{}:{:?}", a.name, a.size, a.network)).collect::<Vec<_>>())
+            s.as_ref()
+                .and_then(|h| h.topology.as_ref())
+                .map(|t| t.axes.iter().map(|a| format!("{}:{}:{:?}", a.name, a.size, a.network)).collect::<Vec<_>>())
         });
         format!("{}/{chip:?}/{axes:?}", state.generation.get())
     });
@@ -196,7 +240,11 @@ pub fn HardwareInputs(
         format!("{}/{matmul}", state.generation.get())
     });
     let collectives_key = Memo::new(move |_| {
-        let axes = derived.section.with(|s| s.as_ref().and_then(|h| h.topology.as_ref()).map(|t| t.axes.iter().map(|a| a.name.clone()).collect::<Vec<_>>()));
+        let axes = derived.section.with(|s| {
+            s.as_ref()
+                .and_then(|h| h.topology.as_ref())
+                .map(|t| t.axes.iter().map(|a| a.name.clone()).collect::<Vec<_>>())
+        });
         format!("{}/{}/{axes:?}", state.generation.get(), derived.queries.with(Vec::len))
     });
     let html = move |key: Memo<String>, controls: fn(&Scenario) -> Vec<Control>| {

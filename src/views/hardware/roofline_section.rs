@@ -56,7 +56,9 @@ pub fn roofline_html(r: &RooflineReport) -> String {
         ),
     ];
     if let Some(m) = &r.matmul {
-        let exact = m.critical_batch.map_or_else(|| "never (activations alone outrun compute)".to_string(), |b| significant(b, 4));
+        let exact = m
+            .critical_batch
+            .map_or_else(|| "never (activations alone outrun compute)".to_string(), |b| significant(b, 4));
         items.push(format!(
             "Compute-bound above a batch of {} tokens (exact, book Solution 2.4); {} for B ≪ D, F (peak × weight bytes / (2 × HBM bandwidth), book 1.1.2)",
             v("roofline-critical-batch", &exact, true),
@@ -92,7 +94,12 @@ pub fn roofline_html(r: &RooflineReport) -> String {
         html::row(resource_name(res), vec![html::num(seconds(s)), html::num(share)]).class_if(res == r.bound, "bound")
     })
     .collect();
-    out += &html::table("roofline-table", "Time on each resource at its peak (the bound in bold)", &["Resource", "#Time", "#of the bound"], &rows);
+    out += &html::table(
+        "roofline-table",
+        "Time on each resource at its peak (the bound in bold)",
+        &["Resource", "#Time", "#of the bound"],
+        &rows,
+    );
     out
 }
 
@@ -128,7 +135,9 @@ pub fn RooflineSection(
             })
         })
     });
-    let csv_text = Signal::derive(move || roofline.with(|r| r.as_ref().and_then(|r| r.as_ref().ok()).map(csv::roofline).unwrap_or_default()));
+    let csv_text = Signal::derive(move || {
+        roofline.with(|r| r.as_ref().and_then(|r| r.as_ref().ok()).map(csv::roofline).unwrap_or_default())
+    });
     view! {
         <section class="result-section" aria-labelledby="roofline-heading">
             <h3 id="roofline-heading">"Roofline"</h3>

@@ -79,14 +79,21 @@ pub fn spec_html(chip: &Chip) -> String {
                 .iter()
                 .map(|(v, source, note)| {
                     let note = if note.is_empty() { String::new() } else { format!(" — {note}") };
-                    format!("<li><strong>{}</strong>: {}</li>", html::escape(v), html::escape(&format!("{source}{note}")))
+                    format!(
+                        "<li><strong>{}</strong>: {}</li>",
+                        html::escape(v),
+                        html::escape(&format!("{source}{note}"))
+                    )
                 })
                 .collect();
             let others = if others.is_empty() { String::new() } else { format!("<ul>{others}</ul>") };
-            html::row(r.field.label, vec![html::num(value), html::text(r.source.clone()), html::text(r.as_of.clone()), html::raw(others)])
-                .id(format!("spec-{}", r.field.path.replace('.', "-")))
-                .class_if(!r.others.is_empty(), "disagree")
-                .class_if(r.value.is_none(), "missing")
+            html::row(
+                r.field.label,
+                vec![html::num(value), html::text(r.source.clone()), html::text(r.as_of.clone()), html::raw(others)],
+            )
+            .id(format!("spec-{}", r.field.path.replace('.', "-")))
+            .class_if(!r.others.is_empty(), "disagree")
+            .class_if(r.value.is_none(), "missing")
         })
         .collect();
     out += &html::table(
@@ -108,7 +115,8 @@ pub fn SpecSection(
 ) -> impl IntoView {
     let chip = derived.chip;
     let body = move || chip.with(|c| c.as_ref().map(spec_html).unwrap_or_default());
-    let csv_text = Signal::derive(move || chip.with(|c| c.as_ref().map(|c| csv::spec(&spec_rows(c))).unwrap_or_default()));
+    let csv_text =
+        Signal::derive(move || chip.with(|c| c.as_ref().map(|c| csv::spec(&spec_rows(c))).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="spec-heading">
             <div inner_html=body></div>

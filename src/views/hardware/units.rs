@@ -57,13 +57,21 @@ pub fn plain(x: f64) -> String {
     // Not format!: core's float printing costs every page ~10 KB (core::decimal).
     let text = shardcalc_core::decimal::fixed(x, 6);
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".into() } else { text.to_string() }
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.to_string()
+    }
 }
 
 /// `x` in SI form followed by `unit`: `33.6 MB`, `512 B`.
 fn si_unit(x: f64, unit: &str) -> String {
     let text = si(x);
-    if text.contains(' ') { format!("{text}{unit}") } else { format!("{text} {unit}") }
+    if text.contains(' ') {
+        format!("{text}{unit}")
+    } else {
+        format!("{text} {unit}")
+    }
 }
 
 /// `3.36e7` → `33.6 MB`.
@@ -100,8 +108,14 @@ pub fn intensity(x: f64) -> String {
 /// `33554432` → `32MiB`, `3.4e7` → `34MB`, `1000.5` → `1000.5`.
 #[must_use]
 pub fn bytes_input(b: f64) -> String {
-    const UNITS: [(f64, &str); 6] =
-        [(1_099_511_627_776.0, "TiB"), (1_073_741_824.0, "GiB"), (1_048_576.0, "MiB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB")];
+    const UNITS: [(f64, &str); 6] = [
+        (1_099_511_627_776.0, "TiB"),
+        (1_073_741_824.0, "GiB"),
+        (1_048_576.0, "MiB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+    ];
     UNITS
         .iter()
         .find(|(scale, _)| b >= *scale && (b / scale).fract() == 0.0)

@@ -1,9 +1,7 @@
 //! The attention block: MHA/GQA/MQA or MLA, with their dimensions and options.
 
 use leptos::prelude::*;
-use shardcalc_core::model::{
-    Attention, AttentionBias, GqaAttention, MlaAttention, MAX_HEADS,
-};
+use shardcalc_core::model::{Attention, AttentionBias, GqaAttention, MlaAttention, MAX_HEADS};
 
 use super::access::{count, gqa, gqa_mut, mla, mla_mut, text};
 use crate::components::{CheckField, NumberField, SelectField};
@@ -157,7 +155,12 @@ macro_rules! mla_field {
 
 mla_field!(KV_LORA, kv_lora_rank, "KV latent rank", "what the KV cache stores per token and layer (DeepSeek-V3: 512)");
 mla_field!(QK_NOPE, qk_nope_head_dim, "QK head dim without RoPE", "per head (DeepSeek-V3: 128)");
-mla_field!(QK_ROPE, qk_rope_head_dim, "RoPE head dim", "per head; the key part is shared across heads (DeepSeek-V3: 64)");
+mla_field!(
+    QK_ROPE,
+    qk_rope_head_dim,
+    "RoPE head dim",
+    "per head; the key part is shared across heads (DeepSeek-V3: 64)"
+);
 mla_field!(V_HEAD, v_head_dim, "Value head dim", "per head (DeepSeek-V3: 128)");
 
 static Q_LORA: NumberSpec = NumberSpec {

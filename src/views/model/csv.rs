@@ -65,8 +65,5 @@ pub fn notebook(n: &NotebookTables) -> Table {
 
 /// The snake_case id serde gives an enum value (`routed_experts`).
 fn serde_id<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }

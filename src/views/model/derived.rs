@@ -42,7 +42,11 @@ impl Derived {
 fn model_report_changed(old: Option<&Result<Report, Invalid>>, new: Option<&Result<Report, Invalid>>) -> bool {
     match (old, new) {
         (Some(Ok(a)), Some(Ok(b))) => {
-            a.model != b.model || a.params != b.params || a.workload != b.workload || a.flops != b.flops || a.notebook != b.notebook
+            a.model != b.model
+                || a.params != b.params
+                || a.workload != b.workload
+                || a.flops != b.flops
+                || a.notebook != b.notebook
         }
         (Some(Err(a)), Some(Err(b))) => a != b,
         _ => true,

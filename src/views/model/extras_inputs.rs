@@ -58,10 +58,7 @@ static MTP_DEPTH: NumberSpec = NumberSpec {
     set: |d, n| {
         let Some(n) = count(n) else { return };
         let copies = mtp(d).is_some_and(|m| m.stores_embedding_copies);
-        d.model.mtp = (n > 0).then_some(Mtp {
-            depth: n,
-            stores_embedding_copies: copies,
-        });
+        d.model.mtp = (n > 0).then_some(Mtp { depth: n, stores_embedding_copies: copies });
     },
 };
 

@@ -57,7 +57,16 @@ static MOE_ON: CheckSpec = CheckSpec {
             router_bias: false,
         });
         // Keep the toggle's own path; forget the hidden fields' text and problems.
-        for field in ["num_experts", "experts_per_token", "expert_d_ff", "shared_experts", "shared_d_ff", "first_dense_layers", "every", "router_bias"] {
+        for field in [
+            "num_experts",
+            "experts_per_token",
+            "expert_d_ff",
+            "shared_experts",
+            "shared_d_ff",
+            "first_dense_layers",
+            "every",
+            "router_bias",
+        ] {
             d.forget(&format!("model.moe.{field}"));
         }
     },
@@ -83,11 +92,29 @@ macro_rules! moe_field {
 }
 
 moe_field!(EXPERTS, num_experts, "Routed experts E", "experts", "per MoE layer (DeepSeek-V3: 256)");
-moe_field!(TOP_K, experts_per_token, "Experts per token k", "experts", "routed experts each token activates; at most E");
+moe_field!(
+    TOP_K,
+    experts_per_token,
+    "Experts per token k",
+    "experts",
+    "routed experts each token activates; at most E"
+);
 moe_field!(EXPERT_FF, expert_d_ff, "Expert width", "", "hidden width of one routed expert");
 moe_field!(SHARED, shared_experts, "Shared experts", "experts", "always active, per MoE layer (DeepSeek-V3: 1)");
-moe_field!(FIRST_DENSE, first_dense_layers, "First dense layers", "layers", "the first layers keep the dense MLP (DeepSeek-V3: 3)");
-moe_field!(EVERY, every, "MoE every n-th layer", "", "1 = every layer after the dense ones; 2 = alternate (Llama 4 Maverick)");
+moe_field!(
+    FIRST_DENSE,
+    first_dense_layers,
+    "First dense layers",
+    "layers",
+    "the first layers keep the dense MLP (DeepSeek-V3: 3)"
+);
+moe_field!(
+    EVERY,
+    every,
+    "MoE every n-th layer",
+    "",
+    "1 = every layer after the dense ones; 2 = alternate (Llama 4 Maverick)"
+);
 
 static SHARED_FF: NumberSpec = NumberSpec {
     path: "model.moe.shared_d_ff",

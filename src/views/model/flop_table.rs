@@ -3,8 +3,8 @@
 //! convention.
 
 use leptos::prelude::*;
-use shardcalc_charts::format::{percent, si, significant};
 use shardcalc_charts::flop_breakdown;
+use shardcalc_charts::format::{percent, si, significant};
 use shardcalc_core::flops::{FlopComponent, FlopConvention};
 use shardcalc_core::report::{FlopsByConvention, FlopsSummary};
 
@@ -25,7 +25,11 @@ fn num_attrs(selected: bool, id: &str) -> String {
 /// One cell: total TFLOPs, with forward and backward underneath.
 fn cell(total: f64, forward: f64, backward: f64) -> String {
     el("span", " class=\"tf\"", &escape(&significant(total, 4)))
-        + &el("span", " class=\"fb\"", &escape(&format!("fwd {} · bwd {}", significant(forward, 3), significant(backward, 3))))
+        + &el(
+            "span",
+            " class=\"fb\"",
+            &escape(&format!("fwd {} · bwd {}", significant(forward, 3), significant(backward, 3))),
+        )
 }
 
 /// Components that are non-zero under some convention, in display order.
@@ -33,9 +37,9 @@ fn components(f: &FlopsByConvention) -> Vec<FlopComponent> {
     FlopComponent::ALL
         .into_iter()
         .filter(|c| {
-            FlopConvention::ALL.iter().any(|conv| {
-                f.get(*conv).rows.iter().any(|r| r.component == *c && r.total_tflops > 0.0)
-            })
+            FlopConvention::ALL
+                .iter()
+                .any(|conv| f.get(*conv).rows.iter().any(|r| r.component == *c && r.total_tflops > 0.0))
         })
         .collect()
 }
@@ -49,7 +53,8 @@ fn flops_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
     let mut header = "<thead><tr><th scope=\"col\">Component</th>".to_string();
     for c in FlopConvention::ALL {
         let tag = if c == selected { el("span", " class=\"tag\"", " (selected)") } else { String::new() };
-        header += &el("th", &(" scope=\"col\"".to_string() + &num_attrs(c == selected, "")), &(escape(c.label()) + &tag));
+        header +=
+            &el("th", &(" scope=\"col\"".to_string() + &num_attrs(c == selected, "")), &(escape(c.label()) + &tag));
     }
     header += "</tr></thead>";
     let mut body = String::new();
@@ -112,9 +117,7 @@ pub fn FlopSection(
     let report = derived.report;
     let conv = derived.convention;
     let chart = Memo::new(move |_| {
-        report.with(|r| {
-            r.as_ref().ok().map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
-        })
+        report.with(|r| r.as_ref().ok().map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get())))
     });
     let table_html = Memo::new(move |_| {
         let selected = conv.get();
@@ -126,7 +129,10 @@ pub fn FlopSection(
     });
     let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::flops(&r.flops)).unwrap_or_default()));
     let caption = Signal::derive(move || {
-        format!("Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.", conv.get().label())
+        format!(
+            "Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.",
+            conv.get().label()
+        )
     });
     view! {
         <section class="result-section" aria-labelledby="flops-heading">

@@ -38,7 +38,8 @@ fn outcome_html(o: &Outcome) -> String {
         Outcome::Imported { name, warnings } => el(
             "div",
             " class=\"import-ok\"",
-            &(el("p", "", &escape(&format!("Imported “{name}” with {} warning(s).", warnings.len()))) + &list(" class=\"warnings\"", warnings)),
+            &(el("p", "", &escape(&format!("Imported “{name}” with {} warning(s).", warnings.len())))
+                + &list(" class=\"warnings\"", warnings)),
         ),
         Outcome::Failed(errors) => el(
             "div",
@@ -73,14 +74,16 @@ pub fn ImportConfig() -> impl IntoView {
                     return;
                 }
                 let result = match reply {
-                    Reply::Imported { model, warnings } => match shardcalc_core::json::from_str::<ModelConfig>(&model) {
-                        Ok(model) => {
-                            let name = model.name.clone();
-                            state.load_model(model, None);
-                            Outcome::Imported { name, warnings }
+                    Reply::Imported { model, warnings } => {
+                        match shardcalc_core::json::from_str::<ModelConfig>(&model) {
+                            Ok(model) => {
+                                let name = model.name.clone();
+                                state.load_model(model, None);
+                                Outcome::Imported { name, warnings }
+                            }
+                            Err(e) => Outcome::Failed(vec![format!("The imported model could not be read: {e}")]),
                         }
-                        Err(e) => Outcome::Failed(vec![format!("The imported model could not be read: {e}")]),
-                    },
+                    }
                     Reply::Failed(errors) => Outcome::Failed(errors),
                     Reply::Svg(_) => Outcome::Failed(vec!["The importer answered something else; try again.".into()]),
                 };

@@ -44,9 +44,16 @@ fn notebook_html(t: &NotebookTables) -> String {
         NotebookFamily::DeepSeekLike => "DeepSeek-like MoE",
     };
     let wrong = t.params.iter().chain(&t.flops).filter(|r| r.discrepancy.is_some()).count();
-    let verdict = if wrong == 0 { "Every row is right for this model.".to_string() } else { format!("{wrong} row(s) are wrong, flagged below.") };
-    el("p", "", &escape(&format!("The notebook's {family} code path (notebook convention: attention not halved). {verdict}")))
-        + &table_html("notebook-params", "Parameters", &t.params)
+    let verdict = if wrong == 0 {
+        "Every row is right for this model.".to_string()
+    } else {
+        format!("{wrong} row(s) are wrong, flagged below.")
+    };
+    el(
+        "p",
+        "",
+        &escape(&format!("The notebook's {family} code path (notebook convention: attention not halved). {verdict}")),
+    ) + &table_html("notebook-params", "Parameters", &t.params)
         + &table_html("notebook-flops", "TFLOPs per device per step", &t.flops)
 }
 
@@ -58,7 +65,8 @@ pub fn NotebookSection(
 ) -> impl IntoView {
     let report = derived.report;
     let html = Memo::new(move |_| report.with(|r| r.as_ref().map(|r| notebook_html(&r.notebook)).unwrap_or_default()));
-    let data = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::notebook(&r.notebook)).unwrap_or_default()));
+    let data =
+        Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::notebook(&r.notebook)).unwrap_or_default()));
     view! {
         <section class="result-section" aria-labelledby="notebook-heading">
             <h3 id="notebook-heading">"MaxText notebook check"</h3>

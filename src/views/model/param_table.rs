@@ -17,7 +17,9 @@ use crate::html_text::{attr, el, escape, table, with_short};
 /// (`#params-total`, `#params-active`).
 fn params_html(p: &ParamsReport) -> String {
     let total = p.total.get();
-    let num = |id: &str, count: Params, short: f64| el("td", &(" class=\"num\"".to_string() + &id_attr(id)), &with_short(&exact_params(count), &short_count(short)));
+    let num = |id: &str, count: Params, short: f64| {
+        el("td", &(" class=\"num\"".to_string() + &id_attr(id)), &with_short(&exact_params(count), &short_count(short)))
+    };
     let mut body = String::new();
     for r in p.breakdown.iter().filter(|r| r.total.get() > 0.0) {
         body += &el(
@@ -46,7 +48,11 @@ fn params_html(p: &ParamsReport) -> String {
 }
 
 fn id_attr(id: &str) -> String {
-    if id.is_empty() { String::new() } else { attr("id", id) }
+    if id.is_empty() {
+        String::new()
+    } else {
+        attr("id", id)
+    }
 }
 
 /// The parameter table, its CSV download and the total-vs-active chart.
@@ -56,9 +62,7 @@ pub fn ParamSection(
     derived: Derived,
 ) -> impl IntoView {
     let report = derived.report;
-    let chart = Memo::new(move |_| {
-        report.with(|r| r.as_ref().ok().map(|r| param_breakdown(&r.model.name, &r.params)))
-    });
+    let chart = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| param_breakdown(&r.model.name, &r.params))));
     // Text, compared before it is written: the table changes only when the parameters do.
     let html = Memo::new(move |_| report.with(|r| r.as_ref().map(|r| params_html(&r.params)).unwrap_or_default()));
     let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::params(&r.params)).unwrap_or_default()));

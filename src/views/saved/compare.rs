@@ -36,16 +36,24 @@ pub fn compare_table(scenarios: &[(String, Scenario)]) -> Table {
         ModelSource::Preset(id) => format!("preset {id}"),
         ModelSource::Custom(_) => "custom".into(),
     });
-    row("Total parameters", &|_, i| computed(i, &|r| r.params.total.exact().map_or_else(|| si(r.params.total.get()), thousands)));
-    row("Active parameters", &|_, i| computed(i, &|r| r.params.active.exact().map_or_else(|| si(r.params.active.get()), thousands)));
+    row("Total parameters", &|_, i| {
+        computed(i, &|r| r.params.total.exact().map_or_else(|| si(r.params.total.get()), thousands))
+    });
+    row("Active parameters", &|_, i| {
+        computed(i, &|r| r.params.active.exact().map_or_else(|| si(r.params.active.get()), thousands))
+    });
     row("Weights in bf16 (GB)", &|_, i| computed(i, &|r| significant(r.params.total.get() * 2.0 / 1e9, 4)));
     row("Sequence length (tokens)", &|s, _| thousands(s.workload.seq_len));
     row("Batch per device (sequences)", &|s, _| shardcalc_core::decimal::shortest(s.workload.per_device_batch));
     row("Gradient accumulation", &|s, _| thousands(s.workload.grad_accum));
     row("Remat", &|s, _| serde_id(&s.workload.remat));
     row("FLOP convention", &|s, _| s.conventions.flops.label().to_string());
-    row("TFLOPs per device-step", &|s, i| computed(i, &|r| significant(r.flops.get(s.conventions.flops).total_tflops_per_device_step, 4)));
-    row("Training FLOPs per token", &|s, i| computed(i, &|r| format!("{}FLOP", si(r.flops.get(s.conventions.flops).training_flops_per_token))));
+    row("TFLOPs per device-step", &|s, i| {
+        computed(i, &|r| significant(r.flops.get(s.conventions.flops).total_tflops_per_device_step, 4))
+    });
+    row("Training FLOPs per token", &|s, i| {
+        computed(i, &|r| format!("{}FLOP", si(r.flops.get(s.conventions.flops).training_flops_per_token)))
+    });
     row("Chip", &|s, _| match s.hardware.as_ref().map(|h| &h.chip) {
         None => "—".to_string(),
         Some(ChipSource::Preset(id)) => id.clone(),
@@ -62,10 +70,22 @@ pub fn compare_table(scenarios: &[(String, Scenario)]) -> Table {
         )
     });
     row("Training", &|s, _| {
-        s.training.as_ref().map_or_else(|| "—".to_string(), |t| format!("{} tokens per sequence, global batch {}", thousands(t.seq_len), serde_json::to_string(&t.global_batch).unwrap_or_default()))
+        s.training.as_ref().map_or_else(
+            || "—".to_string(),
+            |t| {
+                format!(
+                    "{} tokens per sequence, global batch {}",
+                    thousands(t.seq_len),
+                    serde_json::to_string(&t.global_batch).unwrap_or_default()
+                )
+            },
+        )
     });
     row("Serving", &|s, _| {
-        s.inference.as_ref().map_or_else(|| "—".to_string(), |i| format!("prompt {} + output {} tokens", thousands(i.prompt_len), thousands(i.output_len)))
+        s.inference.as_ref().map_or_else(
+            || "—".to_string(),
+            |i| format!("prompt {} + output {} tokens", thousands(i.prompt_len), thousands(i.output_len)),
+        )
     });
     row("Problems", &|s, _| s.validate().map_or_else(|e| e.to_string(), |_| "none".to_string()));
     table
@@ -80,10 +100,16 @@ pub fn Comparison(
 ) -> impl IntoView {
     let table = Memo::new(move |_| scenarios.with(|s| compare_table(s)));
     let head = move || {
-        table.with(|t| t.columns.iter().enumerate().map(|(i, c)| {
-            let label = if i == 0 { String::new() } else { c.clone() };
-            view! { <th scope="col">{label}</th> }
-        }).collect_view())
+        table.with(|t| {
+            t.columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let label = if i == 0 { String::new() } else { c.clone() };
+                    view! { <th scope="col">{label}</th> }
+                })
+                .collect_view()
+        })
     };
     let body = move || {
         table.with(|t| {

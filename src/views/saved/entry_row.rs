@@ -15,7 +15,11 @@ use crate::views::View;
 fn file_stem(name: &str) -> String {
     let stem: String = name.chars().map(|c| if c.is_alphanumeric() { c } else { '-' }).collect();
     let stem = stem.trim_matches('-').chars().take(60).collect::<String>();
-    if stem.is_empty() { "scenario".into() } else { stem }
+    if stem.is_empty() {
+        "scenario".into()
+    } else {
+        stem
+    }
 }
 
 /// Row `#saved-<n>` of the saved list.
@@ -49,7 +53,8 @@ pub fn EntryRow(
     let name = saved.name.clone();
     let finish_rename = move |_| {
         let typed = name_input.get_untracked().map(|i| i.value()).unwrap_or_default();
-        let outcome = key.with_value(|k| storage::rename(k, &typed)).map(|()| format!("Renamed to “{}”.", typed.trim()));
+        let outcome =
+            key.with_value(|k| storage::rename(k, &typed)).map(|()| format!("Renamed to “{}”.", typed.trim()));
         renaming.set(false);
         list.after(outcome);
     };

@@ -13,8 +13,8 @@ mod entry_row;
 use leptos::prelude::*;
 use shardcalc_core::scenario::Scenario;
 
-use crate::share::storage::{self, StoredEntry};
 use crate::dom::download_text;
+use crate::share::storage::{self, StoredEntry};
 use compare::Comparison;
 use entry_row::{EntryRow, UnreadableRow};
 
@@ -31,7 +31,11 @@ pub struct SavedList {
 
 impl SavedList {
     fn new() -> Self {
-        Self { entries: RwSignal::new(storage::list()), compare: RwSignal::new(Vec::new()), message: RwSignal::new(None) }
+        Self {
+            entries: RwSignal::new(storage::list()),
+            compare: RwSignal::new(Vec::new()),
+            message: RwSignal::new(None),
+        }
     }
 
     /// Reads storage again (dropping ticks of entries that are gone).
@@ -64,10 +68,14 @@ pub fn SavedView() -> impl IntoView {
     let listener = window_event_listener(leptos::ev::storage, move |_| list.refresh());
     on_cleanup(move || listener.remove());
     let readable = move || {
-        list.entries.with(|e| e.as_ref().map(|v| v.iter().filter(|x| x.read.is_ok()).cloned().collect::<Vec<_>>()).unwrap_or_default())
+        list.entries.with(|e| {
+            e.as_ref().map(|v| v.iter().filter(|x| x.read.is_ok()).cloned().collect::<Vec<_>>()).unwrap_or_default()
+        })
     };
     let unreadable = move || {
-        list.entries.with(|e| e.as_ref().map(|v| v.iter().filter(|x| x.read.is_err()).cloned().collect::<Vec<_>>()).unwrap_or_default())
+        list.entries.with(|e| {
+            e.as_ref().map(|v| v.iter().filter(|x| x.read.is_err()).cloned().collect::<Vec<_>>()).unwrap_or_default()
+        })
     };
     let compared = Signal::derive(move || {
         let keys = list.compare.get();

@@ -9,8 +9,8 @@ use shardcalc_charts::xy::XyChart;
 use shardcalc_core::inference::InferenceReport;
 
 use super::derived::Derived;
-use crate::parse::shortest;
 use crate::components::{ChartCanvas, CsvButton};
+use crate::parse::shortest;
 
 /// A chart's lines as a table: `series,<x label>,<y label>` with one row per point.
 #[must_use]

@@ -49,22 +49,22 @@ impl Derived {
         );
         let prediction = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
         let bands = Memo::new(move |_| {
-                let mode = prediction.get();
-                let other = state.scenario.with(|s| {
-                    let mut o = s.clone();
-                    o.conventions.prediction = match mode {
-                        PredictionMode::Ideal => PredictionMode::Calibrated,
-                        PredictionMode::Calibrated => PredictionMode::Ideal,
-                    };
-                    s.model.resolve().ok().and_then(|m| scenario_inference_without_curves(&m, &o).ok().flatten())
-                })?;
-                report.with(|r| {
-                    let shown = r.as_ref().ok()?.as_ref()?;
-                    Some(match mode {
-                        PredictionMode::Ideal => serving_bands_of(shown, &other, mode),
-                        PredictionMode::Calibrated => serving_bands_of(&other, shown, mode),
-                    })
+            let mode = prediction.get();
+            let other = state.scenario.with(|s| {
+                let mut o = s.clone();
+                o.conventions.prediction = match mode {
+                    PredictionMode::Ideal => PredictionMode::Calibrated,
+                    PredictionMode::Calibrated => PredictionMode::Ideal,
+                };
+                s.model.resolve().ok().and_then(|m| scenario_inference_without_curves(&m, &o).ok().flatten())
+            })?;
+            report.with(|r| {
+                let shown = r.as_ref().ok()?.as_ref()?;
+                Some(match mode {
+                    PredictionMode::Ideal => serving_bands_of(shown, &other, mode),
+                    PredictionMode::Calibrated => serving_bands_of(&other, shown, mode),
                 })
+            })
         });
         Self { model, section, report, prediction, bands }
     }

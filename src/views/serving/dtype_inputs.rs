@@ -21,7 +21,13 @@ fn read(text: &str) -> Result<DType, String> {
 }
 
 /// The drop-down of the format at `path` (`inference.dtypes.<field>`), offering every format.
-const fn format_choice(path: &'static str, label: &'static str, hint: &'static str, get: Getter, set: Setter) -> ChoiceSpec {
+const fn format_choice(
+    path: &'static str,
+    label: &'static str,
+    hint: &'static str,
+    get: Getter,
+    set: Setter,
+) -> ChoiceSpec {
     ChoiceSpec { path, label, hint, options: DTYPE_OPTIONS, get, set }
 }
 

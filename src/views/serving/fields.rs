@@ -87,11 +87,7 @@ pub fn element_id(path: &str) -> String {
 /// The scenario's `inference` section (the defaults while there is none).
 #[must_use]
 pub fn current_section(state: AppState) -> InferenceSection {
-    state
-        .scenario
-        .try_with_untracked(|s| s.inference.clone())
-        .flatten()
-        .unwrap_or_else(default_section)
+    state.scenario.try_with_untracked(|s| s.inference.clone()).flatten().unwrap_or_else(default_section)
 }
 
 /// Reads `text` with `set` into a copy of the section and writes it to the scenario.

@@ -18,8 +18,8 @@ use web_sys::{Event, HtmlElement, HtmlInputElement};
 
 use super::fields::{apply_to_inference, current_section, element_id, use_refused, Field, Group, Refused};
 use super::sharding_inputs::apply_prefill_topology;
-use crate::html_text::escape;
 pub use crate::form_html::{select_html, show_message, target_of, text_html, value_of};
+use crate::html_text::escape;
 use crate::state::{use_app_state, AppState};
 
 /// One group as a fieldset.
@@ -29,7 +29,15 @@ fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> Str
         match f {
             Field::Text(spec) | Field::TextIf(spec, _) | Field::Special(spec) => {
                 let hidden = matches!(f, Field::TextIf(_, when) if !when(scenario));
-                out += &text_html(spec.id, spec.label, spec.unit, spec.hint, spec.input_mode, &(spec.get)(section), hidden);
+                out += &text_html(
+                    spec.id,
+                    spec.label,
+                    spec.unit,
+                    spec.hint,
+                    spec.input_mode,
+                    &(spec.get)(section),
+                    hidden,
+                );
             }
             Field::Choice(spec) => {
                 let options = spec.options.iter().map(|&(v, l)| (v, l));
@@ -44,9 +52,13 @@ fn group_html(g: &Group, section: &InferenceSection, scenario: &Scenario) -> Str
 fn dispatch(state: AppState, refused: Refused, groups: &[&Group], id: &str, value: &str) {
     for f in groups.iter().flat_map(|g| g.fields) {
         let (path, result) = match f {
-            Field::Text(spec) | Field::TextIf(spec, _) if spec.id == id => (spec.path, apply_to_inference(state, spec.path, value, spec.set)),
+            Field::Text(spec) | Field::TextIf(spec, _) if spec.id == id => {
+                (spec.path, apply_to_inference(state, spec.path, value, spec.set))
+            }
             Field::Special(spec) if spec.id == id => (spec.path, apply_prefill_topology(state, value)),
-            Field::Choice(spec) if element_id(spec.path) == id => (spec.path, apply_to_inference(state, spec.path, value, spec.set)),
+            Field::Choice(spec) if element_id(spec.path) == id => {
+                (spec.path, apply_to_inference(state, spec.path, value, spec.set))
+            }
             _ => continue,
         };
         show_message(id, refused.record(path, result).err().as_deref());
@@ -79,14 +91,28 @@ pub fn FormGroups(
     Effect::new(move |_| {
         state.generation.track();
         let shown: Vec<bool> = state.scenario.with(|s| {
-            groups.iter().flat_map(|g| g.fields).filter_map(|f| if let Field::TextIf(_, when) = f { Some(when(s)) } else { None }).collect()
+            groups
+                .iter()
+                .flat_map(|g| g.fields)
+                .filter_map(|f| if let Field::TextIf(_, when) = f { Some(when(s)) } else { None })
+                .collect()
         });
-        let fields = groups.iter().flat_map(|g| g.fields).filter_map(|f| if let Field::TextIf(spec, _) = f { Some(spec) } else { None });
+        let fields = groups.iter().flat_map(|g| g.fields).filter_map(|f| {
+            if let Field::TextIf(spec, _) = f {
+                Some(spec)
+            } else {
+                None
+            }
+        });
         for (spec, shown) in fields.zip(shown) {
-            let field = document().get_element_by_id(&format!("{}-field", spec.id)).and_then(|e| e.dyn_into::<HtmlElement>().ok());
+            let field = document()
+                .get_element_by_id(&format!("{}-field", spec.id))
+                .and_then(|e| e.dyn_into::<HtmlElement>().ok());
             let Some(field) = field else { continue };
             if field.hidden() && shown {
-                if let Some(input) = document().get_element_by_id(spec.id).and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) {
+                if let Some(input) =
+                    document().get_element_by_id(spec.id).and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+                {
                     input.set_value(&(spec.get)(&current_section(state)));
                 }
             }

@@ -185,7 +185,9 @@ fn cards_html(derived: Derived) -> String {
             id = h.id
         );
         if let Some(banded) = &h.band {
-            let text = derived.bands.with(|b| b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default());
+            let text = derived.bands.with(|b| {
+                b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default()
+            });
             out += &format!(r#"<p class="detail band" id="{}-band">{}</p>"#, h.id, escape(&text));
         }
         out += "</div>";
@@ -221,7 +223,9 @@ pub fn Headline(
     let refused = use_refused();
     let error = move || {
         derived.report.with(|r| match r {
-            Err(e) => Some(view! { <p class="field-error" id="serving-error">{format!("Cannot plan serving: {e}")}</p> }),
+            Err(e) => {
+                Some(view! { <p class="field-error" id="serving-error">{format!("Cannot plan serving: {e}")}</p> })
+            }
             Ok(_) => None,
         })
     };

@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 
 use super::dtype_inputs::FORMATS;
-use super::fields::{count_text, optional_positive_count, optional_positive_real, positive_count, real_text, Field, Group, InferenceSpec};
+use super::fields::{
+    count_text, optional_positive_count, optional_positive_real, positive_count, real_text, Field, Group, InferenceSpec,
+};
 use super::form::FormGroups;
 use super::options_inputs::{CONVENTIONS, COST};
 use super::sharding_inputs::{PREFILL, SHARDING};

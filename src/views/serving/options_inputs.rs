@@ -4,7 +4,9 @@
 
 use shardcalc_core::inference::options::{CommsOverlap, KvContext, WorkingMemory};
 
-use super::fields::{non_negative_real, optional_non_negative_real, real_text, ChoiceSpec, Field, Group, InferenceSpec};
+use super::fields::{
+    non_negative_real, optional_non_negative_real, real_text, ChoiceSpec, Field, Group, InferenceSpec,
+};
 use crate::parse::shortest;
 
 static PRICE: InferenceSpec = InferenceSpec {

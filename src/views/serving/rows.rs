@@ -116,7 +116,9 @@ pub fn show(x: f64, unit: Unit) -> String {
         Unit::Usd => format!("${}", significant(x, 3)),
         Unit::UsdPerChipHour => format!("${} per chip-hour", significant(x, 3)),
         Unit::Chips | Unit::Sequences | Unit::Tokens => format!("{} {}", count(x), unit.symbol()),
-        Unit::TokensPerS | Unit::RequestsPerS | Unit::FlopsPerByte => format!("{} {}", significant(x, 4), unit.symbol()),
+        Unit::TokensPerS | Unit::RequestsPerS | Unit::FlopsPerByte => {
+            format!("{} {}", significant(x, 4), unit.symbol())
+        }
     }
 }
 
@@ -257,9 +259,21 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.n(s, "decode.kv_bytes_per_chip", "KV bytes read per chip", d.kv_bytes_per_chip.get(), Bytes);
     o.n(s, "decode.flops_per_chip", "FLOPs per chip", d.flops_per_chip.get(), Flops);
     o.n(s, "decode.tp_limits.alpha", "α = peak / W_ici", d.tp_limits.alpha, FlopsPerByte);
-    o.n(s, "decode.tp_limits.compute_bound", "Model parallelism before collectives outlast FLOPs", d.tp_limits.compute_bound, Chips);
+    o.n(
+        s,
+        "decode.tp_limits.compute_bound",
+        "Model parallelism before collectives outlast FLOPs",
+        d.tp_limits.compute_bound,
+        Chips,
+    );
     o.n(s, "decode.tp_limits.memory_bound", "… before they outlast weight loads", d.tp_limits.memory_bound, Chips);
-    o.opt(s, "decode.tp_limits.latency_bound_above", "… beyond which they are latency-bound", d.tp_limits.latency_bound_above, Chips);
+    o.opt(
+        s,
+        "decode.tp_limits.latency_bound_above",
+        "… beyond which they are latency-bound",
+        d.tp_limits.latency_bound_above,
+        Chips,
+    );
 
     let s = "Prefill";
     o.n(s, "prefill.ttft_s", "Time to first token", p.ttft_s.get(), Seconds);
@@ -287,7 +301,12 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.n(s, "memory.chips_needed", "Chips' worth of HBM needed", m.chips_needed, Chips);
     o.n(s, "min_chips", "Fewest chips", r.min_chips as f64, Chips);
     o.n(s, "memory.min_power_of_two_chips", "Fewest chips, a power of two", m.min_power_of_two_chips as f64, Chips);
-    o.t(s, "memory.min_topology", "Smallest slice that fits", m.min_topology.as_ref().map_or_else(|| "none".to_string(), |t| t.label.clone()));
+    o.t(
+        s,
+        "memory.min_topology",
+        "Smallest slice that fits",
+        m.min_topology.as_ref().map_or_else(|| "none".to_string(), |t| t.label.clone()),
+    );
     o.n(s, "max_batch", "Largest batch that fits", r.max_batch as f64, Sequences);
 
     let s = "Disaggregation";
@@ -300,8 +319,20 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.n(s, "disaggregation.kv_bytes_per_request", "KV moved per request", g.kv_bytes_per_request.get(), Bytes);
     o.n(s, "disaggregation.kv_transfer_ici_s", "… over ICI / NVLink", g.kv_transfer_ici_s.get(), Seconds);
     o.n(s, "disaggregation.kv_transfer_dcn_s", "… over DCN", g.kv_transfer_dcn_s.get(), Seconds);
-    o.n(s, "disaggregation.sequences_finished_per_step", "Sequences finished per step (B/G)", g.sequences_finished_per_step, Number);
-    o.n(s, "disaggregation.kv_tokens_evicted_per_step", "KV tokens evicted per step", g.kv_tokens_evicted_per_step, Tokens);
+    o.n(
+        s,
+        "disaggregation.sequences_finished_per_step",
+        "Sequences finished per step (B/G)",
+        g.sequences_finished_per_step,
+        Number,
+    );
+    o.n(
+        s,
+        "disaggregation.kv_tokens_evicted_per_step",
+        "KV tokens evicted per step",
+        g.kv_tokens_evicted_per_step,
+        Tokens,
+    );
 
     if let Some(sp) = &r.speculative {
         let s = "Speculative decoding";
@@ -323,8 +354,20 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
         };
         o.t(s, "cost.price_source", "Price from", source);
         o.n(s, "cost.price_per_chip_hour_usd", "Price", c.price_per_chip_hour_usd, Unit::UsdPerChipHour);
-        o.n(s, "cost.decode_usd_per_million_tokens", "Per million generated tokens", c.decode_usd_per_million_tokens, Unit::Usd);
-        o.n(s, "cost.prefill_usd_per_million_tokens", "Per million prompt tokens", c.prefill_usd_per_million_tokens, Unit::Usd);
+        o.n(
+            s,
+            "cost.decode_usd_per_million_tokens",
+            "Per million generated tokens",
+            c.decode_usd_per_million_tokens,
+            Unit::Usd,
+        );
+        o.n(
+            s,
+            "cost.prefill_usd_per_million_tokens",
+            "Per million prompt tokens",
+            c.prefill_usd_per_million_tokens,
+            Unit::Usd,
+        );
     }
     o.0
 }
@@ -335,7 +378,13 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
 pub fn table(rows: &[Row]) -> Table {
     let mut out = Table::new(["group", "key", "quantity", "value", "unit"]);
     for r in rows {
-        out.push([r.group.to_string(), format!("inference.{}", r.key), r.label.to_string(), r.exact(), r.unit.symbol().to_string()]);
+        out.push([
+            r.group.to_string(),
+            format!("inference.{}", r.key),
+            r.label.to_string(),
+            r.exact(),
+            r.unit.symbol().to_string(),
+        ]);
     }
     out
 }

@@ -9,7 +9,10 @@ use shardcalc_core::inference::options::{KvSharding, WeightSharding};
 
 use shardcalc_core::scenario::Scenario;
 
-use super::fields::{axis_list, current_section, optional_positive_count, optional_positive_real, real_text, ChoiceSpec, Field, Group, InferenceSpec};
+use super::fields::{
+    axis_list, current_section, optional_positive_count, optional_positive_real, real_text, ChoiceSpec, Field, Group,
+    InferenceSpec,
+};
 use crate::components::{messages_under, parse_shape, shape_of, topology_for};
 use crate::state::AppState;
 

@@ -57,13 +57,19 @@ fn initial_texts(state: AppState) -> (Texts, Option<ModelSource>) {
 
 /// The speculative setting the texts describe (`None`: off).
 fn read(t: &Texts, custom: Option<&ModelSource>) -> Result<Option<Speculative>, String> {
-    let Some(draft_len) = optional_positive_count(&t.draft_len).map_err(|m| format!("inference.speculative.draft_len: {m}"))? else {
+    let Some(draft_len) =
+        optional_positive_count(&t.draft_len).map_err(|m| format!("inference.speculative.draft_len: {m}"))?
+    else {
         return Ok(None);
     };
     let acceptance = acceptance(&t.acceptance).map_err(|m| format!("inference.speculative.acceptance: {m}"))?;
     let draft = match t.draft.as_str() {
-        RATIO => DraftCost::CostRatio(parse_positive_real(&t.ratio).map_err(|m| format!("inference.speculative.draft.cost_ratio: {m}"))?),
-        CUSTOM => DraftCost::Model(custom.cloned().ok_or("inference.speculative.draft: the custom draft model is gone; choose one")?),
+        RATIO => DraftCost::CostRatio(
+            parse_positive_real(&t.ratio).map_err(|m| format!("inference.speculative.draft.cost_ratio: {m}"))?,
+        ),
+        CUSTOM => DraftCost::Model(
+            custom.cloned().ok_or("inference.speculative.draft: the custom draft model is gone; choose one")?,
+        ),
         id => DraftCost::Model(ModelSource::Preset(id.to_string())),
     };
     Ok(Some(Speculative { draft_len, acceptance, draft }))

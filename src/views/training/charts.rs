@@ -8,10 +8,10 @@
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::DrawingArea;
-use shardcalc_charts::ChartError;
 use shardcalc_charts::bars::BarChart;
 use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto, TrainingInputs};
 use shardcalc_charts::xy::XyChart;
+use shardcalc_charts::ChartError;
 
 use super::derived::Derived;
 use crate::components::{ChartCanvas, DrawableChart, MeasuredCanvas};
@@ -62,7 +62,11 @@ enum Which {
 fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
     match which {
         Which::Step | Which::Memory => derived.with_plans(|b, e| {
-            let f = if matches!(which, Which::Step) { shardcalc_charts::training::step::step_time_chart } else { shardcalc_charts::training::memory::memory_chart };
+            let f = if matches!(which, Which::Step) {
+                shardcalc_charts::training::step::step_time_chart
+            } else {
+                shardcalc_charts::training::memory::memory_chart
+            };
             b.map(|_| TrainingChart::Bars(f(&breakdown_rows(b, e))))
         }),
         Which::Pareto => derived.with_plans(|b, e| {
@@ -97,7 +101,8 @@ pub fn TrainingCharts(
     derived: Derived,
 ) -> impl IntoView {
     let chart = move |which: Which| Memo::new(move |_| chart_of(&derived, which));
-    let (step, memory, mfu_chart, pareto_chart) = (chart(Which::Step), chart(Which::Memory), chart(Which::Mfu), chart(Which::Pareto));
+    let (step, memory, mfu_chart, pareto_chart) =
+        (chart(Which::Step), chart(Which::Memory), chart(Which::Mfu), chart(Which::Pareto));
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">
             <h3 id="training-charts-heading">"Charts"</h3>

@@ -67,7 +67,11 @@ pub fn plan_errors(best: PlanMemo, explored: PlanMemo) -> Vec<FieldError> {
 /// The messages of `errors` for exactly the paths in `paths`, as `<p>` elements (escaped).
 #[must_use]
 pub fn messages_html(errors: &[FieldError], paths: &[&str]) -> String {
-    errors.iter().filter(|e| paths.contains(&e.field.as_str())).map(|e| format!("<p>{}</p>", escape(&e.to_string()))).collect()
+    errors
+        .iter()
+        .filter(|e| paths.contains(&e.field.as_str()))
+        .map(|e| format!("<p>{}</p>", escape(&e.to_string())))
+        .collect()
 }
 
 /// The summary's content as HTML text: nothing without problems, else `#training-conflicts`
@@ -92,10 +96,15 @@ fn summary_html(d: &Derived) -> String {
 /// A click on a summary's button focuses the field it names, or the first control of the
 /// group it names (a button, not a `#id` link: the fragment holds the scenario).
 fn on_summary_click(ev: &leptos::ev::MouseEvent) {
-    let id = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.get_attribute("data-focus"));
+    let id =
+        ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.get_attribute("data-focus"));
     let Some(el) = id.and_then(|id| crate::dom::element_by_id(&id)) else { return };
     // A group (the explored mesh's fieldset): its first control.
-    let first = el.query_selector("input, select, button").ok().flatten().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    let first = el
+        .query_selector("input, select, button")
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
     let _ = first.unwrap_or(el).focus();
 }
 

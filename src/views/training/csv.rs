@@ -148,7 +148,13 @@ pub fn memory(plans: &[(String, &TrainingReport)]) -> String {
                 over.join(" "),
             ]);
         }
-        rows.push(vec![label.clone(), "total".into(), num(r.memory.per_device_bytes.get()), String::new(), String::new()]);
+        rows.push(vec![
+            label.clone(),
+            "total".into(),
+            num(r.memory.per_device_bytes.get()),
+            String::new(),
+            String::new(),
+        ]);
         rows.push(vec![label.clone(), "hbm".into(), num(r.memory.capacity_bytes.get()), String::new(), String::new()]);
     }
     table(&["plan", "component", "bytes_per_device", "dtype", "sharded_over"], &rows)

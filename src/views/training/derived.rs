@@ -77,7 +77,9 @@ impl Derived {
         let model = Memo::new(move |_| state.scenario.with(|s| s.model.resolve().ok()));
         // Resolved on every scenario change (a catalog look-up, microseconds); the memo's
         // comparison keeps what depends on it from running again.
-        let hw = Memo::new(move |_| state.scenario.with(|s| shardcalc_core::hardware::query::resolve(s.hardware.as_ref(), &[], None)));
+        let hw = Memo::new(move |_| {
+            state.scenario.with(|s| shardcalc_core::hardware::query::resolve(s.hardware.as_ref(), &[], None))
+        });
         let convention = Memo::new(move |_| state.scenario.with(|s| s.conventions.flops));
         let prediction = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
         let section = Memo::new(move |_| state.scenario.with(|s| s.training.clone()));

@@ -8,8 +8,8 @@ use shardcalc_core::training::TrainingReport;
 
 use super::csv;
 use super::derived::{text_of, Derived};
-use super::html;
 use super::headline::{bottleneck_label, placement_text, seconds};
+use super::html;
 use crate::components::CsvButton;
 
 type Metric = (&'static str, fn(&TrainingReport) -> String);
@@ -23,7 +23,13 @@ const METRICS: [Metric; 12] = [
     ("tokens per second", |r| grouped(r.tokens_per_s, 0)),
     ("MFU", |r| format!("{}%", significant(100.0 * r.mfu, 3))),
     ("HFU", |r| format!("{}%", significant(100.0 * r.hfu, 3))),
-    ("GB per device", |r| format!("{} of {}", significant(r.memory.per_device_bytes.get() / 1e9, 4), significant(r.memory.capacity_bytes.get() / 1e9, 3))),
+    ("GB per device", |r| {
+        format!(
+            "{} of {}",
+            significant(r.memory.per_device_bytes.get() / 1e9, 4),
+            significant(r.memory.capacity_bytes.get() / 1e9, 3)
+        )
+    }),
     ("fits", |r| if r.memory.fits { "yes".into() } else { "no".into() }),
     ("binds", |r| bottleneck_label(r.bound.resource).into()),
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
@@ -75,7 +81,11 @@ fn compare_csv(derived: &Derived) -> String {
 fn communication_html(derived: &Derived) -> String {
     derived.with_plans(|b, e| {
         let mut out = String::from("<h4>Communication per step</h4>");
-        html::open_table(&mut out, "training-communication", &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""]);
+        html::open_table(
+            &mut out,
+            "training-communication",
+            &["Plan", "Kind", "Physical axes", "GB per step", "Time", "Exposed", ""],
+        );
         for (label, r) in breakdown_rows(b, e) {
             for c in &r.communication {
                 out.push_str("<tr>");

@@ -27,7 +27,13 @@ fn set_degree(t: &mut TrainingSection, axis: usize, text: &str) -> Result<(), St
     Ok(())
 }
 
-const fn degree_spec(id: &'static str, path: &'static str, label: &'static str, conflicts: &'static [&'static str], axis: usize) -> Spec {
+const fn degree_spec(
+    id: &'static str,
+    path: &'static str,
+    label: &'static str,
+    conflicts: &'static [&'static str],
+    axis: usize,
+) -> Spec {
     Spec::text(id, path, label, degree, set_degree).arg(axis).conflicts(conflicts)
 }
 

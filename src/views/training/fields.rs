@@ -96,8 +96,24 @@ pub struct Spec {
 
 impl Spec {
     /// A text field with no unit, hint, conflicts or rebuild.
-    pub const fn text(id: &'static str, path: &'static str, label: &'static str, get: ReadFn<String>, set: WriteText) -> Self {
-        Self { id, path, label, unit: "", hint: "", kind: Kind::Text { get, set }, arg: 0, conflicts: &[], rebuild: false }
+    pub const fn text(
+        id: &'static str,
+        path: &'static str,
+        label: &'static str,
+        get: ReadFn<String>,
+        set: WriteText,
+    ) -> Self {
+        Self {
+            id,
+            path,
+            label,
+            unit: "",
+            hint: "",
+            kind: Kind::Text { get, set },
+            arg: 0,
+            conflicts: &[],
+            rebuild: false,
+        }
     }
 
     /// A drop-down.
@@ -109,12 +125,38 @@ impl Spec {
         get: ReadFn<String>,
         set: WriteText,
     ) -> Self {
-        Self { id, path, label, unit: "", hint: "", kind: Kind::Select { options, get, set }, arg: 0, conflicts: &[], rebuild: false }
+        Self {
+            id,
+            path,
+            label,
+            unit: "",
+            hint: "",
+            kind: Kind::Select { options, get, set },
+            arg: 0,
+            conflicts: &[],
+            rebuild: false,
+        }
     }
 
     /// A checkbox.
-    pub const fn check(id: &'static str, path: &'static str, label: &'static str, get: ReadFn<bool>, set: WriteFn<bool>) -> Self {
-        Self { id, path, label, unit: "", hint: "", kind: Kind::Check { get, set }, arg: 0, conflicts: &[], rebuild: false }
+    pub const fn check(
+        id: &'static str,
+        path: &'static str,
+        label: &'static str,
+        get: ReadFn<bool>,
+        set: WriteFn<bool>,
+    ) -> Self {
+        Self {
+            id,
+            path,
+            label,
+            unit: "",
+            hint: "",
+            kind: Kind::Check { get, set },
+            arg: 0,
+            conflicts: &[],
+            rebuild: false,
+        }
     }
 
     /// With a unit.

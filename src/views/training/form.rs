@@ -50,7 +50,10 @@ const BOXES: [(&str, &[&str]); 3] = [
 
 /// `<div id="{id}-conflict">` with the problems of `paths`.
 fn conflict_box(out: &mut String, id: &str, paths: &[&str], errors: &[FieldError]) {
-    out.push_str(&format!(r#"<div class="field-error conflict" id="{id}-conflict" aria-live="polite">{}</div>"#, messages_html(errors, paths)));
+    out.push_str(&format!(
+        r#"<div class="field-error conflict" id="{id}-conflict" aria-live="polite">{}</div>"#,
+        messages_html(errors, paths)
+    ));
 }
 
 /// One field: label, input (text with its unit, drop-down, or checkbox), hint, message box
@@ -170,7 +173,12 @@ fn on_click(ev: &MouseEvent, d: Derived) {
 /// Writes the planning problems into every `{id}-conflict` box on the page (those of
 /// fields not shown are skipped); a box whose problems did not change is left alone.
 fn show_conflicts(errors: &[FieldError]) {
-    let boxes = GROUPS.iter().flat_map(|g| g.iter()).filter(|s| !s.conflicts.is_empty()).map(|s| (s.id, s.conflicts)).chain(BOXES);
+    let boxes = GROUPS
+        .iter()
+        .flat_map(|g| g.iter())
+        .filter(|s| !s.conflicts.is_empty())
+        .map(|s| (s.id, s.conflicts))
+        .chain(BOXES);
     for (id, paths) in boxes {
         let Some(el) = document().get_element_by_id(&format!("{id}-conflict")) else { continue };
         let html = messages_html(errors, paths);

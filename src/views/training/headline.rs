@@ -135,7 +135,11 @@ fn mesh_detail(r: &TrainingReport) -> String {
 }
 
 fn memory_value(r: &TrainingReport) -> String {
-    format!("{} of {} GB", significant(r.memory.per_device_bytes.get() / 1e9, 3), significant(r.memory.capacity_bytes.get() / 1e9, 3))
+    format!(
+        "{} of {} GB",
+        significant(r.memory.per_device_bytes.get() / 1e9, 3),
+        significant(r.memory.capacity_bytes.get() / 1e9, 3)
+    )
 }
 
 fn memory_detail(r: &TrainingReport) -> String {
@@ -159,7 +163,9 @@ fn step_detail(r: &TrainingReport) -> String {
 
 fn days_detail(r: &TrainingReport) -> String {
     match (r.token_budget, r.steps, r.chip_hours) {
-        (Some(b), Some(s), Some(h)) => format!("{} tokens = {} steps; {} chip-hours", short_count(b), short_count(s), short_count(h)),
+        (Some(b), Some(s), Some(h)) => {
+            format!("{} tokens = {} steps; {} chip-hours", short_count(b), short_count(s), short_count(h))
+        }
         _ => "set a token budget".into(),
     }
 }
@@ -172,8 +178,20 @@ fn cost_detail(r: &TrainingReport) -> String {
 
 /// The headline numbers, in order.
 pub const HEADLINES: [Headline; 8] = [
-    Headline { id: "training-mesh", title: "Best mesh", value: |r| mesh_label(&r.mesh.degrees), detail: mesh_detail, band: None },
-    Headline { id: "training-memory", title: "Memory per device", value: memory_value, detail: memory_detail, band: None },
+    Headline {
+        id: "training-mesh",
+        title: "Best mesh",
+        value: |r| mesh_label(&r.mesh.degrees),
+        detail: mesh_detail,
+        band: None,
+    },
+    Headline {
+        id: "training-memory",
+        title: "Memory per device",
+        value: memory_value,
+        detail: memory_detail,
+        band: None,
+    },
     Headline {
         id: "training-step-time",
         title: "Step time",
@@ -185,7 +203,13 @@ pub const HEADLINES: [Headline; 8] = [
         id: "training-tokens-per-s",
         title: "Throughput",
         value: |r| tokens_per_s(r.tokens_per_s),
-        detail: |r| format!("{} tokens ({} sequences) per step", thousands(r.global_batch_tokens as u64), thousands(r.global_batch_sequences)),
+        detail: |r| {
+            format!(
+                "{} tokens ({} sequences) per step",
+                thousands(r.global_batch_tokens as u64),
+                thousands(r.global_batch_sequences)
+            )
+        },
         band: Some(Banded { of: tokens_band, number: tokens_per_s }),
     },
     Headline {

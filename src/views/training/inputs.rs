@@ -119,7 +119,8 @@ fn set_dtype(t: &mut TrainingSection, which: usize, name: &str) -> R {
     Ok(())
 }
 
-const FORMATS: [(&str, &str); 6] = [("fp32", "fp32"), ("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("int8", "int8"), ("int4", "int4")];
+const FORMATS: [(&str, &str); 6] =
+    [("fp32", "fp32"), ("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("int8", "int8"), ("int4", "int4")];
 
 fn schedule(t: &TrainingSection, _: usize) -> String {
     match t.pipeline.schedule {
@@ -183,24 +184,49 @@ pub static RUN: [Spec; 5] = [
     Spec::text("training-global_batch", "training.global_batch", "Global batch", batch_value, set_batch)
         .hint("Per optimizer step over all chips, in the unit below (tokens round to whole sequences)")
         .conflicts(&["training", "training.global_batch"]),
-    Spec::select("training-global_batch-unit", "training.global_batch", "Batch unit", &[("tokens", "tokens"), ("sequences", "sequences")], batch_unit, set_batch_unit)
-        .rebuild(),
-    Spec::text("training-seq_len", "training.seq_len", "Sequence length", |t, _| t.seq_len.to_string(), |t, _, s| {
-        t.seq_len = parse_count(s)?;
-        Ok(())
-    })
+    Spec::select(
+        "training-global_batch-unit",
+        "training.global_batch",
+        "Batch unit",
+        &[("tokens", "tokens"), ("sequences", "sequences")],
+        batch_unit,
+        set_batch_unit,
+    )
+    .rebuild(),
+    Spec::text(
+        "training-seq_len",
+        "training.seq_len",
+        "Sequence length",
+        |t, _| t.seq_len.to_string(),
+        |t, _, s| {
+            t.seq_len = parse_count(s)?;
+            Ok(())
+        },
+    )
     .unit("tokens")
     .conflicts(&["training.seq_len"]),
-    Spec::text("training-token_budget", "training.token_budget", "Token budget", |t, _| show(t.token_budget), |t, _, s| {
-        t.token_budget = parse_optional_amount(s)?;
-        Ok(())
-    })
+    Spec::text(
+        "training-token_budget",
+        "training.token_budget",
+        "Token budget",
+        |t, _| show(t.token_budget),
+        |t, _, s| {
+            t.token_budget = parse_optional_amount(s)?;
+            Ok(())
+        },
+    )
     .unit("tokens")
     .hint("For days and cost (15e12 = LLaMA 3's 15T); empty for none"),
-    Spec::text("training-price_per_chip_hour_usd", "training.price_per_chip_hour_usd", "Price per chip-hour", |t, _| show(t.price_per_chip_hour_usd), |t, _, s| {
-        t.price_per_chip_hour_usd = parse_optional_amount(s)?;
-        Ok(())
-    })
+    Spec::text(
+        "training-price_per_chip_hour_usd",
+        "training.price_per_chip_hour_usd",
+        "Price per chip-hour",
+        |t, _| show(t.price_per_chip_hour_usd),
+        |t, _, s| {
+            t.price_per_chip_hour_usd = parse_optional_amount(s)?;
+            Ok(())
+        },
+    )
     .unit("USD")
     .hint("Empty: the chip catalog's list price, when it has one"),
 ];
@@ -213,7 +239,12 @@ pub static STATE: [Spec; 3] = [
         "training-zero_stage",
         "training.zero_stage",
         "ZeRO stage of the DP axis",
-        &[("0", "0: nothing (plain DP)"), ("1", "1: optimizer state"), ("2", "2: + gradients"), ("3", "3: + weights (= FSDP)")],
+        &[
+            ("0", "0: nothing (plain DP)"),
+            ("1", "1: optimizer state"),
+            ("2", "2: + gradients"),
+            ("3", "3: + weights (= FSDP)"),
+        ],
         |t, _| t.zero_stage.0.to_string(),
         |t, _, v| {
             t.zero_stage = ZeroStage(v.parse().map_err(|_| format!("{v:?} is not 0 to 3"))?);
@@ -221,21 +252,44 @@ pub static STATE: [Spec; 3] = [
         },
     )
     .hint("What the pure data-parallel axis shards (the FSDP axis is always ZeRO-3)"),
-    Spec::check("training-store_gradients", "training.store_gradients", "Gradients occupy HBM", |t, _| t.store_gradients, |t, _, on| {
-        t.store_gradients = on;
-        Ok(())
-    })
+    Spec::check(
+        "training-store_gradients",
+        "training.store_gradients",
+        "Gradients occupy HBM",
+        |t, _| t.store_gradients,
+        |t, _, on| {
+            t.store_gradients = on;
+            Ok(())
+        },
+    )
     .hint("Off reproduces the book's 10 bytes per parameter (bf16 weights + fp32 Adam)"),
 ];
 
 /// Number formats (book 5.1.1).
 pub static FORMAT_FIELDS: [Spec; 5] = [
-    Spec::select("training-dtypes-weights", "training.dtypes.weights", "Weights", &FORMATS, dtype, set_dtype).hint("As stored and as FSDP gathers them"),
-    Spec::select("training-dtypes-gradients", "training.dtypes.gradients", "Gradients", &FORMATS, dtype, set_dtype).arg(1),
-    Spec::select("training-dtypes-optimizer", "training.dtypes.optimizer", "Optimizer state", &FORMATS, dtype, set_dtype).arg(2),
-    Spec::select("training-dtypes-activations", "training.dtypes.activations", "Activations", &FORMATS, dtype, set_dtype)
-        .arg(3)
-        .hint("Saved for the backward pass; moved by TP, EP, CP and PP"),
+    Spec::select("training-dtypes-weights", "training.dtypes.weights", "Weights", &FORMATS, dtype, set_dtype)
+        .hint("As stored and as FSDP gathers them"),
+    Spec::select("training-dtypes-gradients", "training.dtypes.gradients", "Gradients", &FORMATS, dtype, set_dtype)
+        .arg(1),
+    Spec::select(
+        "training-dtypes-optimizer",
+        "training.dtypes.optimizer",
+        "Optimizer state",
+        &FORMATS,
+        dtype,
+        set_dtype,
+    )
+    .arg(2),
+    Spec::select(
+        "training-dtypes-activations",
+        "training.dtypes.activations",
+        "Activations",
+        &FORMATS,
+        dtype,
+        set_dtype,
+    )
+    .arg(3)
+    .hint("Saved for the backward pass; moved by TP, EP, CP and PP"),
     Spec::select("training-dtypes-compute", "training.dtypes.compute", "Matmuls", &FORMATS, dtype, set_dtype)
         .arg(4)
         .hint("Picks the chip's peak FLOP/s (fp32 matmuls are not modelled)")
@@ -279,22 +333,68 @@ pub static PIPELINE: [Spec; 5] = [
 
 /// What the roofline assumes: efficiencies, overlap, MoE capacity, attention kernel.
 pub static ADVANCED: [Spec; 9] = [
-    Spec::text("training-efficiency-flops", "training.efficiency.flops", "Achievable fraction of peak FLOP/s", efficiency, set_efficiency).hint("1 = the roofline"),
-    Spec::text("training-efficiency-ici", "training.efficiency.ici", "… of ICI / NVLink bandwidth", efficiency, set_efficiency).arg(1),
-    Spec::text("training-efficiency-dcn", "training.efficiency.dcn", "… of DCN bandwidth", efficiency, set_efficiency).arg(2),
-    Spec::text("training-efficiency-pcie", "training.efficiency.pcie", "… of PCIe bandwidth (host offload)", efficiency, set_efficiency).arg(3),
-    Spec::check("training-overlap-tensor", "training.overlap.tensor", "TP collectives overlap with matmuls", overlap, set_overlap)
-        .hint("Collective matmuls (book 3); off: on the critical path (book 5.1.3)"),
-    Spec::check("training-overlap-context", "training.overlap.context", "CP's K/V passing overlaps with attention", overlap, set_overlap)
-        .arg(1)
-        .hint("Ring attention: only the excess over the attention FLOPs is exposed"),
-    Spec::check("training-overlap-expert", "training.overlap.expert", "EP's AllToAlls overlap with other microbatches", overlap, set_overlap)
-        .arg(2)
-        .hint("DualPipe-style; off: a layer's experts wait for their tokens"),
-    Spec::text("training-capacity_factor", "training.capacity_factor", "MoE capacity factor", |t, _| shortest(t.capacity_factor), |t, _, s| {
-        t.capacity_factor = parse_positive_real(s)?;
-        Ok(())
-    })
+    Spec::text(
+        "training-efficiency-flops",
+        "training.efficiency.flops",
+        "Achievable fraction of peak FLOP/s",
+        efficiency,
+        set_efficiency,
+    )
+    .hint("1 = the roofline"),
+    Spec::text(
+        "training-efficiency-ici",
+        "training.efficiency.ici",
+        "… of ICI / NVLink bandwidth",
+        efficiency,
+        set_efficiency,
+    )
+    .arg(1),
+    Spec::text("training-efficiency-dcn", "training.efficiency.dcn", "… of DCN bandwidth", efficiency, set_efficiency)
+        .arg(2),
+    Spec::text(
+        "training-efficiency-pcie",
+        "training.efficiency.pcie",
+        "… of PCIe bandwidth (host offload)",
+        efficiency,
+        set_efficiency,
+    )
+    .arg(3),
+    Spec::check(
+        "training-overlap-tensor",
+        "training.overlap.tensor",
+        "TP collectives overlap with matmuls",
+        overlap,
+        set_overlap,
+    )
+    .hint("Collective matmuls (book 3); off: on the critical path (book 5.1.3)"),
+    Spec::check(
+        "training-overlap-context",
+        "training.overlap.context",
+        "CP's K/V passing overlaps with attention",
+        overlap,
+        set_overlap,
+    )
+    .arg(1)
+    .hint("Ring attention: only the excess over the attention FLOPs is exposed"),
+    Spec::check(
+        "training-overlap-expert",
+        "training.overlap.expert",
+        "EP's AllToAlls overlap with other microbatches",
+        overlap,
+        set_overlap,
+    )
+    .arg(2)
+    .hint("DualPipe-style; off: a layer's experts wait for their tokens"),
+    Spec::text(
+        "training-capacity_factor",
+        "training.capacity_factor",
+        "MoE capacity factor",
+        |t, _| shortest(t.capacity_factor),
+        |t, _, s| {
+            t.capacity_factor = parse_positive_real(s)?;
+            Ok(())
+        },
+    )
     .hint("Tokens dispatched per expert over the balanced share"),
     Spec::select(
         "training-attention",

@@ -56,7 +56,14 @@ pub fn TrainingView() -> impl IntoView {
     let model_line = derived::text_of(derived, |d| {
         d.model.with(|m| {
             m.as_ref()
-                .map(|m| html::escape(&format!("{}: {} parameters ({} active)", m.name, short_count(count_params(m).total.get()), short_count(count_params(m).active.get()))))
+                .map(|m| {
+                    html::escape(&format!(
+                        "{}: {} parameters ({} active)",
+                        m.name,
+                        short_count(count_params(m).total.get()),
+                        short_count(count_params(m).active.get())
+                    ))
+                })
                 .unwrap_or_default()
         })
     });

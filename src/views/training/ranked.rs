@@ -10,15 +10,16 @@ use shardcalc_core::training::tensors::Remat;
 
 use super::csv;
 use super::derived::{text_of, Derived};
-use super::html;
 use super::explore::explore;
 use super::fields::current;
 use super::headline::{bottleneck_label, seconds};
+use super::html;
 use crate::components::CsvButton;
 use crate::state::{use_app_state, AppState};
 
 /// Header of the ranked and Pareto tables.
-const HEADERS: [&str; 11] = ["#", "Mesh", "On which network", "Microbatches", "Remat", "Step time", "GB / device", "MFU", "HFU", "Binds", ""];
+const HEADERS: [&str; 11] =
+    ["#", "Mesh", "On which network", "Microbatches", "Remat", "Step time", "GB / device", "MFU", "HFU", "Binds", ""];
 
 /// A table of search rows as HTML text (`id`), each row with an "Explore" button
 /// `#<id>-explore-<i>` (clicks are handled by [`on_explore`] on the wrapper).
@@ -37,7 +38,10 @@ fn rows_html(id: &str, rows: &[SearchRow]) -> String {
         html::cell(&mut out, &format!("{}%", significant(100.0 * r.mfu, 3)), true);
         html::cell(&mut out, &format!("{}%", significant(100.0 * r.hfu, 3)), true);
         html::cell(&mut out, bottleneck_label(r.bound), false);
-        out.push_str(&format!("<td><button type=\"button\" class=\"small\" id=\"{}-explore-{i}\">Explore</button></td></tr>", html::escape(id)));
+        out.push_str(&format!(
+            "<td><button type=\"button\" class=\"small\" id=\"{}-explore-{i}\">Explore</button></td></tr>",
+            html::escape(id)
+        ));
     }
     html::close_table(&mut out);
     out

@@ -34,7 +34,8 @@ fn set_policy(t: &mut TrainingSection, _: usize, id: &str) -> R {
     Ok(())
 }
 
-const PLACEMENTS: [(&str, &str); 3] = [("device", "keep in HBM"), ("remat", "recompute"), ("offload", "offload to host")];
+const PLACEMENTS: [(&str, &str); 3] =
+    [("device", "keep in HBM"), ("remat", "recompute"), ("offload", "offload to host")];
 
 fn tensor(t: &TrainingSection, i: usize) -> String {
     match t.remat.placements().get(i) {
@@ -106,10 +107,17 @@ fn set_searched(t: &mut TrainingSection, i: usize, on: bool) -> R {
 }
 
 /// The explored mesh's policy (a change rebuilds the form: the custom editor shows or hides).
-pub static POLICY: [Spec; 1] = [Spec::select("training-remat", "training.remat", "Remat policy", &POLICIES, |t, _| t.remat.id().into(), set_policy)
-    .hint("Of the explored mesh (MaxText's names); the search tries the policies ticked below, and a custom policy too")
-    .conflicts(&["training.remat"])
-    .rebuild()];
+pub static POLICY: [Spec; 1] = [Spec::select(
+    "training-remat",
+    "training.remat",
+    "Remat policy",
+    &POLICIES,
+    |t, _| t.remat.id().into(),
+    set_policy,
+)
+.hint("Of the explored mesh (MaxText's names); the search tries the policies ticked below, and a custom policy too")
+.conflicts(&["training.remat"])
+.rebuild()];
 
 const fn tensor_spec(id: &'static str, label: &'static str, i: usize) -> Spec {
     Spec::select(id, "training.remat", label, &PLACEMENTS, tensor, set_tensor).arg(i)

@@ -62,7 +62,9 @@ impl Derived {
         Self {
             mode: Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction)),
             filter,
-            shown: Memo::new(move |_| rows().iter().enumerate().filter(|(_, r)| filter.keeps(r)).map(|(i, _)| i).collect()),
+            shown: Memo::new(move |_| {
+                rows().iter().enumerate().filter(|(_, r)| filter.keeps(r)).map(|(i, _)| i).collect()
+            }),
         }
     }
 

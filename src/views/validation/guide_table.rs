@@ -20,7 +20,11 @@ fn guide_html(mode: PredictionMode) -> String {
             Ok(c) => (fixed(c.mfu_pct, 1), signed(c.error.mfu_pts, 1)),
             Err(e) => (format!("refused: {e}"), String::new()),
         };
-        let link = el("a", &(" class=\"open-training\"".to_string() + &attr("href", &training_link(&g.scenario, mode))), "Open in Training");
+        let link = el(
+            "a",
+            &(" class=\"open-training\"".to_string() + &attr("href", &training_link(&g.scenario, mode))),
+            "Open in Training",
+        );
         let cells = el("th", " scope=\"row\"", &with_short(&g.id, &g.statement))
             + &el("td", "", &with_short(&chip_name(&g.chip), &format!("{} chips", g.chips)))
             + &el("td", "", &escape(&format!("{} ({}B)", g.model, fixed(g.params / 1e9, 0))))

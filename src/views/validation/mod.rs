@@ -37,7 +37,11 @@ use crate::state::use_app_state;
 pub fn mesh_text(m: &Mesh) -> String {
     let parts: Vec<String> =
         Parallelism::ALL.iter().filter(|p| m.degree(**p) > 1).map(|p| format!("{}={}", p.id(), m.degree(*p))).collect();
-    if parts.is_empty() { "1 device".into() } else { parts.join(" ") }
+    if parts.is_empty() {
+        "1 device".into()
+    } else {
+        parts.join(" ")
+    }
 }
 
 /// What binds the predicted step: `compute`, `communication (fsdp)`, `memory`, ...

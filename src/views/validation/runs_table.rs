@@ -8,8 +8,8 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::scatter::chip_name;
-use shardcalc_core::validation::fit::Split;
 use shardcalc_core::scenario::Scenario;
+use shardcalc_core::validation::fit::Split;
 use shardcalc_core::validation::table::{generations, Predicted, RunRow};
 use shardcalc_core::validation::PredictionMode;
 
@@ -54,10 +54,7 @@ fn FilterSelect(
     /// Where the choice goes (`None` = all).
     target: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let opts = options
-        .into_iter()
-        .map(|(value, text)| view! { <option value=value>{text}</option> })
-        .collect_view();
+    let opts = options.into_iter().map(|(value, text)| view! { <option value=value>{text}</option> }).collect_view();
     view! {
         <div class="field filter">
             <label for=id>{label}</label>
@@ -82,9 +79,15 @@ fn predicted_cells(p: &Predicted) -> String {
         Ok(c) => {
             let err_class = if c.error.mfu_pts.abs() > 5.0 { "num flag" } else { "num" };
             let planner = if c.fits { "" } else { "planner: over HBM" };
-            el("td", " class=\"num\"", &with_short(&format!("{} s", fixed(c.step_time_s, 2)), &format!("{}% MFU", fixed(c.mfu_pct, 1))))
-                + &el("td", &attr("class", err_class), &with_short(&signed(c.error.mfu_pts, 1), &format!("{}% step", signed(c.error.step_pct, 1))))
-                + &el("td", "", &with_short(&super::bound_text(c), planner))
+            el(
+                "td",
+                " class=\"num\"",
+                &with_short(&format!("{} s", fixed(c.step_time_s, 2)), &format!("{}% MFU", fixed(c.mfu_pct, 1))),
+            ) + &el(
+                "td",
+                &attr("class", err_class),
+                &with_short(&signed(c.error.mfu_pts, 1), &format!("{}% step", signed(c.error.step_pct, 1))),
+            ) + &el("td", "", &with_short(&super::bound_text(c), planner))
         }
         Err(e) => el("td", " colspan=\"3\" class=\"field-error\"", &escape(&format!("refused: {e}"))),
     }
@@ -99,13 +102,33 @@ fn row_html(r: &RunRow, mode: PredictionMode, hidden: bool) -> String {
     if hidden {
         attrs += " hidden";
     }
-    let link = r.scenario.as_ref().map(|s| el("a", &(" class=\"open-training\"".to_string() + &attr("href", &training_link(s, mode))), "Open in Training"));
+    let link = r.scenario.as_ref().map(|s| {
+        el("a", &(" class=\"open-training\"".to_string() + &attr("href", &training_link(s, mode))), "Open in Training")
+    });
     let cells = el("th", " scope=\"row\"", &with_short(&r.id, &format!("{}, {}", r.published, r.split.label())))
         + &el("td", "", &with_short(&chip_name(&r.chip), &format!("{} chips, {} slice(s)", r.chips, r.slices)))
         + &el("td", "", &escape(&r.model))
-        + &el("td", "", &with_short(&mesh_text(&r.mesh), &format!("remat {}, {} × {} tokens", r.remat, shortest(r.per_device_batch), r.seq_len)))
-        + &el("td", " class=\"num\"", &with_short(&format!("{} / {}", fixed(r.tflops_then, 1), fixed(r.tflops_now, 1)), r.convention_then.id()))
-        + &el("td", " class=\"num\"", &with_short(&format!("{} s", fixed(r.measured_step_s, 2)), &format!("{}% MFU", fixed(r.measured_mfu_pct, 1))))
+        + &el(
+            "td",
+            "",
+            &with_short(
+                &mesh_text(&r.mesh),
+                &format!("remat {}, {} × {} tokens", r.remat, shortest(r.per_device_batch), r.seq_len),
+            ),
+        )
+        + &el(
+            "td",
+            " class=\"num\"",
+            &with_short(&format!("{} / {}", fixed(r.tflops_then, 1), fixed(r.tflops_now, 1)), r.convention_then.id()),
+        )
+        + &el(
+            "td",
+            " class=\"num\"",
+            &with_short(
+                &format!("{} s", fixed(r.measured_step_s, 2)),
+                &format!("{}% MFU", fixed(r.measured_mfu_pct, 1)),
+            ),
+        )
         + &predicted_cells(r.prediction(mode))
         + &el("td", "", &link.unwrap_or_default());
     el("tr", &attrs, &cells)
@@ -114,7 +137,8 @@ fn row_html(r: &RunRow, mode: PredictionMode, hidden: bool) -> String {
 /// `#validation-runs` as HTML text: every run in `mode`, those with `keep` false hidden.
 #[must_use]
 pub fn runs_html(mode: PredictionMode, keep: &[bool]) -> String {
-    let body: String = rows().iter().enumerate().map(|(i, r)| row_html(r, mode, !keep.get(i).copied().unwrap_or(true))).collect();
+    let body: String =
+        rows().iter().enumerate().map(|(i, r)| row_html(r, mode, !keep.get(i).copied().unwrap_or(true))).collect();
     let caption = format!(
         "Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, {}. TFLOPs per device-step in the run's own published convention (named under) and in today's MaxText one, which every MFU here uses. MFU errors over 5 points are marked; under each, the step-time error.",
         mode.label().to_lowercase()
@@ -122,7 +146,18 @@ pub fn runs_html(mode: PredictionMode, keep: &[bool]) -> String {
     table(
         "validation-runs",
         &caption,
-        &["Run", "Chip", "Model", "Mesh", "#TFLOPs then / now", "#Measured", "#Predicted", "#MFU error (pts)", "Bound", "Scenario"],
+        &[
+            "Run",
+            "Chip",
+            "Model",
+            "Mesh",
+            "#TFLOPs then / now",
+            "#Measured",
+            "#Predicted",
+            "#MFU error (pts)",
+            "Bound",
+            "Scenario",
+        ],
         &body,
     )
 }
@@ -135,8 +170,10 @@ pub fn RunsTable(
 ) -> impl IntoView {
     let all = rows();
     let chips: Vec<(String, String)> = generations(all).into_iter().map(|c| (c.clone(), chip_name(&c))).collect();
-    let models: Vec<(String, String)> = distinct(all.iter().map(|r| r.model.clone())).into_iter().map(|m| (m.clone(), m)).collect();
-    let splits: Vec<(String, String)> = [Split::Fit, Split::HeldBack].iter().map(|s| (s.id().to_string(), s.label().to_string())).collect();
+    let models: Vec<(String, String)> =
+        distinct(all.iter().map(|r| r.model.clone())).into_iter().map(|m| (m.clone(), m)).collect();
+    let splits: Vec<(String, String)> =
+        [Split::Fit, Split::HeldBack].iter().map(|s| (s.id().to_string(), s.label().to_string())).collect();
     let wrap = NodeRef::<leptos::html::Div>::new();
     // Written whole when the prediction changes; on a filter change, only the rows whose
     // visibility changes get or lose `hidden` (toggleAttribute with force changes nothing

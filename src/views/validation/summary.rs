@@ -68,7 +68,8 @@ pub fn summary_html(mode: PredictionMode) -> String {
             let g = group_stats(all, chip.as_deref(), split, mode);
             let name = chip.as_deref().map_or_else(|| "All chips".to_string(), chip_name);
             let s = &g.stats;
-            let mut cells = el("th", " scope=\"row\"", &escape(&name)) + &el("td", "", &escape(split.map_or("both", Split::label)));
+            let mut cells =
+                el("th", " scope=\"row\"", &escape(&name)) + &el("td", "", &escape(split.map_or("both", Split::label)));
             let numbers = [
                 s.count.to_string(),
                 fixed(s.median_abs_mfu_pts, 1),
@@ -90,7 +91,16 @@ pub fn summary_html(mode: PredictionMode) -> String {
     table(
         "validation-summary",
         &caption,
-        &["Chip", "Runs", "#n", "#Median |MFU err|", "#p90 |MFU err|", "#Median |step err| %", "#p90 |step err| %", "#Mean MFU err"],
+        &[
+            "Chip",
+            "Runs",
+            "#n",
+            "#Median |MFU err|",
+            "#p90 |MFU err|",
+            "#Median |step err| %",
+            "#p90 |step err| %",
+            "#Mean MFU err",
+        ],
         &body,
     )
 }

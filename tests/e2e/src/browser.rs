@@ -63,21 +63,14 @@ impl Browser {
             "goog:chromeOptions": { "binary": chromium, "args": args },
             "goog:loggingPrefs": { "browser": "ALL", "performance": "ALL" },
         });
-        let Value::Object(capabilities) = capabilities else {
-            unreachable!("json! object")
-        };
+        let Value::Object(capabilities) = capabilities else { unreachable!("json! object") };
         let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(capabilities)
             .connect(&driver.url())
             .await
             .unwrap_or_else(|err| panic!("start Chromium ({chromium}) via chromedriver: {err}"));
 
-        let browser = Self {
-            client,
-            driver,
-            profile,
-            server,
-        };
+        let browser = Self { client, driver, profile, server };
         // The log so far is the browser's own start page (chrome:// URLs), not this test's.
         let _ = browser.network_requests().await;
         browser.goto_url(url).await;
@@ -102,12 +95,7 @@ impl Browser {
 
     /// Ends the WebDriver session, then stops chromedriver and Chromium.
     pub async fn close(self) {
-        let Browser {
-            client,
-            driver,
-            profile,
-            server,
-        } = self;
+        let Browser { client, driver, profile, server } = self;
         let _ = client.close().await;
         drop((driver, profile, server));
     }
@@ -135,10 +123,7 @@ impl Browser {
     /// The rendered text of the element matching `css`.
     pub async fn text(&self, css: &str) -> String {
         let element = self.find(css).await;
-        element
-            .text()
-            .await
-            .unwrap_or_else(|err| panic!("read the text of {css}: {err}"))
+        element.text().await.unwrap_or_else(|err| panic!("read the text of {css}: {err}"))
     }
 
     /// Polls until the text of `css` equals `expected`; fails with the last text seen.
@@ -149,10 +134,7 @@ impl Browser {
             if text == expected {
                 return;
             }
-            assert!(
-                Instant::now() < deadline,
-                "{css} still shows {text:?} after {TIMEOUT:?}, expected {expected:?}"
-            );
+            assert!(Instant::now() < deadline, "{css} still shows {text:?} after {TIMEOUT:?}, expected {expected:?}");
             tokio::time::sleep(POLL).await;
         }
     }
@@ -161,30 +143,19 @@ impl Browser {
     pub async fn input_value(&self, css: &str) -> String {
         let element = self.find(css).await;
         let value = element.prop("value").await;
-        value
-            .unwrap_or_else(|err| panic!("read {css}.value: {err}"))
-            .unwrap_or_default()
+        value.unwrap_or_else(|err| panic!("read {css}.value: {err}")).unwrap_or_default()
     }
 
     /// Clears an input and types `value` into it key by key, as a person would.
     pub async fn set_input(&self, css: &str, value: &str) {
         let element = self.find(css).await;
-        element
-            .clear()
-            .await
-            .unwrap_or_else(|err| panic!("clear {css}: {err}"));
-        element
-            .send_keys(value)
-            .await
-            .unwrap_or_else(|err| panic!("type into {css}: {err}"));
+        element.clear().await.unwrap_or_else(|err| panic!("clear {css}: {err}"));
+        element.send_keys(value).await.unwrap_or_else(|err| panic!("type into {css}: {err}"));
     }
 
     /// Runs `script` in the page (`arguments[i]` are `args`) and returns what it returns.
     pub async fn eval(&self, script: &str, args: Vec<Value>) -> Value {
-        self.client
-            .execute(script, args)
-            .await
-            .unwrap_or_else(|err| panic!("run script {script:?}: {err}"))
+        self.client.execute(script, args).await.unwrap_or_else(|err| panic!("run script {script:?}: {err}"))
     }
 
     /// `toDataURL()` of the canvas matching `css`: compare two to see whether it was redrawn.
@@ -192,9 +163,7 @@ impl Browser {
         self.find(css).await;
         let script = "return document.querySelector(arguments[0]).toDataURL();";
         let url = self.eval(script, vec![json!(css)]).await;
-        url.as_str()
-            .expect("toDataURL returns a string")
-            .to_string()
+        url.as_str().expect("toDataURL returns a string").to_string()
     }
 
     /// The page's URL and every resource it loaded, as the browser recorded them.
@@ -203,33 +172,17 @@ impl Browser {
             .concat(performance.getEntriesByType('resource').map(e => e.name));";
         let urls = self.eval(script, vec![]).await;
         let urls = urls.as_array().expect("an array of URLs");
-        urls.iter()
-            .filter_map(|url| url.as_str().map(str::to_string))
-            .collect()
+        urls.iter().filter_map(|url| url.as_str().map(str::to_string)).collect()
     }
 
     /// Fails unless everything the page loaded came from the local server, without errors.
     pub async fn assert_only_local_requests(&self) {
         let origin = format!("{}/", self.origin());
         let urls = self.loaded_urls().await;
-        let foreign: Vec<_> = urls
-            .iter()
-            .filter(|url| !url.starts_with(&origin))
-            .collect();
-        assert!(
-            foreign.is_empty(),
-            "the page loaded resources from elsewhere: {foreign:?}"
-        );
-        let failed: Vec<_> = self
-            .server
-            .requests()
-            .into_iter()
-            .filter(|r| r.status != 200)
-            .collect();
-        assert!(
-            failed.is_empty(),
-            "the local server answered with errors: {failed:?}"
-        );
+        let foreign: Vec<_> = urls.iter().filter(|url| !url.starts_with(&origin)).collect();
+        assert!(foreign.is_empty(), "the page loaded resources from elsewhere: {foreign:?}");
+        let failed: Vec<_> = self.server.requests().into_iter().filter(|r| r.status != 200).collect();
+        assert!(failed.is_empty(), "the local server answered with errors: {failed:?}");
     }
 
     /// Every URL the browser requested since the previous read, from its network log
@@ -258,7 +211,12 @@ impl Browser {
         let urls = self.network_requests().await;
         let foreign: Vec<&String> = urls
             .iter()
-            .filter(|u| !(u.starts_with("data:") || u.starts_with("blob:") || u.starts_with(allowed) || u.starts_with("chrome://")))
+            .filter(|u| {
+                !(u.starts_with("data:")
+                    || u.starts_with("blob:")
+                    || u.starts_with(allowed)
+                    || u.starts_with("chrome://"))
+            })
             .collect();
         assert!(foreign.is_empty(), "requests outside {allowed}: {foreign:#?}");
         urls
@@ -353,14 +311,9 @@ impl Browser {
 
     /// Saves a PNG of the viewport to `target/screenshots/<name>.png` and returns the path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
-        let png = self
-            .client
-            .screenshot()
-            .await
-            .unwrap_or_else(|err| panic!("screenshot: {err}"));
+        let png = self.client.screenshot().await.unwrap_or_else(|err| panic!("screenshot: {err}"));
         let dir = target_dir().join("screenshots");
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
         let path = dir.join(format!("{name}.png"));
         std::fs::write(&path, png).unwrap_or_else(|err| panic!("write {}: {err}", path.display()));
         path
@@ -373,19 +326,12 @@ impl Browser {
 struct BrowserLog(&'static str);
 
 impl WebDriverCompatibleCommand for BrowserLog {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
         base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
     }
 
     fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(json!({ "type": self.0 }).to_string()),
-        )
+        (http::Method::POST, Some(json!({ "type": self.0 }).to_string()))
     }
 }
 
@@ -395,11 +341,7 @@ impl WebDriverCompatibleCommand for BrowserLog {
 struct Cdp(Value);
 
 impl WebDriverCompatibleCommand for Cdp {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
+    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
         base.join(&format!("session/{}/goog/cdp/execute", session.unwrap_or_default()))
     }
 
@@ -414,15 +356,10 @@ struct ProfileDir(PathBuf);
 impl ProfileDir {
     fn new() -> Self {
         static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let name = format!(
-            "shardcalc-e2e-profile-{}-{}",
-            std::process::id(),
-            COUNT.fetch_add(1, Ordering::Relaxed)
-        );
+        let name = format!("shardcalc-e2e-profile-{}-{}", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed));
         let dir = std::env::temp_dir().join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
         Self(dir)
     }
 }

@@ -27,9 +27,7 @@ impl ChromeDriver {
             .map_err(|err| {
                 io::Error::new(
                     err.kind(),
-                    format!(
-                        "cannot start {binary}: {err} (scripts/setup.sh installs chromium-driver)"
-                    ),
+                    format!("cannot start {binary}: {err} (scripts/setup.sh installs chromium-driver)"),
                 )
             })?;
 
@@ -50,9 +48,7 @@ impl ChromeDriver {
             }
             line.clear();
         }
-        Err(io::Error::other(format!(
-            "{binary} exited before reporting its port"
-        )))
+        Err(io::Error::other(format!("{binary} exited before reporting its port")))
     }
 
     /// The WebDriver URL, e.g. `http://127.0.0.1:40515`.
@@ -67,10 +63,7 @@ impl Drop for ChromeDriver {
         let pgid = self.child.id();
         let signal = |sig: &str| {
             let group = format!("-{pgid}");
-            let _ = Command::new("kill")
-                .args([sig, "--", &group])
-                .stderr(Stdio::null())
-                .status();
+            let _ = Command::new("kill").args([sig, "--", &group]).stderr(Stdio::null()).status();
         };
         signal("-TERM");
         let _ = self.child.wait();

@@ -104,9 +104,8 @@ fn serve(
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
     // `/tools/shardcalc` (no slash) is the directory too; anything outside the prefix is a 404.
-    let inside = path
-        .strip_prefix(options.prefix.as_str())
-        .or_else(|| (format!("{path}/") == options.prefix).then_some(""));
+    let inside =
+        path.strip_prefix(options.prefix.as_str()).or_else(|| (format!("{path}/") == options.prefix).then_some(""));
     let (status, body, content_type) = match inside.map(|p| p.trim_start_matches('/')) {
         None => (404, b"not found".to_vec(), "text/plain"),
         Some(rel) if rel.split('/').any(|part| part == "..") => (403, b"forbidden".to_vec(), "text/plain"),

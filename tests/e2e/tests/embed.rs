@@ -76,7 +76,8 @@ async fn a_table_embeds_alone_with_the_exported_values() {
 async fn an_unknown_embed_name_says_what_exists() {
     let payload = "%3Cimg%20src%3Dx%20onerror%3D%22window.__xss%3D1%22%3E";
     let browser = Browser::open_path(&format!("index.html?embed={payload}")).await;
-    let text = wait_for_text_where(&browser, "#embed-missing", "the message", |t| t.contains("Charts and tables here")).await;
+    let text =
+        wait_for_text_where(&browser, "#embed-missing", "the message", |t| t.contains("Charts and tables here")).await;
     assert!(text.contains("“<img src=x onerror=\"window.__xss=1\">”"), "{text}");
     for name in ["params", "flops", "seq-len", "table-params", "table-flops", "table-notebook"] {
         assert!(text.contains(name), "{name} missing from {text}");

@@ -22,7 +22,11 @@ async fn wait_until(browser: &Browser, css: &str, what: &str, probe: impl Fn(&st
 }
 
 /// Polls until the URL fragment holds a scenario for which `probe` is true; returns it.
-async fn wait_for_link(browser: &Browser, what: &str, probe: impl Fn(&shardcalc_core::scenario::Scenario) -> bool) -> String {
+async fn wait_for_link(
+    browser: &Browser,
+    what: &str,
+    probe: impl Fn(&shardcalc_core::scenario::Scenario) -> bool,
+) -> String {
     let deadline = Instant::now() + TIMEOUT;
     loop {
         let hash = browser.eval("return location.hash;", vec![]).await;

@@ -89,18 +89,10 @@ async fn model_view_end_to_end() {
     browser.wait_for_text("#total-params-value", "8,030,261,248").await;
 
     // A preset, then a sequence length typed key by key.
-    browser
-        .find("#preset")
-        .await
-        .select_by_value("llama-3-70b")
-        .await
-        .expect("choose Llama 3 70B");
+    browser.find("#preset").await.select_by_value("llama-3-70b").await.expect("choose Llama 3 70B");
     browser.wait_for_text("#total-params-value", "70,553,706,496").await;
     browser.set_input("#workload-seq_len", "8192").await;
-    let mut seventy = Scenario {
-        model: ModelSource::Preset("llama-3-70b".into()),
-        ..Scenario::default()
-    };
+    let mut seventy = Scenario { model: ModelSource::Preset("llama-3-70b".into()), ..Scenario::default() };
     seventy.workload.seq_len = 8192;
     browser.wait_for_text("#tflops-value", &tflops(&seventy)).await;
     browser.client().set_window_size(1400, 2400).await.expect("resize");
@@ -116,10 +108,7 @@ async fn model_view_end_to_end() {
 
     // The link holds the imported model with the workload typed earlier...
     let imported = detect_and_import(&fixture).expect("the fixture imports").config;
-    let mut eight = Scenario {
-        model: ModelSource::Custom(Box::new(imported)),
-        ..Scenario::default()
-    };
+    let mut eight = Scenario { model: ModelSource::Custom(Box::new(imported)), ..Scenario::default() };
     eight.workload.seq_len = 8192;
     browser.wait_for_text("#tflops-value", &tflops(&eight)).await;
     let fragment = format!("#s={}", permalink::encode(&eight));
@@ -142,9 +131,7 @@ async fn model_view_end_to_end() {
     .await;
     assert!(browser.text("#stale-note").await.contains("last valid inputs"));
     assert_eq!(browser.text("#total-params-value").await, "8,030,261,248");
-    browser
-        .eval("document.getElementById('model-attention-num_kv_heads').scrollIntoView();", vec![])
-        .await;
+    browser.eval("document.getElementById('model-attention-num_kv_heads').scrollIntoView();", vec![]).await;
     browser.screenshot("model-view-invalid").await;
 
     // Narrow screens stack the columns.

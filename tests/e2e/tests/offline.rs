@@ -73,7 +73,9 @@ async fn the_single_file_build_works_from_disk() {
     assert!(missing.is_null(), "a view is missing from the single file");
 
     // An embed from the same file.
-    browser.goto_url(&format!("file://{}?view=model&embed=seq-len&theme=dark{}", file.display(), fragment(&seventy()))).await;
+    browser
+        .goto_url(&format!("file://{}?view=model&embed=seq-len&theme=dark{}", file.display(), fragment(&seventy())))
+        .await;
     browser.find("#chart-seq-len[data-draws]").await;
     assert!(visible_outside(&browser, "#chart-seq-len").await.is_empty());
 

@@ -47,7 +47,10 @@ async fn saved_scenarios_survive_reloads_and_damaged_storage() {
     let link = permalink::encode(&first);
     let mut invalid = first.clone();
     invalid.workload.seq_len = 0;
-    let invalid = format!(r#"{{"format":1,"name":"needs fixing","saved_at":5,"scenario":{}}}"#, serde_json::to_string(&invalid).unwrap());
+    let invalid = format!(
+        r#"{{"format":1,"name":"needs fixing","saved_at":5,"scenario":{}}}"#,
+        serde_json::to_string(&invalid).unwrap()
+    );
     browser
         .eval(
             "localStorage.setItem('shardcalc.saved.truncated', '{\"format\":1,\"name\":\"cut');\
@@ -117,7 +120,10 @@ async fn saved_scenarios_survive_reloads_and_damaged_storage() {
     assert_eq!(browser.input_value("#workload-seq_len").await, "8192");
     browser.goto("saved.html").await;
     click(&browser, "#saved-1-open-model").await;
-    wait_for_text_where(&browser, "#workload-seq_len-error", "the problem at its field", |t| t.contains("workload.seq_len")).await;
+    wait_for_text_where(&browser, "#workload-seq_len-error", "the problem at its field", |t| {
+        t.contains("workload.seq_len")
+    })
+    .await;
     browser.assert_no_console_errors().await;
     browser.close().await;
 }

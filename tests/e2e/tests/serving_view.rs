@@ -24,10 +24,8 @@ fn ms(seconds: f64) -> String {
 
 /// The book's chapter 8 setup at `batch`.
 fn llama_70b_int8_4x2(batch: u64) -> Scenario {
-    let mut s = with_serving_defaults(&Scenario {
-        model: ModelSource::Preset("llama-3-70b".into()),
-        ..Scenario::default()
-    });
+    let mut s =
+        with_serving_defaults(&Scenario { model: ModelSource::Preset("llama-3-70b".into()), ..Scenario::default() });
     s.hardware = Some(HardwareSection {
         chip: ChipSource::Preset("tpu-v5e".into()),
         topology: Some(Topology::tpu_slice(&[4, 2], 1)),
@@ -145,8 +143,10 @@ async fn serving_view_end_to_end() {
     // Two cores shared with other builds: the minimum is the cost, the spread is the machine.
     for (id, a, b) in [("inference-batch", "16", "43"), ("inference-price_per_chip_hour_usd", "1", "2")] {
         let values: Vec<String> = (0..40).map(|i| if i % 2 == 0 { a.to_string() } else { b.to_string() }).collect();
-        let times = browser.client().execute_async(TIMING_SCRIPT, vec![json!(id), json!(values)]).await.expect("timing");
-        let mut times: Vec<f64> = times.as_array().expect("times").iter().filter_map(serde_json::Value::as_f64).collect();
+        let times =
+            browser.client().execute_async(TIMING_SCRIPT, vec![json!(id), json!(values)]).await.expect("timing");
+        let mut times: Vec<f64> =
+            times.as_array().expect("times").iter().filter_map(serde_json::Value::as_f64).collect();
         times.sort_by(f64::total_cmp);
         let (min, p50, p95) = (times[0], times[times.len() / 2], times[times.len() * 95 / 100]);
         println!("serving: #{id} typed -> page updated (release): min {min:.1} ms, p50 {p50:.1} ms, p95 {p95:.1} ms");

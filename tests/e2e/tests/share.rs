@@ -60,7 +60,15 @@ async fn every_export_is_produced_and_parses() {
     browser.wait_for_text("#total-params-value", "70,553,706,496").await;
     browser.find("#chart-params[data-draws]").await;
     browser.capture_downloads().await;
-    let buttons = ["#chart-params-png", "#chart-params-svg", "#params-csv", "#params-md", "#flops-md", "#chart-flops-svg", "#chart-seq-len-svg"];
+    let buttons = [
+        "#chart-params-png",
+        "#chart-params-svg",
+        "#params-csv",
+        "#params-md",
+        "#flops-md",
+        "#chart-flops-svg",
+        "#chart-seq-len-svg",
+    ];
     for (i, button) in buttons.into_iter().enumerate() {
         browser.find(button).await.click().await.unwrap_or_else(|e| panic!("click {button}: {e}"));
         browser.wait_for_downloads(i + 1).await;
@@ -136,7 +144,10 @@ async fn scenario_files_open_and_bad_ones_say_why() {
     };
     let full = full_scenario();
     let good = write("good.json", &serde_json::to_string_pretty(&full).unwrap());
-    let typo = write("typo.json", r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},"hardwre":{}}"#);
+    let typo = write(
+        "typo.json",
+        r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},"hardwre":{}}"#,
+    );
     let broken = write("broken.json", "{\"model\": ");
     let huge = write("huge.json", &" ".repeat(300_000));
     let mut bad_hw = full.clone();
@@ -174,7 +185,8 @@ async fn scenario_files_open_and_bad_ones_say_why() {
     // last valid inputs, and the file's other sections are kept for when it is fixed.
     open(&browser, &bad_seq).await;
     wait_for_text_where(&browser, "#share-message", "loaded with problems", |t| t.contains("workload.seq_len")).await;
-    wait_for_text_where(&browser, "#workload-seq_len-error", "the field's message", |t| t.contains("workload.seq_len")).await;
+    wait_for_text_where(&browser, "#workload-seq_len-error", "the field's message", |t| t.contains("workload.seq_len"))
+        .await;
     browser.set_input("#workload-seq_len", "4096").await;
     wait_for(&browser, "return location.hash;", "the fixed scenario in the link", |_| true).await;
     tokio::time::sleep(std::time::Duration::from_millis(400)).await;
@@ -207,11 +219,20 @@ async fn payloads_in_links_and_files_stay_text() {
     // An unknown preset id made of markup: the notice quotes it as text.
     let bad = format!(
         "1.{}",
-        base64url(format!(r#"{{"model":{{"preset":"{}"}},"workload":{{"per_device_batch":1,"seq_len":8}}}}"#, PAYLOADS[1].replace('"', "\\\"")).as_bytes())
+        base64url(
+            format!(
+                r#"{{"model":{{"preset":"{}"}},"workload":{{"per_device_batch":1,"seq_len":8}}}}"#,
+                PAYLOADS[1].replace('"', "\\\"")
+            )
+            .as_bytes()
+        )
     );
     // Pasted into the address bar of the open page (hashchange): refused, the page unchanged.
     browser.goto(&format!("index.html#s={bad}")).await;
-    wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| t.contains("<script>window.__xss=2</script>")).await;
+    wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| {
+        t.contains("<script>window.__xss=2</script>")
+    })
+    .await;
     tokio::time::sleep(std::time::Duration::from_millis(400)).await;
     assert_eq!(browser.text("#total-params-value").await, "684,489,845,504");
     assert_eq!(scenario_in_page(&browser).await, s, "the address bar is back to the page's link");
@@ -219,12 +240,21 @@ async fn payloads_in_links_and_files_stay_text() {
     // Opened fresh.
     browser.goto("saved.html").await;
     browser.goto(&format!("index.html#s={bad}")).await;
-    wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| t.contains("<script>window.__xss=2</script>")).await;
+    wait_for_text_where(&browser, "#notice", "the refusal quoting the id", |t| {
+        t.contains("<script>window.__xss=2</script>")
+    })
+    .await;
     assert_no_markup_from_payloads(&browser).await;
 
     // The same in an opened file, and as a saved name.
     let path = std::env::temp_dir().join(format!("shardcalc-e2e-xss-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&s).unwrap().replace(r#""version":1"#, &format!(r#""version":1,"{}":1"#, PAYLOADS[2].replace('"', "\\\"")))).unwrap();
+    std::fs::write(
+        &path,
+        serde_json::to_string(&s)
+            .unwrap()
+            .replace(r#""version":1"#, &format!(r#""version":1,"{}":1"#, PAYLOADS[2].replace('"', "\\\""))),
+    )
+    .unwrap();
     browser.find("#share summary").await.click().await.expect("open Save & share");
     browser.find("#open-json").await.send_keys(&path.display().to_string()).await.expect("choose the file");
     wait_for_text_where(&browser, "#share-message", "a refusal naming the key", |t| t.contains("svg onload")).await;
@@ -243,7 +273,9 @@ fn base64url(bytes: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16) | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8) | u32::from(*chunk.get(2).unwrap_or(&0));
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
         for i in 0..=chunk.len() {
             out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
         }

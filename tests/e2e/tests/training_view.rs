@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use shardcalc_charts::format::significant;
 use shardcalc_charts::training::{mesh_label, time_unit, TrainingInputs};
-use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use shardcalc_core::training::TrainingReport;
@@ -40,7 +40,10 @@ fn scenario(preset: &str, chip: &str, shape: &[u64], tokens: f64) -> Scenario {
     let training = TrainingSection { global_batch: GlobalBatch::Tokens(tokens), ..TrainingSection::default() };
     Scenario {
         model: ModelSource::Preset(preset.into()),
-        hardware: Some(HardwareSection { chip: ChipSource::Preset(chip.into()), topology: Some(Topology::tpu_slice(shape, 1)) }),
+        hardware: Some(HardwareSection {
+            chip: ChipSource::Preset(chip.into()),
+            topology: Some(Topology::tpu_slice(shape, 1)),
+        }),
         training: Some(training),
         ..Scenario::default()
     }
@@ -104,9 +107,7 @@ async fn training_view_end_to_end() {
     assert!(pareto_drawn.starts_with("data:image/png"), "{pareto_drawn}");
     browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
     browser.screenshot("training-view-desktop").await;
-    browser
-        .eval("document.getElementById('chart-training-step').scrollIntoView();", vec![])
-        .await;
+    browser.eval("document.getElementById('chart-training-step').scrollIntoView();", vec![]).await;
     browser.screenshot("training-view-charts").await;
 
     // The link holds all of it: a fresh browser on it shows the same plan.
@@ -120,9 +121,19 @@ async fn training_view_end_to_end() {
     browser.capture_downloads().await;
     for name in ["training-step", "training-memory", "training-mfu", "training-pareto"] {
         let chart = shardcalc_charts::catalog::build(name, &page_scenario).expect("the catalog builds it");
-        let label = browser.eval("return document.getElementById(arguments[0]).getAttribute('aria-label');", vec![format!("chart-{name}").into()]).await;
+        let label = browser
+            .eval(
+                "return document.getElementById(arguments[0]).getAttribute('aria-label');",
+                vec![format!("chart-{name}").into()],
+            )
+            .await;
         assert_eq!(label.as_str(), Some(chart.title()), "{name}");
-        browser.find(&format!("#chart-{name}-svg")).await.click().await.unwrap_or_else(|e| panic!("click {name}'s SVG: {e}"));
+        browser
+            .find(&format!("#chart-{name}-svg"))
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("click {name}'s SVG: {e}"));
     }
     let deadline = Instant::now() + TIMEOUT;
     let downloads = loop {
@@ -137,7 +148,8 @@ async fn training_view_end_to_end() {
         let file = format!("shardcalc-chart-{name}.svg");
         let d = downloads.iter().find(|d| d.0 == file).unwrap_or_else(|| panic!("no {file}"));
         assert_eq!(d.1, "image/svg+xml");
-        let cli = shardcalc_charts::svg::to_svg(&shardcalc_charts::catalog::build(name, &page_scenario).unwrap()).unwrap();
+        let cli =
+            shardcalc_charts::svg::to_svg(&shardcalc_charts::catalog::build(name, &page_scenario).unwrap()).unwrap();
         assert_eq!(d.2, cli, "{name}: the page's SVG is the CLI's");
     }
     let reloaded = Browser::open_path(&format!("/training.html{hash}")).await;
@@ -149,7 +161,8 @@ async fn training_view_end_to_end() {
 
     // A field that does not read: the message is next to it, the plan stays, the page lives.
     browser.set_input("#training-seq_len", "-4096").await;
-    wait_until(&browser, "#training-seq_len-error", "a message naming the field", |t| t.contains("training.seq_len")).await;
+    wait_until(&browser, "#training-seq_len-error", "a message naming the field", |t| t.contains("training.seq_len"))
+        .await;
     assert_eq!(browser.text("#training-mesh-value").await, mesh_label(&pod.mesh.degrees));
     // An explored mesh that conflicts with the model: TP 3 on LLaMA 3 70B (64 heads, F = 28,672).
     browser.find("#training-explore-start").await.click().await.expect("explore");

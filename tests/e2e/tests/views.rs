@@ -124,7 +124,9 @@ async fn accessibility_check_can_fail(browser: &Browser) {
     let found = browser.eval(ACCESSIBILITY_SCRIPT, vec![]).await;
     browser.eval("document.getElementById('probe').remove();", vec![]).await;
     let problems = found["problems"].to_string();
-    for expected in ["field without a label: input#probe-field", "chart without role=img: canvas", "chart without a name: canvas"] {
+    for expected in
+        ["field without a label: input#probe-field", "chart without role=img: canvas", "chart without a name: canvas"]
+    {
         assert!(problems.contains(expected), "{expected} not reported: {problems}");
     }
 }
@@ -212,7 +214,8 @@ async fn every_view_as_a_user_goes_through_them() {
     // Serving: a decode step for the same model.
     follow_nav(&browser, "serving", "serving.html").await;
     assert_eq!(scenario_in_page(&browser).await.model, scenario.model, "the link carried the model");
-    wait_for_text_where(&browser, "#serving-step-value", "a decode step", |t| t.ends_with(" ms") || t.ends_with(" s")).await;
+    wait_for_text_where(&browser, "#serving-step-value", "a decode step", |t| t.ends_with(" ms") || t.ends_with(" s"))
+        .await;
     check_page(&browser, "serving").await;
 
     // Validation, by keyboard: on the fresh page, Tab to its link and press Enter.
@@ -256,9 +259,12 @@ async fn a_page_s_defaults_stay_on_that_page_until_edited() {
 
     // Training, reached from the unedited hardware page: its own default chip, not the v5e.
     follow_nav(&browser, "training", "training.html").await;
-    let chip = wait_for(&browser, "return document.getElementById('hw-chip')?.value ?? '';", "the training page's chip", |v| {
-        v.as_str().is_some_and(|s| !s.is_empty())
-    })
+    let chip = wait_for(
+        &browser,
+        "return document.getElementById('hw-chip')?.value ?? '';",
+        "the training page's chip",
+        |v| v.as_str().is_some_and(|s| !s.is_empty()),
+    )
     .await;
     assert_eq!(chip.as_str(), Some("tpu-v5p"), "the training page shows its own default chip");
     let best = TrainingInputs::of(&Scenario::default()).and_then(|i| i.best()).expect("a plan");
@@ -266,13 +272,25 @@ async fn a_page_s_defaults_stay_on_that_page_until_edited() {
 
     // An edit on the training page (another chip): from now on the page passes on what it shows.
     browser.find("#hw-chip").await.select_by_value("tpu-v4").await.expect("choose TPU v4");
-    wait_for(&browser, "return document.getElementById('nav-model').getAttribute('href');", "the link to carry the edit", |v| {
-        v.as_str().and_then(|h| h.split_once("#s=")).and_then(|(_, l)| permalink::decode(l).ok()).is_some_and(|s| s.training.is_some())
-    })
+    wait_for(
+        &browser,
+        "return document.getElementById('nav-model').getAttribute('href');",
+        "the link to carry the edit",
+        |v| {
+            v.as_str()
+                .and_then(|h| h.split_once("#s="))
+                .and_then(|(_, l)| permalink::decode(l).ok())
+                .is_some_and(|s| s.training.is_some())
+        },
+    )
     .await;
     let shared = scenario_in_nav(&browser).await;
     let chip = shared.hardware.as_ref().map(|h| h.chip.clone());
-    assert_eq!(chip, Some(shardcalc_core::hardware::query::ChipSource::Preset("tpu-v4".into())), "the edited chip is passed on");
+    assert_eq!(
+        chip,
+        Some(shardcalc_core::hardware::query::ChipSource::Preset("tpu-v4".into())),
+        "the edited chip is passed on"
+    );
     follow_nav(&browser, "hardware", "hardware.html").await;
     wait_for_text_where(&browser, "#spec-chip", "the edited chip on the hardware page", |t| t.contains("v4")).await;
     browser.assert_no_console_errors().await;

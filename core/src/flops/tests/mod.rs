@@ -23,12 +23,7 @@ pub(crate) fn notebook_deepseek_like() -> ModelConfig {
 }
 
 fn workload(b: f64, t: u64) -> Workload {
-    Workload {
-        per_device_batch: b,
-        seq_len: t,
-        grad_accum: 1,
-        remat: RematPolicy::None,
-    }
+    Workload { per_device_batch: b, seq_len: t, grad_accum: 1, remat: RematPolicy::None }
 }
 
 fn tflops(m: &ModelConfig, w: &Workload, c: FlopConvention) -> f64 {
@@ -184,7 +179,11 @@ fn attention_crossover_is_the_first_with_chunked_attention() {
                 };
                 for c in [FlopConvention::MaxText, FlopConvention::Book] {
                     if let Some(brute) = first_by_brute_force(&m, c) {
-                        assert_eq!(attention_crossover(&m, c), Some(brute), "chunk {chunk} locals {locals} d_ff {d_ff} {c:?}");
+                        assert_eq!(
+                            attention_crossover(&m, c),
+                            Some(brute),
+                            "chunk {chunk} locals {locals} d_ff {d_ff} {c:?}"
+                        );
                     }
                 }
             }

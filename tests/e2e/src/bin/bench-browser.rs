@@ -38,15 +38,27 @@ struct Page {
 }
 
 const PAGES: &[Page] = &[
-    Page { file: "index.html", result: "#total-params-value", fields: &[("workload-seq_len", "8192", "input"), ("model-d_model", "4160", "input")] },
+    Page {
+        file: "index.html",
+        result: "#total-params-value",
+        fields: &[("workload-seq_len", "8192", "input"), ("model-d_model", "4160", "input")],
+    },
     Page { file: "hardware.html", result: "#collective-result-0", fields: &[("collective-0-bytes", "16 MB", "input")] },
-    Page { file: "training.html", result: "#training-mesh-value", fields: &[("training-global_batch", "2097152", "input")] },
+    Page {
+        file: "training.html",
+        result: "#training-mesh-value",
+        fields: &[("training-global_batch", "2097152", "input")],
+    },
     Page {
         file: "serving.html",
         result: "#serving-step-value",
         fields: &[("inference-batch", "64", "input"), ("inference-prompt_len", "2048", "input")],
     },
-    Page { file: "validation.html", result: "#card-held-back-mfu-value", fields: &[("validation-filter-chip", "tpu-v5e", "change")] },
+    Page {
+        file: "validation.html",
+        result: "#card-held-back-mfu-value",
+        fields: &[("validation-filter-chip", "tpu-v5e", "change")],
+    },
     // Nothing to edit on an empty list: its first result is the list (or its "nothing saved").
     Page { file: "saved.html", result: "#saved-empty, #saved-table", fields: &[] },
 ];
@@ -188,8 +200,16 @@ async fn first_results(browser: &Browser, page: &Page, loads: usize) -> Vec<(f64
 
 /// Times `changes` changes of one field (after 4 not counted): (its own value, update ms, frame ms, fewest
 /// charts redrawn and fewest DOM mutations in one change).
-async fn changes_of(browser: &Browser, id: &str, other: &str, kind: &str, changes: usize) -> Option<(String, Vec<f64>, Vec<f64>, u64, u64)> {
-    let base = browser.eval("const e = document.getElementById(arguments[0]); return e ? e.value : null;", vec![json!(id)]).await;
+async fn changes_of(
+    browser: &Browser,
+    id: &str,
+    other: &str,
+    kind: &str,
+    changes: usize,
+) -> Option<(String, Vec<f64>, Vec<f64>, u64, u64)> {
+    let base = browser
+        .eval("const e = document.getElementById(arguments[0]); return e ? e.value : null;", vec![json!(id)])
+        .await;
     let base = base.as_str()?.to_string();
     if base == other {
         eprintln!("bench-browser: #{id} already holds {other}; its changes would change nothing");
@@ -233,7 +253,11 @@ fn sizes() -> Vec<(String, u64)> {
 }
 
 fn shell(cmd: &str) -> String {
-    Command::new("sh").args(["-c", cmd]).output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default()
+    Command::new("sh")
+        .args(["-c", cmd])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -304,11 +328,14 @@ async fn main() {
         browser.goto(page.file).await;
         // Let the first result and the charts settle before typing.
         let wait = Instant::now() + Duration::from_secs(30);
-        while browser.eval("return !!(window.__bench && window.__bench.all !== null);", vec![]).await != json!(true) && Instant::now() < wait {
+        while browser.eval("return !!(window.__bench && window.__bench.all !== null);", vec![]).await != json!(true)
+            && Instant::now() < wait
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for &(id, other, kind) in page.fields {
-            let Some((base, update, frame, redrawn, mutations)) = changes_of(&browser, id, other, kind, changes).await else {
+            let Some((base, update, frame, redrawn, mutations)) = changes_of(&browser, id, other, kind, changes).await
+            else {
                 let _ = writeln!(md, "| {} | #{id} | | | not measured | | | | | |", page.file);
                 continue;
             };
@@ -331,7 +358,10 @@ async fn main() {
     let errors = browser.console_errors().await;
     browser.close().await;
 
-    let _ = writeln!(md, "\nShipped wasm + JS + CSS per page, gzip -9 (scripts/size-report.sh; budget {SIZE_BUDGET_GZIP} B):\n");
+    let _ = writeln!(
+        md,
+        "\nShipped wasm + JS + CSS per page, gzip -9 (scripts/size-report.sh; budget {SIZE_BUDGET_GZIP} B):\n"
+    );
     let _ = writeln!(md, "| page | gzip bytes | budget |");
     let _ = writeln!(md, "|---|---:|---|");
     for (page, gz) in sizes() {

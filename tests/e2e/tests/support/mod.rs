@@ -141,11 +141,8 @@ pub fn dist_pages() -> Vec<String> {
 }
 
 /// XSS payloads: each would run script if it were ever parsed as HTML.
-pub const PAYLOADS: [&str; 3] = [
-    "<img src=x onerror=\"window.__xss=1\">",
-    "<script>window.__xss=2</script>",
-    "\"><svg onload=window.__xss=3>",
-];
+pub const PAYLOADS: [&str; 3] =
+    ["<img src=x onerror=\"window.__xss=1\">", "<script>window.__xss=2</script>", "\"><svg onload=window.__xss=3>"];
 
 /// Fails if any payload ran or left an element behind.
 pub async fn assert_no_markup_from_payloads(browser: &Browser) {
