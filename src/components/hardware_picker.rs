@@ -279,5 +279,6 @@ fn shape_word(shape: shardcalc_core::collectives::AxisShape) -> &'static str {
         AxisShape::Line => " (no wraparound)",
         AxisShape::Switch => " (switched)",
         AxisShape::FullMesh => " (full mesh)",
+        AxisShape::UnidirectionalRing => " (one-way ring)",
     }
 }

@@ -31,13 +31,31 @@ pub struct AxisSpec {
     /// Override the per-hop latency of this axis.
     #[serde(default)]
     pub hop_latency: Option<Seconds>,
+    /// The axis's links carry data one way only (book Exercise 3.10): a torus axis with
+    /// its wraparound becomes a unidirectional ring. Default false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unidirectional: bool,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl AxisSpec {
     /// An axis with the chip's defaults.
     #[must_use]
     pub fn new(name: &str, size: u64, network: Network) -> Self {
-        Self { name: name.into(), size, network, wraparound: None, link_one_way: None, hop_latency: None }
+        Self {
+            name: name.into(),
+            size,
+            network,
+            wraparound: None,
+            link_one_way: None,
+            hop_latency: None,
+            unidirectional: false,
+        }
     }
 }
 
@@ -115,6 +133,9 @@ impl Topology {
             if let Some(forced) = a.wraparound {
                 self.check_wraparound(chip, a, forced, &format!("axes[{i}].wraparound"), &mut c);
             }
+            if a.unidirectional {
+                self.check_unidirectional(chip, a, &format!("axes[{i}].unidirectional"), &mut c);
+            }
             if a.network == Network::DieToDie {
                 match &chip.chiplets {
                     Some(ch) => c.ensure(a.size <= ch.count, &format!("axes[{i}].size"), || {
@@ -176,6 +197,24 @@ impl Topology {
         }
     }
 
+    /// A one-way ring needs a torus axis that closes (book Exercise 3.10): a line whose
+    /// links ran one way could not return data to its first chip, and a switch or the
+    /// scale-out network has no ring to orient.
+    fn check_unidirectional(&self, chip: &Chip, a: &AxisSpec, field: &str, c: &mut Checker) {
+        match (a.network, chip.scale_up.fabric) {
+            (Network::ScaleUp, Fabric::Torus { wraparound, .. }) => {
+                let wraps = a.wraparound.unwrap_or_else(|| self.wraps(wraparound, a.size));
+                c.ensure(wraps, field, || {
+                    format!(
+                        "axis {:?} of {} chips has no wraparound on a {}: a unidirectional ring must close",
+                        a.name, a.size, chip.name
+                    )
+                });
+            }
+            _ => c.push(field, "only a scale-up torus axis with its wraparound can be a unidirectional ring"),
+        }
+    }
+
     /// The axes as the collective model sees them.
     ///
     /// # Errors
@@ -191,7 +230,11 @@ impl Topology {
             Network::ScaleUp => match up.fabric {
                 Fabric::Torus { wraparound, .. } => {
                     let wraps = a.wraparound.unwrap_or_else(|| self.wraps(wraparound, a.size));
-                    let shape = if wraps && a.size > 2 { AxisShape::Ring } else { AxisShape::Line };
+                    let shape = match (wraps, a.unidirectional) {
+                        (true, true) => AxisShape::UnidirectionalRing,
+                        (true, false) if a.size > 2 => AxisShape::Ring,
+                        _ => AxisShape::Line,
+                    };
                     (shape, up.link.one_way, up.hop_latency)
                 }
                 Fabric::Switch => (AxisShape::Switch, up.egress_per_chip(), up.hop_latency),
@@ -255,6 +298,27 @@ mod tests {
         let e = gpu.validate(&get("h100-sxm").unwrap()).unwrap_err();
         let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
         assert_eq!(fields, ["axes[0].wraparound", "axes[1].wraparound"]);
+    }
+
+    #[test]
+    fn unidirectional_rings_must_close() {
+        let mut t = Topology::tpu_slice(&[16, 16], 1);
+        t.axes[0].unidirectional = true;
+        assert_eq!(shapes("tpu-v6e", &t), [AxisShape::UnidirectionalRing, AxisShape::Ring]);
+        // A v6e 8x16: the 8 axis does not wrap, so it cannot be a one-way ring.
+        let mut t = Topology::tpu_slice(&[8, 16], 2);
+        t.axes[0].unidirectional = true;
+        t.axes[2].unidirectional = true;
+        let e = t.validate(&get("tpu-v6e").unwrap()).unwrap_err();
+        let fields: Vec<&str> = e.0.iter().map(|f| f.field.as_str()).collect();
+        assert_eq!(fields, ["axes[0].unidirectional", "axes[2].unidirectional"]);
+        assert!(e.0[0].message.contains("must close"), "{e}");
+        let mut gpu = Topology::gpu_cluster(8, 1);
+        gpu.axes[0].unidirectional = true;
+        assert_eq!(gpu.validate(&get("h100-sxm").unwrap()).unwrap_err().0[0].field, "axes[0].unidirectional");
+        // Absent from JSON when false, so existing links keep their text.
+        let json = serde_json::to_string(&Topology::tpu_slice(&[4], 1)).unwrap();
+        assert!(!json.contains("unidirectional"), "{json}");
     }
 
     #[test]

@@ -153,10 +153,11 @@ fn merged(placement: &Placement, group: &[Parallelism]) -> ([Piece; MAX_PHYSICAL
 }
 
 /// Shape, one-way link bandwidth and per-hop latency of a piece of `phys` (see the
-/// module docs).
+/// module docs). A piece of a unidirectional ring stays one: its links still run one
+/// way, so a piece that does not close the axis is costed as a one-way ring of its size
+/// (optimistic: the way back runs through the rest of the axis).
 #[must_use]
 pub fn piece_shape(phys: &AxisLink, piece: Piece) -> (AxisShape, BytesPerSec, Seconds) {
-    let torus = matches!(phys.shape, AxisShape::Ring | AxisShape::Line);
     let stride = f64::from(piece.stride.max(1));
     let closes = u64::from(piece.size) * u64::from(piece.stride) == phys.size;
     let shape = match phys.shape {
@@ -164,7 +165,7 @@ pub fn piece_shape(phys: &AxisLink, piece: Piece) -> (AxisShape, BytesPerSec, Se
         AxisShape::Ring | AxisShape::Line => AxisShape::Line,
         other => other,
     };
-    if torus {
+    if phys.shape.is_torus() {
         (shape, phys.link / stride, phys.hop_latency * stride)
     } else {
         (shape, phys.link, phys.hop_latency)
@@ -263,12 +264,7 @@ impl LinkKey {
 
     /// The axis it describes (unnamed).
     fn link(&self) -> AxisLink {
-        let shape = match self.shape {
-            0 => AxisShape::Ring,
-            1 => AxisShape::Line,
-            2 => AxisShape::Switch,
-            _ => AxisShape::FullMesh,
-        };
+        let shape = AxisShape::ALL.get(usize::from(self.shape)).copied().unwrap_or(AxisShape::Switch);
         AxisLink {
             name: String::new(),
             size: self.size,
@@ -376,8 +372,7 @@ impl CostCache {
             .filter_map(|piece| self.axes.get(usize::from(piece.axis)).map(|a| (a, piece)))
             .map(|(a, piece)| {
                 let (_, link, _) = piece_shape(a, *piece);
-                let hops =
-                    if matches!(a.shape, AxisShape::Ring | AxisShape::Line) { u64::from(piece.stride) } else { 1 };
+                let hops = if a.shape.is_torus() { u64::from(piece.stride) } else { 1 };
                 (link, a.hop_latency.get(), hops)
             })
             .min_by(|x, y| x.0.get().total_cmp(&y.0.get()))

@@ -18,6 +18,7 @@ use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{
     attention_crossover, flops_vs_seq_len, training_flops, FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN,
 };
+use shardcalc_core::hardware::query::ChipSource;
 use shardcalc_core::kv_cache::{kv_bytes_per_sequence, kv_bytes_per_token};
 use shardcalc_core::model::{Attention, LayerKind, LocalAttention, MlpKind, ModelConfig, NormKind};
 use shardcalc_core::notebook::notebook_tables;
@@ -29,7 +30,7 @@ use shardcalc_core::scenario::{ModelSource, Scenario};
 const NULLABLE: &[&str] = &["discrepancy"];
 
 /// How many coverage classes [`classes`] reports.
-const MODEL_CLASSES: usize = 32;
+const MODEL_CLASSES: usize = 34;
 /// With the sections' ([`planning::CLASS_NAMES`]).
 pub const CLASS_COUNT: usize = MODEL_CLASSES + planning::CLASS_NAMES.len();
 
@@ -378,6 +379,14 @@ fn classes(m: &ModelConfig, s: &Scenario, from_text: bool) -> [(&'static str, bo
         ("conv_six_nd", convention == FlopConvention::SixNd),
         ("conv_book", convention == FlopConvention::Book),
         ("from_json_text", from_text),
+        ("custom_chip", s.hardware.as_ref().is_some_and(|h| matches!(h.chip, ChipSource::Custom(_)))),
+        (
+            "unidirectional_axis",
+            s.hardware
+                .as_ref()
+                .and_then(|h| h.topology.as_ref())
+                .is_some_and(|t| t.axes.iter().any(|a| a.unidirectional)),
+        ),
     ]
 }
 

@@ -18,6 +18,7 @@ use shardcalc_core::collectives::Network;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::flops::MAX_SEQ_LEN;
 use shardcalc_core::hardware::catalog;
+use shardcalc_core::hardware::chip::Chip;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 use shardcalc_core::inference::options::{
@@ -30,7 +31,7 @@ use shardcalc_core::training::pipeline::{Pipeline, Schedule};
 use shardcalc_core::training::section::{GlobalBatch, SearchOptions, TrainingSection};
 use shardcalc_core::training::setup::AttentionKernel;
 use shardcalc_core::training::tensors::Remat;
-use shardcalc_core::units::BytesPerSec;
+use shardcalc_core::units::{BytesPerSec, Seconds};
 
 /// Reals that break arithmetic.
 const BAD_REALS: [f64; 12] =
@@ -59,21 +60,39 @@ impl Gen<'_> {
         }
     }
 
-    /// `hardware`: a catalog chip (or a junk id) and, most of the time, a topology.
+    /// `hardware`: a catalog chip (or a junk id, or a catalog chip edited as a custom
+    /// chip with other per-hop latencies) and, most of the time, a topology.
     pub fn hardware(&mut self) -> HardwareSection {
         let chips = catalog::all();
         let chip = if self.bad() && self.r.chance(0.3) {
             ChipSource::Preset(self.r.pick(&["", "tpu-v9", "TPU-V5E", "h100 "]).into())
         } else {
             let c = &chips[self.r.below(chips.len() as u64) as usize];
-            ChipSource::Preset(c.id.clone())
+            if self.r.chance(0.05) {
+                ChipSource::Custom(Box::new(self.custom_latencies(c)))
+            } else {
+                ChipSource::Preset(c.id.clone())
+            }
         };
         let topology = (!self.r.chance(0.1)).then(|| self.topology());
         HardwareSection { chip, topology }
     }
 
-    /// A small topology: a TPU slice, a GPU cluster or free axes; when hostile, an axis
-    /// of any size, a duplicate name, bad link overrides or no axes at all.
+    /// A catalog chip as a custom chip whose scale-up and scale-out latencies are absent,
+    /// from 10 ns to 1 ms, or (when hostile) bad.
+    fn custom_latencies(&mut self, c: &Chip) -> Chip {
+        let mut chip = catalog::with_provenance(c.clone());
+        chip.scale_up.hop_latency = self.r.chance(0.8).then(|| Seconds(self.real(1e-8, 1e-3)));
+        chip.scale_out.hop_latency = self.r.chance(0.8).then(|| Seconds(self.real(1e-8, 1e-3)));
+        // A latency the catalog did not source needs no citation: drop the stale ones.
+        chip.field_sources.retain(|f| !f.field.ends_with("hop_latency"));
+        chip
+    }
+
+    /// A small topology: a TPU slice, a GPU cluster or free axes; now and then a
+    /// unidirectional axis (refused unless it is a torus axis that wraps) or a per-hop
+    /// latency override; when hostile, an axis of any size, a duplicate name, bad link or
+    /// latency overrides or no axes at all.
     fn topology(&mut self) -> Topology {
         let small = |g: &mut Self| g.r.pick(&[1, 2, 2, 4, 4, 8, 16]);
         let mut t = match self.r.below(3) {
@@ -91,6 +110,18 @@ impl Gen<'_> {
                 Topology { axes }
             }
         };
+        if self.r.chance(0.05) {
+            let i = self.r.below(t.axes.len().max(1) as u64) as usize;
+            if let Some(a) = t.axes.get_mut(i) {
+                a.unidirectional = true;
+            }
+        }
+        if self.r.chance(0.05) {
+            let latency = Seconds(self.real(1e-8, 1e-3));
+            if let Some(a) = t.axes.last_mut() {
+                a.hop_latency = Some(latency);
+            }
+        }
         // Keep valid topologies small (the search's time grows with the chip count).
         while t.axes.iter().map(|a| a.size).product::<u64>() > 512 {
             if let Some(a) = t.axes.iter_mut().max_by_key(|a| a.size) {

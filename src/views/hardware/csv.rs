@@ -69,6 +69,7 @@ impl Id for AxisShape {
             AxisShape::Line => "line",
             AxisShape::Switch => "switch",
             AxisShape::FullMesh => "full_mesh",
+            AxisShape::UnidirectionalRing => "unidirectional_ring",
         }
     }
 }

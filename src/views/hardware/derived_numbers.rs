@@ -38,6 +38,7 @@ pub fn shape_name(shape: AxisShape) -> &'static str {
         AxisShape::Line => "line (no wraparound)",
         AxisShape::Switch => "switch",
         AxisShape::FullMesh => "full mesh",
+        AxisShape::UnidirectionalRing => "unidirectional ring",
     }
 }
 

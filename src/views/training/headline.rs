@@ -54,6 +54,7 @@ pub fn placement_text(r: &TrainingReport) -> String {
                         AxisShape::Line => "line",
                         AxisShape::Switch => "switch",
                         AxisShape::FullMesh => "full mesh",
+                        AxisShape::UnidirectionalRing => "one-way ring",
                     };
                     let stride = if p.stride > 1 { format!(", every {}", p.stride) } else { String::new() };
                     format!("{} {} ({shape}{stride})", p.physical, p.size)
