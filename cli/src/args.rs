@@ -115,7 +115,8 @@ USAGE:
       output. For documentation builds: no browser needed.
   shardcalc chart --list     List the chart names (and the page each is on).
   shardcalc presets          List model presets (id, name, parameters).
-  shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links).
+  shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links,
+                             scale-out bandwidth, per-hop latencies; n/a: none published).
   shardcalc schema scenario|report
                              Print the JSON Schema of the scenario or the report.
   shardcalc help             This text.

@@ -19,6 +19,7 @@ use shardcalc_core::presets;
 use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
 use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::units::Seconds;
 use std::process::ExitCode;
 
 /// A failure with its exit status.
@@ -191,10 +192,14 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             out
         }
         Command::Chips => {
+            // Per-hop latencies in µs; "latency n/a" where no figure is published (CHIPS.md).
+            let latency = |l: Option<Seconds>| {
+                l.map_or_else(|| "latency n/a".to_string(), |l| format!("{:.1} us/hop", l.get() * 1e6))
+            };
             let mut out = String::new();
             for c in catalog::all() {
                 out.push_str(&format!(
-                    "{:<12} {:<40} {:>8.1} TFLOP/s bf16 {:>6.0} GB HBM {:>7.0} GB/s {:>4} x {:>5.1} GB/s one-way {}\n",
+                    "{:<12} {:<40} {:>8.1} TFLOP/s bf16 {:>6.0} GB HBM {:>7.0} GB/s {:>4} x {:>5.1} GB/s one-way {} ({}) | {} {:.1} GB/s ({})\n",
                     c.id,
                     c.name,
                     c.peak_flops.bf16.get() / 1e12,
@@ -203,6 +208,10 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
                     c.scale_up.links_per_chip,
                     c.scale_up.link.one_way.get() / 1e9,
                     c.scale_up.name,
+                    latency(c.scale_up.hop_latency),
+                    c.scale_out.name,
+                    c.scale_out.bandwidth_per_chip.get() / 1e9,
+                    latency(c.scale_out.hop_latency),
                 ));
             }
             out

@@ -145,6 +145,11 @@ fn chips_lists_the_catalog() {
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), shardcalc_core::hardware::catalog::all().len());
     assert!(out.contains("tpu-v7x") && out.contains("mi300x"));
+    // Per-hop latencies (core/data/CHIPS.md): NCCL's for NVLink and InfiniBand, none for DCN.
+    let h100 = out.lines().find(|l| l.starts_with("h100-sxm")).unwrap();
+    assert!(h100.contains("NVLink (0.6 us/hop)") && h100.contains("InfiniBand 50.0 GB/s (2.7 us/hop)"), "{h100}");
+    let v5e = out.lines().find(|l| l.starts_with("tpu-v5e")).unwrap();
+    assert!(v5e.contains("ICI (1.0 us/hop)") && v5e.contains("DCN 3.1 GB/s (latency n/a)"), "{v5e}");
 }
 
 fn scenario_file(name: &str, text: &str) -> String {

@@ -351,11 +351,37 @@ mod tests {
         let t = v["collectives"][0]["time_s"].as_f64().unwrap();
         assert!((t - 559.2e-6).abs() < 1e-6, "{t}");
         assert_eq!(v["collectives"][0]["regime"], "bandwidth");
+        // Book 3.2: below 45 kB per hop a v5e ICI transfer is latency-bound; the line of 4
+        // moves V/4 per hop, so arrays under 4 × 45 kB are.
+        let crossover = v["collectives"][0]["latency_bound_below_bytes"].as_f64().unwrap();
+        assert!((crossover - 4.0 * 4.5e10 * 1e-6).abs() < 1e-3, "{crossover}");
         assert_eq!(v["roofline"]["bound"], "compute");
         assert_eq!(v["hardware"]["chip"]["id"], "tpu-v5e");
         // Scenarios without the sections keep the report unchanged.
         let plain = serde_json::to_value(evaluate(&Scenario::default()).unwrap()).unwrap();
         assert!(plain.get("hardware").is_none() && plain.get("collectives").is_none());
+    }
+
+    /// A decode step's all-reduce over 8 H100s on NVLink (Llama 3 8B, batch 8: 8 × 4096
+    /// bf16 = 64 KiB) is latency-bound: 2 × 7 ring steps of NCCL's 0.6 µs = 8.4 µs, against
+    /// 2 × 7/8 × 64 KiB / 450 GB/s = 0.25 µs of transfer. Multi-node, each of the 2 × 3
+    /// steps over InfiniBand adds 2.7 µs.
+    #[test]
+    fn small_gpu_collectives_have_a_latency_floor() {
+        let s = Scenario::from_json(
+            r#"{"model":{"preset":"llama-3-8b"},"workload":{"per_device_batch":1,"seq_len":8},
+                "hardware":{"chip":{"preset":"h100-sxm"},"topology":{"axes":[{"name":"nvlink","size":8},
+                  {"name":"ib","size":4,"network":"scale_out"}]}},
+                "collectives":[{"kind":"all_reduce","array_bytes":65536,"axes":["nvlink"]},
+                               {"kind":"all_reduce","array_bytes":65536,"axes":["ib"]}]}"#,
+        )
+        .unwrap();
+        let v = serde_json::to_value(evaluate(&s).unwrap()).unwrap();
+        let c = &v["collectives"];
+        assert_eq!(c[0]["regime"], "latency");
+        assert!((c[0]["time_s"].as_f64().unwrap() - 14.0 * 0.6e-6).abs() < 1e-12);
+        assert!((c[1]["time_s"].as_f64().unwrap() - 6.0 * 2.7e-6).abs() < 1e-12);
+        assert_eq!(v["hardware"]["chip"]["scale_out"]["hop_latency"], 2.7e-6);
     }
 
     #[test]

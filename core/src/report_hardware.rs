@@ -1,6 +1,6 @@
 //! The hardware, collective and roofline sections of the report (docs/report.md).
 
-use crate::collectives::{collective_cost, AxisLink, AxisTraffic, CollectiveKind, Regime};
+use crate::collectives::{collective_cost, AxisLink, AxisTraffic, CollectiveCost, CollectiveKind, Regime};
 use crate::error::Invalid;
 use crate::hardware::intensity::{critical_intensities, critical_intensity, hbm_over_ici, CriticalIntensity};
 use crate::hardware::query::{CollectiveQuery, ResolvedHardware, RooflineQuery};
@@ -56,8 +56,26 @@ pub struct CollectiveReport {
     pub latency_floor_s: Seconds,
     /// Bytes over bandwidth.
     pub bandwidth_time_s: Seconds,
+    /// The array size at which the latency floor equals the bandwidth time: a smaller
+    /// `array_bytes` is latency-bound on these axes (book 3.2: 45 kB per hop on a v5e
+    /// ICI link). Absent when nothing moves or no axis has a per-hop latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_bound_below_bytes: Option<Bytes>,
     /// Per-axis traffic.
     pub per_axis: Vec<AxisTraffic>,
+}
+
+/// The `V` at which `latency_floor = bandwidth_time`: both scale as the cost says (the
+/// floor is fixed, the bandwidth time linear in `V`), so it is `floor / (bandwidth / V)`,
+/// computed from a 1-byte collective when `c`'s own array is empty.
+fn latency_crossover(c: &CollectiveCost, axes: &[AxisLink]) -> Option<Bytes> {
+    let per_byte = if c.array_bytes.get() > 0.0 {
+        c.bandwidth_time.get() / c.array_bytes.get()
+    } else {
+        collective_cost(c.kind, Bytes(1.0), axes).ok()?.bandwidth_time.get()
+    };
+    let v = c.latency_floor.get() / per_byte;
+    (c.latency_floor.get() > 0.0 && per_byte > 0.0 && v.is_finite()).then_some(Bytes(v))
 }
 
 /// Seconds on each resource.
@@ -128,6 +146,7 @@ fn collective_report(i: usize, q: &CollectiveQuery, axes: &[AxisLink]) -> Result
         bytes_per_link: c.bytes_per_link,
         latency_floor_s: c.latency_floor,
         bandwidth_time_s: c.bandwidth_time,
+        latency_bound_below_bytes: latency_crossover(&c, &chosen),
         per_axis: c.axes,
     })
 }

@@ -20,8 +20,9 @@
 //!   `B/n_i` for every pair of its chips), and the axes run at once, so the time is the
 //!   slowest axis's, `max_i f_i·n_i·B / W_i` with `f_i` the 1D fraction of
 //!   [`ring::busiest_link_fraction`]: `n_max·B / (8W)` on a torus with wraparound and
-//!   even sizes, `n_max·B / (4W)` without (see [`all_to_all_time`]). Adding the axes'
-//!   rates as for a gather would be 8× too fast on a 16×16 torus.
+//!   even sizes, `n_max·B / (4W)` without (see [`all_to_all_time`]). Treating the whole
+//!   `V = N·B` as a 1D AllToAll on every axis with the axes' rates added, as for a gather,
+//!   is 8× too slow on a 16×16 torus and 5.3× on a 4×4×4.
 //!
 //! Networks nest hierarchically, inner first: a ReduceScatter inside the scale-up
 //! domain shrinks what crosses the scale-out network (an AllReduce over ICI × DCN is
@@ -46,7 +47,8 @@ pub enum CollectiveKind {
     ReduceScatter,
     /// `[A_X, B]{U_Y} → [A_X, B]`: ReduceScatter + AllGather, twice the cost.
     AllReduce,
-    /// `[A, B_X] → [A_X, B]`: a quarter of an AllGather on a bidirectional ring.
+    /// `[A, B_X] → [A_X, B]`: a quarter of an AllGather on one bidirectional ring;
+    /// bisection-bound over several torus axes.
     AllToAll,
 }
 crate::serde_names::deserialize_by_name!(CollectiveKind { AllGather => "all_gather", ReduceScatter => "reduce_scatter", AllReduce => "all_reduce", AllToAll => "all_to_all" });

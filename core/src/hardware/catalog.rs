@@ -95,7 +95,7 @@ pub fn all_with_provenance() -> Vec<Chip> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hardware::chip::{Fabric, WrapRule};
+    use crate::hardware::chip::{ChipFamily, Fabric, WrapRule};
 
     /// `build.rs` splits the file without losing or changing anything: each chip with its
     /// provenance joined back is the data file's chip, key for key and bit for bit.
@@ -177,6 +177,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every network has a per-hop latency with its own citation, so small collectives have
+    /// a floor (CHIPS.md "Latencies"), except DCN, for which no figure is published: its
+    /// absence is stated in each TPU's notes.
+    #[test]
+    fn every_latency_is_sourced_or_its_absence_stated() {
+        for c in all_with_provenance() {
+            let cited =
+                |field: &str| c.field_sources.iter().any(|s| s.field == field && s.source.contains(" at commit "));
+            assert!(c.scale_up.hop_latency.is_some(), "{}", c.id);
+            match c.family {
+                ChipFamily::Gpu => {
+                    for field in ["scale_up.hop_latency", "scale_out.hop_latency"] {
+                        assert!(cited(field), "{}.{field} must cite the library and commit it comes from", c.id);
+                    }
+                    assert!(c.scale_out.hop_latency.is_some(), "{}", c.id);
+                }
+                ChipFamily::Tpu => {
+                    assert!(c.scale_out.hop_latency.is_none(), "{}: a DCN latency needs a source", c.id);
+                    assert!(c.notes.iter().any(|n| n.contains("No DCN latency is published")), "{}", c.id);
+                }
+            }
+        }
+        // NCCL's LL constants (tuning.cc): 0.6 us per NVLink step, 2.7 us per network step.
+        let h100 = get("h100-sxm").unwrap();
+        assert_eq!(h100.scale_up.hop_latency, Some(crate::units::Seconds(6e-7)));
+        assert_eq!(h100.scale_out.hop_latency, Some(crate::units::Seconds(2.7e-6)));
     }
 
     #[test]
