@@ -233,4 +233,28 @@ mod tests {
         let without = step_comms(&m, &wide, 64.0, 2.0, false).unwrap();
         assert!(with.time_s > without.time_s);
     }
+
+    /// Expert parallelism over two torus axes: the dispatch and combine AllToAlls of a
+    /// MoE layer cost the bisection bound, the slower axis's `n·B/(4W)` on lines (B = the
+    /// shard on one chip), not a gather-like sum over the axes. Making the 8-chip axis's
+    /// links (nearly) free leaves the 4-chip axis binding: each AllToAll drops from
+    /// `8·B/(4W)` to `4·B/(4W)`, and nothing else in the step changes.
+    #[test]
+    fn expert_alltoalls_over_two_axes_are_bisection_bound() {
+        let m = presets::get("qwen3-30b-a3b").unwrap().config;
+        let k = m.moe.as_ref().unwrap().experts_per_token as f64;
+        let (x, y) = (line("x", 4), line("y", 8));
+        let base = mesh(vec![x.clone(), y.clone()], kv_layout(4, 1, KvSharding::Batch));
+        let ep = |fast_y: bool| {
+            let y = AxisLink { link: if fast_y { BytesPerSec(4.5e16) } else { y.link }, ..y.clone() };
+            ServingMesh { expert: vec![x.clone(), y], non_expert: Vec::new(), ..base.clone() }
+        };
+        let (t, a) = (4096.0, 2.0);
+        let shard = t * k * m.d_model as f64 * a / 32.0;
+        let alltoalls = 2.0 * m.moe_and_dense_layers().0 as f64;
+        let slow = step_comms(&m, &ep(false), t, a, false).unwrap().bandwidth_time_s.get();
+        let fast = step_comms(&m, &ep(true), t, a, false).unwrap().bandwidth_time_s.get();
+        let hand = alltoalls * (8.0 - 4.0) * shard / (4.0 * 4.5e10);
+        assert!(((slow - fast) - hand).abs() < 1e-9 * hand, "{} vs {hand}", slow - fast);
+    }
 }

@@ -440,4 +440,22 @@ mod tests {
             assert!((cache.time(m, CollectiveKind::AllGather, v) - exact).abs() <= 1e-12 * exact.max(1e-9));
         }
     }
+
+    /// EP over two axes of a v5p cube: the AllToAll the planner charges is the bisection
+    /// bound of a 4×4 torus, `4·B/(8W)` for a shard `B` per chip and 9e10 B/s links (not
+    /// `16·B/(16W)`, the gather-like sum the planner used before).
+    #[test]
+    fn expert_parallel_alltoall_over_two_axes_is_bisection_bound() {
+        let axes = v5p(&[4, 4, 4]);
+        let mesh = Mesh { ep: 16, fsdp: 4, ..Mesh::default() };
+        let p = place(&split_mesh(&mesh, [1, 64, 1]).unwrap(), &axes).unwrap();
+        let ep = group_links(&axes, &p, &[Parallelism::Ep]);
+        assert_eq!(ep.iter().map(|a| (a.size, a.shape)).collect::<Vec<_>>(), [(4, AxisShape::Ring); 2]);
+        let mut cache = CostCache::new(axes);
+        let model = cache.model(CollectiveKind::AllToAll, &p, &[Parallelism::Ep]);
+        let shard = 1e8;
+        let t = cache.time(model, CollectiveKind::AllToAll, 16.0 * shard);
+        let hand = 4.0 * shard / (8.0 * 9e10);
+        assert!((t - hand).abs() < 1e-12 * hand, "{t} vs {hand}");
+    }
 }
