@@ -11,8 +11,9 @@ pub enum AttentionCounting {
     /// Every query against every key in its span, ignoring the causal mask
     /// (book 4.3: 12·B·T²·N·H for training; the MaxText notebook).
     Dense,
-    /// Half of the dense count, because the causal mask zeroes the upper triangle
-    /// (MaxText since July 2025, Megatron-LM, NeMo).
+    /// The area the causal mask leaves (MaxText since July 2025, Megatron-LM, NeMo): half
+    /// of a global layer's `T²` and of each chunk's square, and for a sliding window the
+    /// band `T·W − W²/2` (MaxText since 2025; not half of `T·W`). See [`attention_pairs`].
     CausalHalf,
     /// Not counted (6·N·D).
     Ignored,
@@ -21,30 +22,52 @@ crate::serde_names::deserialize_by_name!(AttentionCounting { Dense => "dense", C
 
 /// Query–key pairs in one sequence of `t` tokens for one layer.
 ///
-/// `local` is `None` for a global layer. With `Dense` counting a global layer has t²
-/// pairs, a sliding-window layer t·min(w, t) and a chunked layer Σ chunk², exactly the
-/// per-layer terms of MaxText's `calculate_tflops_training_per_device`; `CausalHalf`
-/// halves each.
+/// `local` is `None` for a global layer. With `Dense` counting (every key in the span,
+/// mask ignored) a global layer has `T²` pairs, a sliding-window layer `T·min(W, T)` and
+/// a chunked layer `Σ chunk²`. `CausalHalf` counts the area under the causal mask, as
+/// MaxText's `calculate_tflops_training_per_device` does (src/maxtext/utils/maxtext_utils.py
+/// at AI-Hypercomputer/maxtext e591f30cbbf217ed67ef71263ec0538239f9c3b8): `T²/2` for a
+/// global layer, half of each chunk's square (`calculate_llama4_attention_tflops`), and for
+/// a window the band `T·W' − W'²/2` with `W' = min(W, T)`
+/// (`calculate_mixed_attention_model_tflops_training_per_device`, `calculate_gemma2_…`),
+/// which at `W' = T` is the global `T²/2`. Halving `T·W` instead undercounts a window's
+/// band by `W·(T − W)/2` (Gemma 2 at T = 2W: a third of its local pairs).
+///
+/// The area is [`causal_window_pairs`] less `W'/2`: counting pairs exactly puts half a
+/// pair more on every diagonal cell the band crosses, a relative `1/(2T)` or less.
 #[must_use]
 pub fn attention_pairs(t: u64, local: Option<LocalAttention>, counting: AttentionCounting) -> f64 {
     let tf = t as f64;
-    let dense = match local {
-        None => tf * tf,
-        Some(LocalAttention::SlidingWindow { window }) => tf * window.min(t) as f64,
-        Some(LocalAttention::Chunked { chunk }) => match (t.checked_div(chunk), t.checked_rem(chunk)) {
-            (Some(full), Some(rem)) => {
-                let c = chunk as f64;
-                full as f64 * c * c + (rem as f64) * (rem as f64)
-            }
-            // A zero chunk is rejected by validation; count it as global.
-            _ => tf * tf,
-        },
+    let chunked = |chunk: u64| match (t.checked_div(chunk), t.checked_rem(chunk)) {
+        (Some(full), Some(rem)) => {
+            let c = chunk as f64;
+            full as f64 * c * c + (rem as f64) * (rem as f64)
+        }
+        // A zero chunk is rejected by validation; count it as global.
+        _ => tf * tf,
     };
-    match counting {
-        AttentionCounting::Dense => dense,
-        AttentionCounting::CausalHalf => dense / 2.0,
-        AttentionCounting::Ignored => 0.0,
+    match (counting, local) {
+        (AttentionCounting::Ignored, _) => 0.0,
+        (AttentionCounting::Dense, None) => tf * tf,
+        (AttentionCounting::Dense, Some(LocalAttention::SlidingWindow { window })) => tf * window.min(t) as f64,
+        (AttentionCounting::Dense, Some(LocalAttention::Chunked { chunk })) => chunked(chunk),
+        (AttentionCounting::CausalHalf, None) => tf * tf / 2.0,
+        (AttentionCounting::CausalHalf, Some(LocalAttention::SlidingWindow { window })) => {
+            let w = window.min(t) as f64;
+            tf * w - w * w / 2.0
+        }
+        (AttentionCounting::CausalHalf, Some(LocalAttention::Chunked { chunk })) => chunked(chunk) / 2.0,
     }
+}
+
+/// Query–key pairs of a causal sliding window, counted one by one: query `i` (from 0)
+/// sees the `min(i + 1, W)` keys ending at itself, so `Σ_i min(i + 1, W)` is
+/// `T·W − W·(W − 1)/2` for `T ≥ W` (`W(W+1)/2` over the first `W` queries, `W` each after)
+/// and `T·(T + 1)/2` for `T < W` (every query sees all earlier keys and itself).
+#[must_use]
+pub fn causal_window_pairs(t: u64, window: u64) -> f64 {
+    let (tf, w) = (t as f64, window.min(t) as f64);
+    tf * w - w * (w - 1.0) / 2.0
 }
 
 /// Arithmetic intensity of dot-product attention (book 7.1.4, Solution 4.4): `t` queries
@@ -75,6 +98,29 @@ mod tests {
         let w = Some(LocalAttention::SlidingWindow { window: 1024 });
         assert_eq!(attention_pairs(8192, w, AttentionCounting::Dense), 8192.0 * 1024.0);
         assert_eq!(attention_pairs(512, w, AttentionCounting::Dense), 512.0 * 512.0);
+    }
+
+    /// Brute force: every query against the keys its causal window lets it see.
+    #[test]
+    fn causal_window_pairs_count_the_band_exactly() {
+        for t in 1..=40_u64 {
+            for window in 1..=45_u64 {
+                let brute: u64 = (0..t).map(|i| (0..=i).filter(|&j| i - j < window).count() as u64).sum();
+                assert_eq!(causal_window_pairs(t, window), brute as f64, "T={t} W={window}");
+                // MaxText's area is the exact count less half a pair per diagonal cell of the band.
+                let area =
+                    attention_pairs(t, Some(LocalAttention::SlidingWindow { window }), AttentionCounting::CausalHalf);
+                assert_eq!(area, brute as f64 - window.min(t) as f64 / 2.0, "T={t} W={window}");
+            }
+            // A window as long as the sequence is a global layer.
+            let whole = Some(LocalAttention::SlidingWindow { window: t });
+            let global = attention_pairs(t, None, AttentionCounting::CausalHalf);
+            assert_eq!(attention_pairs(t, whole, AttentionCounting::CausalHalf), global);
+        }
+        // Gemma 2 at T = 2W: the band is 3/4 of T·W, not the 1/2 that halving T·W gives.
+        let band =
+            attention_pairs(8192, Some(LocalAttention::SlidingWindow { window: 4096 }), AttentionCounting::CausalHalf);
+        assert_eq!(band, 0.75 * 8192.0 * 4096.0);
     }
 
     #[test]

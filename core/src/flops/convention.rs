@@ -11,8 +11,9 @@ pub enum FlopConvention {
     /// MaxText's training log (`calculate_tflops_training_per_device`, since July 2025):
     /// every weight matmul at 6 FLOPs per weight and token, router and shared experts
     /// included, the unembedding once, the input-embedding lookup free; dot-product
-    /// attention halved for the causal mask, sliding-window and chunked layers counted
-    /// over their span; MTP modules not counted.
+    /// attention over the causal mask's area (half of a global layer, a sliding window's
+    /// band); each MTP module as one more decoder layer (attention and the last layer's
+    /// FFN, without its input projection or the shared output head).
     #[default]
     #[serde(rename = "maxtext")]
     MaxText,
@@ -70,8 +71,10 @@ impl FlopConvention {
                 "What MaxText logs as TFLOP/s per device today (calculate_tflops_training_per_device): \
                  6 FLOPs per weight and token for every matmul (attention projections, MLP, routed and \
                  shared experts, router, unembedding once); the input-embedding lookup is free; \
-                 dot-product attention is halved for the causal mask, and sliding-window and chunked \
-                 layers count only their span; MTP modules are not counted."
+                 dot-product attention counts the causal mask's area (half of a global layer, \
+                 T·W − W²/2 for a sliding window of W), chunked layers half their chunks; each \
+                 MTP module counts as one more decoder layer (attention and the last layer's \
+                 FFN; its input projection and the shared output head are not counted)."
             }
             FlopConvention::Notebook => {
                 "MaxText's LLM-calculator notebook: the same matmul accounting, but dot-product \
@@ -102,11 +105,30 @@ impl FlopConvention {
         }
     }
 
-    /// Whether MTP modules are counted.
+    /// How MTP modules are counted.
     #[must_use]
-    pub fn counts_mtp(self) -> bool {
-        matches!(self, FlopConvention::Book)
+    pub fn mtp_counting(self) -> MtpCounting {
+        match self {
+            FlopConvention::MaxText => MtpCounting::DecoderLayer,
+            FlopConvention::Book => MtpCounting::WholeModule,
+            FlopConvention::Notebook | FlopConvention::SixNd => MtpCounting::NotCounted,
+        }
     }
+}
+
+/// How a convention counts multi-token-prediction modules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MtpCounting {
+    /// Not at all (the notebook, 6·N·D).
+    NotCounted,
+    /// As MaxText does (`calculate_tflops_training_per_device`, the `mtp_num_layers`
+    /// block: src/maxtext/utils/maxtext_utils.py at AI-Hypercomputer/maxtext e591f30):
+    /// each module is a replica of the last decoder layer — its QKV and output projections,
+    /// the last layer's FFN (gate, shared and routed experts for MoE), and one global causal
+    /// attention — while the `[h; emb]` projection and the shared output head are left out.
+    DecoderLayer,
+    /// Like any other layer, with the `2D → D` projection and the output head (the book).
+    WholeModule,
 }
 
 #[cfg(test)]

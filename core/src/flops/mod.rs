@@ -11,8 +11,8 @@ mod convention;
 mod series;
 mod workload;
 
-pub use attention::{attention_pairs, dot_attention_intensity, AttentionCounting};
-pub use convention::FlopConvention;
+pub use attention::{attention_pairs, causal_window_pairs, dot_attention_intensity, AttentionCounting};
+pub use convention::{FlopConvention, MtpCounting};
 pub use series::{attention_crossover, flops_vs_seq_len, FlopsAtLength};
 pub use workload::{RematPolicy, Workload, MAX_SEQ_LEN, MIN_PER_DEVICE_BATCH};
 
@@ -167,8 +167,12 @@ pub struct ForwardPerToken {
     pub router: f64,
     /// Unembedding.
     pub unembedding: f64,
-    /// One MTP module's weight matmuls (excluding its attention dot), times depth.
+    /// Every MTP module's weight matmuls (excluding its attention dot): the `[h; emb]`
+    /// projection, its decoder layer and the (shared) output head, times depth.
     pub mtp_weights: f64,
+    /// Every MTP module's decoder layer only (attention projections and the last layer's
+    /// FFN), times depth: what MaxText counts ([`MtpCounting::DecoderLayer`]).
+    pub mtp_layer_weights: f64,
 }
 
 /// Weight matmuls of one layer's attention block, in weights touched per token.
@@ -213,14 +217,12 @@ pub fn forward_per_token(m: &ModelConfig) -> ForwardPerToken {
         None => (0.0, 0.0, 0.0),
     };
     let unembed = d as f64 * m.vocab_size as f64;
-    let mtp_weights = match &m.mtp {
-        Some(mtp) if mtp.depth > 0 => {
-            let ffn = if m.moe.is_some() { routed + shared + router } else { dense };
-            // [h; emb] projection 2D -> D, one layer, and the (shared) output head.
-            mtp.depth as f64 * (2.0 * (d as f64) * (d as f64) + proj + ffn + unembed)
-        }
-        _ => 0.0,
-    };
+    // The last layer's FFN: MoE when the model has experts (its last layer is an MoE one).
+    let last_ffn = if m.moe.is_some() { routed + shared + router } else { dense };
+    let mtp_depth = m.mtp.as_ref().map_or(0.0, |mtp| mtp.depth as f64);
+    let mtp_layer_weights = mtp_depth * (proj + last_ffn);
+    // [h; emb] projection 2D -> D, one layer, and the (shared) output head.
+    let mtp_weights = mtp_layer_weights + mtp_depth * (2.0 * (d as f64) * (d as f64) + unembed);
     ForwardPerToken {
         attention_projections: 2.0 * l * proj,
         mlp: 2.0 * dense_layers as f64 * dense,
@@ -229,6 +231,7 @@ pub fn forward_per_token(m: &ModelConfig) -> ForwardPerToken {
         router: 2.0 * moe_layers as f64 * router,
         unembedding: 2.0 * unembed,
         mtp_weights: 2.0 * mtp_weights,
+        mtp_layer_weights: 2.0 * mtp_layer_weights,
     }
 }
 
@@ -295,7 +298,6 @@ pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention)
         }
         FlopConvention::MaxText | FlopConvention::Notebook | FlopConvention::Book => {
             let counting = convention.attention_counting();
-            let include_mtp = convention.counts_mtp();
             set(FlopComponent::AttentionProjections, fpt.attention_projections * tokens);
             set(FlopComponent::Mlp, fpt.mlp * tokens);
             set(FlopComponent::RoutedExperts, fpt.routed * tokens);
@@ -303,10 +305,15 @@ pub fn training_flops(m: &ModelConfig, w: &Workload, convention: FlopConvention)
             set(FlopComponent::Router, fpt.router * tokens);
             set(FlopComponent::Unembedding, fpt.unembedding * tokens);
             set(FlopComponent::AttentionDot, attention_forward_per_sequence(m, w.seq_len, counting, false) * sequences);
-            if include_mtp {
-                let mtp_dot = attention_forward_per_sequence(m, w.seq_len, counting, true)
-                    - attention_forward_per_sequence(m, w.seq_len, counting, false);
-                set(FlopComponent::Mtp, fpt.mtp_weights * tokens + mtp_dot * sequences);
+            // Each MTP module attends over the whole sequence like a global layer.
+            let mtp_dot = attention_forward_per_sequence(m, w.seq_len, counting, true)
+                - attention_forward_per_sequence(m, w.seq_len, counting, false);
+            match convention.mtp_counting() {
+                MtpCounting::NotCounted => {}
+                MtpCounting::DecoderLayer => {
+                    set(FlopComponent::Mtp, fpt.mtp_layer_weights * tokens + mtp_dot * sequences)
+                }
+                MtpCounting::WholeModule => set(FlopComponent::Mtp, fpt.mtp_weights * tokens + mtp_dot * sequences),
             }
         }
     }

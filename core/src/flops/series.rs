@@ -1,7 +1,9 @@
 //! FLOPs per token versus sequence length, for the "where does attention overtake the
 //! MLP" chart (book 4.3).
 
-use super::{attention_forward_per_sequence, forward_per_token, FlopConvention};
+use super::{
+    attention_flops_per_pair, attention_forward_per_sequence, attention_pairs, forward_per_token, FlopConvention,
+};
 use crate::model::{LocalAttention, ModelConfig};
 use serde::{Deserialize, Serialize};
 
@@ -47,29 +49,38 @@ pub fn flops_vs_seq_len(m: &ModelConfig, seq_lens: &[u64], convention: FlopConve
 /// chunked attention the answer can lie up to one chunk beyond that).
 ///
 /// Attention per token only grows with the length, except in chunked layers, where it is
-/// saw-toothed: it peaks at every chunk boundary (where it equals a sliding window of the
-/// chunk's length) and dips in between. So the search runs on that window model, an upper
-/// bound that only grows, and then, if the real model is still below at that length,
-/// looks up to the next chunk boundary.
+/// saw-toothed: it peaks at every chunk boundary and dips in between. So the search runs on
+/// an envelope that only grows and equals it at every boundary — each chunked layer counted
+/// as `T·min(T, chunk)` pairs times the convention's mask fraction (1 dense, 1/2 causal) —
+/// and then, if the real model is still below at that length, looks up to the next chunk
+/// boundary. (A causal sliding window of the chunk's length is no envelope: its band
+/// `T·c − c²/2` exceeds the chunks' `T·c/2` at the boundaries.)
 #[must_use]
 pub fn attention_crossover(m: &ModelConfig, convention: FlopConvention) -> Option<u64> {
-    let overtakes = |model: &ModelConfig, t: u64| {
-        flops_vs_seq_len(model, &[t], convention).first().is_some_and(|p| p.attention_dot > p.mlp)
-    };
+    let overtakes = |t: u64| flops_vs_seq_len(m, &[t], convention).first().is_some_and(|p| p.attention_dot > p.mlp);
     let Some(LocalAttention::Chunked { chunk }) = m.layout.local else {
-        return first_from_powers_of_two(|t| overtakes(m, t));
+        return first_from_powers_of_two(overtakes);
     };
-    let mut envelope = m.clone();
-    envelope.layout.local = Some(LocalAttention::SlidingWindow { window: chunk });
-    let t = first_from_powers_of_two(|t| overtakes(&envelope, t))?;
-    if overtakes(m, t) {
+    let fpt = forward_per_token(m);
+    let mlp = fpt.mlp + fpt.routed + fpt.shared + fpt.router;
+    let (global, local) = m.layout.counts(m.num_layers);
+    let counting = convention.attention_counting();
+    // Pairs of a 1-token global layer: the mask's fraction of the square.
+    let mask = attention_pairs(1, None, counting);
+    let envelope_overtakes = |t: u64| {
+        let tf = t as f64;
+        let pairs = global as f64 * attention_pairs(t, None, counting) + local as f64 * mask * tf * t.min(chunk) as f64;
+        attention_flops_per_pair(m) * pairs / tf > mlp
+    };
+    let t = first_from_powers_of_two(envelope_overtakes)?;
+    if overtakes(t) {
         return Some(t);
     }
     // Between two chunk boundaries attention per token is convex in the length, and at the
-    // next boundary it equals the (already larger) window model: it overtakes on one
-    // interval that ends there, whose start bisection finds.
+    // next boundary it equals the (already larger) envelope: it overtakes on one interval
+    // that ends there, whose start bisection finds.
     let boundary = t.div_ceil(chunk).saturating_mul(chunk);
-    Some(bisect(t, boundary, |t| overtakes(m, t)))
+    Some(bisect(t, boundary, overtakes))
 }
 
 /// The first `t` in `1..=2^30` where `holds` does, for a condition that stays true once true.

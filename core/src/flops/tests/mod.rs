@@ -107,25 +107,62 @@ fn full_remat_adds_one_forward_of_the_layers() {
     assert!(close(r2.remat_recompute.get(), r2.get(FlopComponent::AttentionDot).forward.get(), 1e-12));
 }
 
+/// MaxText's MTP block of `calculate_tflops_training_per_device` (maxtext_utils.py at
+/// e591f30), written out for DeepSeek-V3 with one MTP layer: the module is the last
+/// (MoE) layer again — gate, shared and routed experts, MLA projections — plus one causal
+/// MLA attention; no `[h; emb]` projection, no output head. That is 1.6% of the step.
 #[test]
-fn book_counts_mtp_and_maxtext_does_not() {
+fn maxtext_counts_mtp_as_one_more_decoder_layer() {
     let m = presets::get("deepseek-v3-mtp").unwrap().config;
-    let w = workload(1.0, 4096);
-    assert_eq!(training_flops(&m, &w, FlopConvention::MaxText).get(FlopComponent::Mtp).forward.get(), 0.0);
-    assert!(training_flops(&m, &w, FlopConvention::Book).get(FlopComponent::Mtp).forward.get() > 0.0);
+    let (b, t) = (1.0, 4096.0);
+    let (d, e, k, moe_mlp, shared) = (7168.0, 256.0, 8.0, 2048.0, 1.0);
+    let (n, q_lora, kv_lora, nope, rope, v) = (128.0, 1536.0, 512.0, 128.0, 64.0, 128.0);
+    let ffn = |mlp: f64| 2.0 * b * t * mlp * d * 2.0 + 2.0 * b * t * mlp * d; // SiLU-gated: 3 matrices
+    let gate = 2.0 * b * t * d * e;
+    let last_layer_ffn = gate + ffn(moe_mlp) * shared + ffn(moe_mlp) * k;
+    let qkv = 2.0 * b * t * (d * q_lora + q_lora * n * (nope + rope))
+        + 2.0 * b * t * (d * (kv_lora + rope) + kv_lora * n * (nope + v));
+    let projection = 2.0 * b * t * d * n * v;
+    let causal_attention = 2.0 * b * t * t * n * (nope + rope + v) / 2.0;
+    let mtp = (last_layer_ffn + qkv + projection + causal_attention) * 3.0;
+
+    let w = workload(b, 4096);
+    let with = training_flops(&m, &w, FlopConvention::MaxText);
+    assert!(close(with.get(FlopComponent::Mtp).total().get(), mtp, 1e-12));
+    let without = training_flops(&presets::get("deepseek-v3").unwrap().config, &w, FlopConvention::MaxText);
+    assert!(close(with.total.get(), without.total.get() + mtp, 1e-12));
+    let share = mtp / with.total.get();
+    assert!((0.015..0.017).contains(&share), "{share}");
+    // The book counts the whole module (projection and output head too); the notebook none.
+    assert!(training_flops(&m, &w, FlopConvention::Book).get(FlopComponent::Mtp).total().get() > mtp);
+    assert_eq!(training_flops(&m, &w, FlopConvention::Notebook).get(FlopComponent::Mtp).total().get(), 0.0);
 }
 
-/// Gemma 3 sliding-window layers count t·min(w, t) pairs (MaxText
-/// calculate_mixed_attention_model_tflops_training_per_device).
+/// Sliding-window layers under MaxText's convention, against its formulas written out
+/// (`calculate_gemma2_tflops_training_per_device` and
+/// `calculate_mixed_attention_model_tflops_training_per_device`, maxtext_utils.py at
+/// e591f30): global layers `2·B·T²·N·H`, local layers `4·B·(T·W − W²/2)·N·H` with
+/// `W = min(window, T)`, times 3 for forward and backward. Gemma 2 has 21 of each (MaxText
+/// counts its 21 local+global pairs), Gemma 3 `62 // 6` global layers, gpt-oss `36 // 2`.
 #[test]
-fn gemma3_attention_matches_maxtext_mixed_formula() {
-    let m = presets::get("gemma-3-27b").unwrap().config;
-    let (b, s, n, h) = (1.0, 8192.0, 32.0, 128.0);
-    let global = 62.0_f64.div_euclid(6.0);
-    let local = 62.0 - global;
-    let expected = (global * 4.0 * b * s * s * n * h + local * 4.0 * b * s * 1024.0 * n * h) / 2.0 * 3.0;
-    let r = training_flops(&m, &workload(1.0, 8192), FlopConvention::MaxText);
-    assert!(close(r.attention.get(), expected, 1e-12));
+fn sliding_window_attention_matches_maxtext() {
+    let cases: [(&str, f64, f64, f64, f64, f64); 3] = [
+        // (preset, N, H, window, layers, pattern length)
+        ("gemma-2-9b", 16.0, 256.0, 4096.0, 42.0, 2.0),
+        ("gemma-3-27b", 32.0, 128.0, 1024.0, 62.0, 6.0),
+        ("gpt-oss-120b", 64.0, 64.0, 128.0, 36.0, 2.0),
+    ];
+    for (id, n, h, window, layers, pattern) in cases {
+        let m = presets::get(id).unwrap().config;
+        for (b, t) in [(1.0, 8192.0), (2.0, 4096.0), (1.0, 2048.0), (1.0, 100.0)] {
+            let w = f64::min(window, t);
+            let global = layers.div_euclid(pattern);
+            let local = layers - global;
+            let expected = (global * 2.0 * b * t * t * n * h + local * 4.0 * b * (t * w - 0.5 * w * w) * n * h) * 3.0;
+            let r = training_flops(&m, &workload(b, t as u64), FlopConvention::MaxText);
+            assert!(close(r.attention.get(), expected, 1e-12), "{id} T={t}: {} vs {expected}", r.attention.get());
+        }
+    }
 }
 
 /// Llama 4 chunked layers: MaxText calculate_llama4_attention_tflops.
