@@ -122,7 +122,37 @@ const MAXTEXT: &[(&str, &str, &str, i64)] = &[
     // MaxText's Gemma 3 vocabulary is 262,144 rows; Hugging Face's Gemma3TextConfig has
     // 262,208 (64 more). Tied embedding: 64 rows of 5,376 fewer.
     ("maxtext-gemma3-27b.yml", include_str!("fixtures/maxtext-gemma3-27b.yml"), "gemma-3-27b", -64 * 5376),
+    // MaxText pads GPT-3's vocabulary to 50,304 rows (the paper's 50,257) and its learned
+    // position table has trainable_position_size = 16,384 rows (the paper's 2,048), both of
+    // width 12,288 and the embedding tied: (47 + 14,336) rows more.
+    ("maxtext-gpt3-175b.yml", include_str!("fixtures/maxtext-gpt3-175b.yml"), "gpt-3-175b", (47 + 14_336) * 12_288),
 ];
+
+/// MaxText's gpt3 decoder block (gpt3.py at e591f30), counted by hand for its 175B file:
+/// per layer LayerNorm (scale + bias) before attention and before the MLP, fused QKV
+/// `3·D·D` with bias `3·D`, output `D·D + D`, MLP `2·D·F + F + D`; a tied 50,304-row
+/// embedding, a 16,384-row position table and the final LayerNorm.
+#[test]
+fn maxtext_gpt3_block_by_hand() {
+    let m = from_maxtext_yaml(include_str!("fixtures/maxtext-gpt3-175b.yml")).unwrap();
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    let (d, f, l, v, p) = (12_288u64, 49_152u64, 96u64, 50_304u64, 16_384u64);
+    let layer = 2 * 2 * d + (3 * d * d + 3 * d) + (d * d + d) + (2 * d * f + f + d);
+    let hand = l * layer + v * d + p * d + 2 * d;
+    assert_eq!(total(&m.config), hand);
+    assert_eq!(hand, 174_780_997_632);
+    // MaxText's FLOP calculator (default branch) for it, batch 1 × 2048: plain GELU MLP
+    // 4·B·T·F·D, QKV 2·B·T·D·(N+2K)·H, output 2·B·T·D·N·H, unembedding 2·B·T·D·V, causal
+    // attention 2·B·T²·N·H per layer; × 3 for the backward pass.
+    use shardcalc_core::flops::{training_flops, FlopConvention, RematPolicy, Workload};
+    let (b, t, n, h) = (1.0, 2048.0, 96.0, 128.0);
+    let (df, ff, lf, vf) = (d as f64, f as f64, l as f64, v as f64);
+    let per_layer = 4.0 * b * t * ff * df + 2.0 * b * t * df * (3.0 * n) * h + 2.0 * b * t * df * n * h;
+    let expected = ((per_layer * lf + 2.0 * b * t * df * vf) + 2.0 * b * t * t * n * h * lf) * 3.0;
+    let w = Workload { per_device_batch: b, seq_len: 2048, grad_accum: 1, remat: RematPolicy::None };
+    let got = training_flops(&m.config, &w, FlopConvention::MaxText).total.get();
+    assert!((got - expected).abs() <= 1e-12 * expected, "{got} vs {expected}");
+}
 
 #[test]
 fn maxtext_fixtures_equal_their_presets() {

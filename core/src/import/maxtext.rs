@@ -12,9 +12,27 @@ use crate::model::{
     Attention, AttentionBias, Embeddings, GqaAttention, MlaAttention, ModelConfig, Mtp, Norm, NormKind,
 };
 
-/// Model-file keys that change neither parameters nor FLOPs.
+/// Model-file keys that change neither parameters nor FLOPs (training and data settings
+/// included: the GPT-3 files carry their MLPerf recipe).
 const SILENT: &[&str] = &[
+    "adam_b1",
+    "adam_b2",
+    "adam_eps",
+    "adam_weight_decay",
+    "attention",
     "attn_logits_soft_cap",
+    "checkpoint_period",
+    "dataset_name",
+    "dataset_path",
+    "eval_dataset_name",
+    "eval_per_device_batch_size",
+    "fused_qkv",
+    "gradient_clipping_threshold",
+    "logits_dot_in_fp32",
+    "max_target_length",
+    "opt_type",
+    "target_eval_loss",
+    "use_iota_embed",
     "beta_fast",
     "beta_slow",
     "capacity_factor",
@@ -110,6 +128,18 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
     let mtp = k.u64_or("mtp_num_layers", 0)?;
     k.origin("mtp.depth", "mtp_num_layers");
     let post_norms = post_norms(&mut k, block, &mut warnings)?;
+    // MaxText's decoder adds a learned position table for any block when this is positive
+    // (base.yml: -1, none).
+    let learned_positions = match k.value("trainable_position_size") {
+        None => 0,
+        Some(v) => match v.as_i64() {
+            Some(n) if n <= 0 => 0,
+            _ => k.req_u64("trainable_position_size")?,
+        },
+    };
+    k.origin("embeddings.learned_positions", "trainable_position_size");
+    // gpt3.py: LayerNorm with a bias (Gpt3LayerNorm, use_bias=True); the others RMSNorm.
+    let norm_kind = if block.is_gpt3() { NormKind::Layer } else { NormKind::Rms };
 
     let config = ModelConfig {
         name: model_name(&format!("MaxText {block_name} model")),
@@ -120,8 +150,8 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
         layout,
         mlp,
         moe,
-        norm: Norm { kind: NormKind::Rms, per_layer: 2 + post_norms },
-        embeddings: Embeddings { tied, learned_positions: 0 },
+        norm: Norm { kind: norm_kind, per_layer: 2 + post_norms },
+        embeddings: Embeddings { tied, learned_positions },
         // MaxText's MTP modules share the main model's embedding and output head.
         mtp: (mtp > 0).then_some(Mtp { depth: mtp, stores_embedding_copies: false }),
     };
@@ -193,12 +223,26 @@ pub(super) fn defaulted(
 
 fn gqa(k: &mut Keys<'_>, block: Block, warnings: &mut Vec<ImportWarning>) -> Result<Attention, ImportError> {
     let num_heads = required_dim(k, "num_query_heads", "attention.num_heads")?;
-    let num_kv_heads = required_dim(k, "num_kv_heads", "attention.num_kv_heads")?;
+    let kv_heads = required_dim(k, "num_kv_heads", "attention.num_kv_heads")?;
+    // gpt3.py's fused QKV projection has as many key and value heads as query heads.
+    let num_kv_heads = if block.is_gpt3() {
+        if kv_heads != num_heads {
+            warnings.push(ImportWarning::new(
+                "base_num_kv_heads",
+                format!("ignored: the gpt3 block projects {num_heads} key and value heads (fused QKV), not {kv_heads}"),
+            ));
+        }
+        num_heads
+    } else {
+        kv_heads
+    };
     let head_dim = defaulted(k, "head_dim", 128, warnings)?;
     k.origin("attention.head_dim", "head_dim");
     let qk_norm = block.qk_norm(k, warnings)?;
-    // MaxText's attention_bias puts biases on the query, key, value and output projections.
-    let bias = if k.bool("attention_bias")?.unwrap_or(false) { AttentionBias::QkvO } else { AttentionBias::None };
+    // MaxText's attention_bias puts biases on the query, key, value and output projections;
+    // gpt3.py always does.
+    let bias_key = k.bool("attention_bias")?.unwrap_or(false);
+    let bias = if bias_key || block.is_gpt3() { AttentionBias::QkvO } else { AttentionBias::None };
     Ok(Attention::Gqa(GqaAttention {
         num_heads,
         num_kv_heads,
@@ -280,7 +324,7 @@ mod tests {
         assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "global_parameter_scale"));
         let e = from_maxtext_yaml(&format!("{TINY}num_experts: 8\n")).unwrap_err();
         assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "num_experts"));
-        let e = from_maxtext_yaml(&TINY.replace("llama2", "gpt3")).unwrap_err();
+        let e = from_maxtext_yaml(&TINY.replace("llama2", "gpt2")).unwrap_err();
         assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "decoder_block"));
     }
 

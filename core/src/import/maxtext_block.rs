@@ -21,11 +21,14 @@ pub(crate) enum Block {
     Qwen3Moe,
     GptOss,
     Llama4,
+    /// MaxText's `gpt3.py`: LayerNorm with biases, fused QKV with biases (as many key and
+    /// value heads as query heads), a plain GELU MLP with biases.
+    Gpt3,
 }
 
 /// Every supported `decoder_block`, for error messages.
 pub(crate) const SUPPORTED_BLOCKS: &str =
-    "llama2, mistral, mixtral, deepseek, gemma, gemma2, gemma3, qwen3, qwen3_moe, gpt_oss, llama4";
+    "llama2, mistral, mixtral, deepseek, gemma, gemma2, gemma3, qwen3, qwen3_moe, gpt_oss, llama4, gpt3";
 
 impl Block {
     /// The block of a `decoder_block` value.
@@ -42,6 +45,7 @@ impl Block {
             "qwen3_moe" => Self::Qwen3Moe,
             "gpt_oss" => Self::GptOss,
             "llama4" => Self::Llama4,
+            "gpt3" => Self::Gpt3,
             _ => return None,
         })
     }
@@ -60,6 +64,12 @@ impl Block {
     /// Whether `use_post_attn_norm` / `use_post_ffw_norm` add norms in this block.
     pub fn has_post_norms(self) -> bool {
         matches!(self, Self::Gemma2 | Self::Gemma3)
+    }
+
+    /// Whether the block's own layers carry biases and LayerNorms whatever `attention_bias`
+    /// and `mlp_bias` say (`gpt3.py` builds them with `use_bias=True`).
+    pub fn is_gpt3(self) -> bool {
+        self == Self::Gpt3
     }
 
     /// Decoder layers for a `num_decoder_layers` value (Gemma 2 counts pairs).
@@ -167,7 +177,8 @@ mod tests {
         for name in SUPPORTED_BLOCKS.split(", ") {
             assert!(Block::parse(name).is_some(), "{name}");
         }
-        assert_eq!(Block::parse("gpt3"), None);
+        assert_eq!(Block::parse("gpt3"), Some(Block::Gpt3));
+        assert_eq!(Block::parse("gpt2"), None);
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub(super) fn feed_forward(
 ) -> Result<(Mlp, Option<Moe>), ImportError> {
     let kind = mlp_kind(k, warnings)?;
     let d_ff = required_dim(k, "mlp_dim", "mlp.d_ff")?;
-    let mlp = Mlp { kind, d_ff, bias: k.bool("mlp_bias")?.unwrap_or(false) };
+    // gpt3.py builds its MlpBlock with use_bias=True.
+    let mlp = Mlp { kind, d_ff, bias: k.bool("mlp_bias")?.unwrap_or(false) || block.is_gpt3() };
     if block != Block::Deepseek {
         ignored_unless(k, "first_num_dense_layers", 0, warnings)?;
     }
