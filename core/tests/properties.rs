@@ -35,7 +35,7 @@ impl Rng {
     }
 }
 
-const SHAPES: [AxisShape; 4] = [AxisShape::Ring, AxisShape::Line, AxisShape::Switch, AxisShape::FullMesh];
+const SHAPES: [AxisShape; 5] = AxisShape::ALL;
 const NETWORKS: [Network; 3] = [Network::DieToDie, Network::ScaleUp, Network::ScaleOut];
 
 fn random_axes(r: &mut Rng) -> Vec<AxisLink> {
@@ -174,13 +174,14 @@ fn roofline_and_topology_never_panic() {
             let p = mxu_padding(&m, 128.0);
             assert!(p.utilization > 0.0 && p.utilization <= 1.0 + 1e-12, "{p:?}");
             if let Some(b) = critical_batch(&m, rates.compute, rates.hbm) {
-                assert!(b.is_finite() && b > 0.0);
+                assert!(b.is_finite() && b > 0.0, "{m:?} {:?} {:?}: {b}", rates.compute, rates.hbm);
             }
         }
         let t = Topology {
             axes: (0..r.below(5))
                 .map(|i| AxisSpec {
                     wraparound: [None, Some(true), Some(false)][r.below(3) as usize],
+                    unidirectional: r.below(4) == 0,
                     link_one_way: (r.below(3) == 0).then(|| BytesPerSec(nasty(&mut r))),
                     ..AxisSpec::new(&format!("a{}", i % 3), r.pick(&[0, 1, 2, 4, 16, 1 << 40]), r.pick(&NETWORKS))
                 })

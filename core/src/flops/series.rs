@@ -67,9 +67,13 @@ pub fn attention_crossover(m: &ModelConfig, convention: FlopConvention) -> Optio
     let counting = convention.attention_counting();
     // Pairs of a 1-token global layer: the mask's fraction of the square.
     let mask = attention_pairs(1, None, counting);
+    // Written in the order `attention_forward_per_sequence` and `flops_vs_seq_len` use, so
+    // that up to the first chunk and at every boundary, where the envelope is the real
+    // count, the two round alike (a crossing there is the same in both).
     let envelope_overtakes = |t: u64| {
         let tf = t as f64;
-        let pairs = global as f64 * attention_pairs(t, None, counting) + local as f64 * mask * tf * t.min(chunk) as f64;
+        let local_pairs = tf * t.min(chunk) as f64 * mask;
+        let pairs = global as f64 * attention_pairs(t, None, counting) + local as f64 * local_pairs;
         attention_flops_per_pair(m) * pairs / tf > mlp
     };
     let t = first_from_powers_of_two(envelope_overtakes)?;

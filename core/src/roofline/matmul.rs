@@ -90,14 +90,16 @@ impl Matmul {
 
 /// The batch above which the matmul is compute-bound, exactly (book Solution 2.4):
 /// `B = (D·F·|W| / W_mem) / (2·D·F / C − (D·|X| + F·|Z|) / W_mem)`. `None` when no
-/// batch is compute-bound (activation traffic alone outruns compute). `m.b` is ignored.
+/// batch is compute-bound (activation traffic alone outruns compute), and when the rates
+/// are so extreme that the answer is not a positive finite number (a peak of 5e-324
+/// FLOP/s makes the compute time infinite and `B` round to 0). `m.b` is ignored.
 #[must_use]
 pub fn critical_batch(m: &Matmul, peak: FlopsPerSec, bandwidth: BytesPerSec) -> Option<f64> {
     let (d, f, w) = (m.d, m.f, bandwidth.get());
     let per_token = 2.0 * d * f / peak.get() - (d * m.lhs.bytes() + f * m.out.bytes()) / w;
     let weights = d * f * m.rhs.bytes() / w;
     let b = weights / per_token;
-    (per_token > 0.0 && b.is_finite()).then_some(b)
+    (per_token > 0.0 && b.is_finite() && b > 0.0).then_some(b)
 }
 
 /// The same when `B ≪ D, F` (book 1.1.2 and Solutions 1.1, 1.2): the weights dominate
@@ -125,5 +127,9 @@ mod tests {
     fn never_compute_bound_is_none() {
         let m = Matmul::bf16(1.0, 1.0, 1.0);
         assert_eq!(critical_batch(&m, FlopsPerSec(1e15), BytesPerSec(1.0)), None);
+        // Found by the property test once its random stream moved: a subnormal peak made
+        // the compute time per token infinite and returned a critical batch of 0.
+        let huge = Matmul::bf16(1.0, 1.27e6, 7.8e8);
+        assert_eq!(critical_batch(&huge, FlopsPerSec(5e-324), BytesPerSec(5.3e12)), None);
     }
 }
