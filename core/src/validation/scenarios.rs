@@ -3,10 +3,10 @@
 //! `training` section with the run's own mesh, batch and remat policy. What the table
 //! predicts from, and what its rows open on the training page.
 
-use super::mode::PredictionMode;
 use super::runs::PublishedRun;
 use super::setups::{bundled, GuidePoint};
 use crate::collectives::Network;
+use crate::efficiency::PredictionMode;
 use crate::error::Invalid;
 use crate::flops::{FlopConvention, RematPolicy, Workload};
 use crate::hardware::chip::ChipFamily;
