@@ -214,11 +214,11 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     // Elementwise: the layers on this stage; the embedding and loss once a step (spread
     // over the stages as the planner spreads every FLOP).
     let el = &s.elementwise;
-    t.elementwise_forward = hbm(tok * split3(&el.layers_forward, tp, kv) / pp);
-    t.elementwise_backward = hbm(tok * split3(&el.layers_backward, tp, kv) / pp);
-    t.elementwise_recompute = t.elementwise_forward;
-    t.loss_forward = hbm(tok * split3(&el.step_forward, tp, kv) / pp);
-    t.loss_backward = hbm(tok * split3(&el.step_backward, tp, kv) / pp);
+    t.elementwise_recompute = hbm(tok * split3(&el.layers_forward, tp, kv) / pp);
+    t.elementwise_forward = t.elementwise_recompute + hbm(tok * split3(&el.step_forward, tp, kv) / pp);
+    t.elementwise_backward = hbm(tok * (split3(&el.layers_backward, tp, kv) + split3(&el.step_backward, tp, kv)) / pp);
+    t.loss_forward = hbm(tok * split3(&el.loss_forward, tp, kv) / pp);
+    t.loss_backward = hbm(tok * split3(&el.loss_backward, tp, kv) / pp);
     t
 }
 

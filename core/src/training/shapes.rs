@@ -98,10 +98,14 @@ pub struct Elementwise {
     pub layers_backward: Split3,
     /// MoE router and permutes, forward (the same backward); re-run with the MLP block.
     pub moe: Split3,
-    /// Embedding gather, final norm and loss, forward.
+    /// Embedding gather and final norm, forward (never recomputed).
     pub step_forward: Split3,
     /// Their backward.
     pub step_backward: Split3,
+    /// The loss over the vocabulary, forward.
+    pub loss_forward: Split3,
+    /// Its backward.
+    pub loss_backward: Split3,
 }
 
 /// The kernel shapes of a model.
@@ -197,13 +201,22 @@ impl KernelShapes {
         let layers_backward = [3.0 * d * norms + 2.0 * q_width * l + 6.0 * d * l + act_b * w, 2.0 * k_width * l, 0.0];
         let moe =
             if moe_l > 0.0 { [(2.0 * per_token + 2.0) * d * moe_l, 0.0, 4.0 * experts * moe_l] } else { [0.0; 3] };
-        // Embedding (2d) and final norm (2d) forward, logits and log-softmax (2V).
-        let step_forward = [4.0 * d + 2.0 * v, 0.0, 0.0];
-        let step_backward = [6.0 * d + 2.0 * v, 0.0, 0.0];
+        // Embedding and final norm: 2d + 2d forward, 3d + 3d backward; the loss: logits
+        // written and read, 2V, forward; read and their gradient written, 2V, backward.
+        let (step_forward, step_backward) = ([4.0 * d, 0.0, 0.0], [6.0 * d, 0.0, 0.0]);
+        let (loss_forward, loss_backward) = ([2.0 * v, 0.0, 0.0], [2.0 * v, 0.0, 0.0]);
         Self {
             matmuls: mm,
             attention,
-            elementwise: Elementwise { layers_forward, layers_backward, moe, step_forward, step_backward },
+            elementwise: Elementwise {
+                layers_forward,
+                layers_backward,
+                moe,
+                step_forward,
+                step_backward,
+                loss_forward,
+                loss_backward,
+            },
             experts,
             experts_per_token: per_token,
         }
@@ -261,7 +274,8 @@ mod tests {
         let (d, f) = (4096.0, 11008.0);
         assert_eq!(e.layers_forward[0] + e.layers_forward[1], 32.0 * (4.0 * d + 2.0 * 2.0 * d + 6.0 * d + 3.0 * f));
         assert_eq!(e.layers_backward[0] + e.layers_backward[1], 32.0 * (6.0 * d + 4.0 * d + 6.0 * d + 5.0 * f));
-        assert_eq!(e.step_forward[0], 4.0 * d + 2.0 * 32000.0);
+        assert_eq!(e.step_forward[0], 4.0 * d);
+        assert_eq!(e.loss_forward[0] + e.loss_backward[0], 4.0 * 32000.0);
         assert_eq!(s.attention.heads, 32.0);
         assert_eq!((s.attention.qk, s.attention.global_layers), (128.0, 32.0));
         assert_eq!(e.moe, [0.0; 3]);
