@@ -157,6 +157,9 @@ pub struct Microbatch {
     attention_flops: f64,
     /// The device's kernels in one microbatch.
     kernels: KernelTimes,
+    /// `kernels`' forward and backward sums (what the search reads).
+    forward_s: f64,
+    backward_s: f64,
     /// Once-a-step work after the gradients: the optimizer update and gradient
     /// accumulation (physical model; 0 for the roofline).
     update: f64,
@@ -197,6 +200,8 @@ impl Microbatch {
             backward_flops,
             tokens: setup.tokens() * pad,
             attention_flops,
+            forward_s: kernels.forward(),
+            backward_s: kernels.backward(),
             kernels,
             update,
             straggler,
@@ -270,8 +275,8 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let r_attention = on(remat.context_recomputed, k.attention_forward);
     let r_elementwise = on(remat.elementwise_recomputed, k.elementwise_recompute);
     let r_moe = on(remat.mlp_block_recomputed, k.moe_forward);
-    let c_f = k.forward();
-    let c_b = k.backward() + r_matmul + r_attention + r_elementwise + r_moe;
+    let c_f = mb.forward_s;
+    let c_b = mb.backward_s + r_matmul + r_attention + r_elementwise + r_moe;
     let a_f = k.attention_forward;
     let a_b = k.attention_backward + r_attention;
 
