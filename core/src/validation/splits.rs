@@ -256,6 +256,70 @@ pub fn residuals(split: &SplitReport) -> Residuals {
     Residuals { runs: e.len(), step_pct_p10: nearest_rank(&e, 0.1), step_pct_p90: nearest_rank(&e, 0.9) }
 }
 
+/// One fold's statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FoldSummary {
+    /// The chip, family or `interleaved`.
+    pub fold: String,
+    /// Runs held back.
+    pub held_back: usize,
+    /// Runs fitted.
+    pub fitted: usize,
+    /// Held-back statistics.
+    pub stats: ErrorStats,
+    /// The calibration the fold fitted, by parameter id.
+    pub calibration: Vec<(String, f64)>,
+}
+
+/// One split's statistics: what the Validation page and `shardcalc validation` show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SplitSummary {
+    /// Which split.
+    pub split: SplitKind,
+    /// Its name.
+    pub label: String,
+    /// What it holds back.
+    pub rule: String,
+    /// Held-back statistics, every fold pooled.
+    pub stats: ErrorStats,
+    /// Whether the median |MFU error| meets the goal of 5 points.
+    pub meets_goal: bool,
+    /// Its folds.
+    pub folds: Vec<FoldSummary>,
+}
+
+/// The goal: median |MFU error| of held-back runs, points.
+pub const GOAL_MEDIAN_MFU_PTS: f64 = 5.0;
+
+/// The statistics of evaluated splits.
+#[must_use]
+pub fn summaries(splits: &[SplitReport]) -> Vec<SplitSummary> {
+    let named = |v: &[f64]| -> Vec<(String, f64)> {
+        crate::efficiency::calibration::PARAMETER_IDS.iter().map(|s| s.to_string()).zip(v.iter().copied()).collect()
+    };
+    splits
+        .iter()
+        .map(|s| SplitSummary {
+            split: s.kind,
+            label: s.kind.label().to_string(),
+            rule: s.kind.rule().to_string(),
+            stats: s.stats,
+            meets_goal: s.stats.median_abs_mfu_pts <= GOAL_MEDIAN_MFU_PTS,
+            folds: s
+                .folds
+                .iter()
+                .map(|f| FoldSummary {
+                    fold: f.name.clone(),
+                    held_back: f.held_back.len(),
+                    fitted: f.fitted,
+                    stats: s.fold_stats(&f.name),
+                    calibration: named(&f.calibration),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
