@@ -70,7 +70,7 @@ pub fn matmul_seconds(m: f64, k: f64, n: f64, count: f64, r: &KernelRates) -> f6
     let t = r.tile;
     let (mp, kp, np) = (pad(m, t.m), pad(k, t.k), pad(n, t.n));
     let math = 2.0 * mp * kp * np / r.matmul;
-    let memory = tiled_bytes(m, k, n, r.block, r.element_bytes) / r.hbm;
+    let memory = tiled_bytes(m, k, n, r.block, r.operand_bytes) / r.hbm;
     count * math.max(memory)
 }
 
@@ -94,6 +94,7 @@ mod tests {
             hbm,
             tile: Tile { m: 8.0, k: t, n: t },
             block: block_edge(on_chip, 2.0, t),
+            operand_bytes: 2.0,
             element_bytes: 2.0,
             ..KernelRates::ROOFLINE
         }

@@ -82,7 +82,9 @@ pub struct KernelRates {
     pub tile: Tile,
     /// Output tile edge of a matmul kernel ([`block_edge`]).
     pub block: f64,
-    /// Bytes per element of matmul operands and activations.
+    /// Bytes per element of matmul operands (the compute format: 1 for fp8).
+    pub operand_bytes: f64,
+    /// Bytes per element of activations (what elementwise kernels move).
     pub element_bytes: f64,
     /// The attention kernel.
     pub attention: AttentionKernelShape,
@@ -95,20 +97,22 @@ impl KernelRates {
         hbm: f64::INFINITY,
         tile: Tile::NONE,
         block: f64::INFINITY,
+        operand_bytes: 2.0,
         element_bytes: 2.0,
         attention: AttentionKernelShape { block: 1.0, backward_matmuls: 2.0 },
     };
 
     /// The rates of one device of `chip` (a chiplet when `devices_per_chip` > 1) computing
-    /// at `peak` FLOP/s nominal, with `flops_efficiency` the user's own fraction, under
-    /// `c`.
+    /// at `peak` FLOP/s nominal (the compute format's: fp8's where the chip has one), with
+    /// `flops_efficiency` the user's own fraction, matmul operands of `operand_bytes` and
+    /// activations of `element_bytes`, under `c`.
     #[must_use]
     pub fn new(
         chip: &Chip,
         devices_per_chip: u64,
         peak: f64,
         flops_efficiency: f64,
-        element_bytes: f64,
+        (operand_bytes, element_bytes): (f64, f64),
         c: &Calibration,
     ) -> Self {
         let per_device = devices_per_chip.max(1) as f64;
@@ -119,7 +123,8 @@ impl KernelRates {
             matmul: peak * c.mxu(chip.family) * flops_efficiency,
             hbm: chip.hbm.bandwidth.get() / per_device * c.hbm,
             tile,
-            block: block_edge(on_chip, element_bytes, tile.n.max(tile.k)),
+            block: block_edge(on_chip, operand_bytes, tile.n.max(tile.k)),
+            operand_bytes,
             element_bytes,
             attention: AttentionKernelShape::of(chip.family),
         }
@@ -143,7 +148,7 @@ mod tests {
     fn rates_scale_with_the_calibration() {
         let chip = get("tpu-v5e").unwrap();
         let c = Calibration { mxu_tpu: 0.5, hbm: 0.25, ..Calibration::PEAK };
-        let r = KernelRates::new(&chip, 1, 197e12, 0.8, 2.0, &c);
+        let r = KernelRates::new(&chip, 1, 197e12, 0.8, (2.0, 2.0), &c);
         assert_eq!(r.matmul, 197e12 * 0.5 * 0.8);
         assert_eq!(r.hbm, 810e9 * 0.25);
         assert_eq!(r.block, 2304.0);

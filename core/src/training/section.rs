@@ -342,7 +342,7 @@ impl TrainingSection {
                 devices_per_chip,
                 peak_per_device,
                 self.efficiency.flops,
-                self.dtypes.activations.bytes(),
+                (self.dtypes.compute.bytes(), self.dtypes.activations.bytes()),
                 &c,
             )
         });
