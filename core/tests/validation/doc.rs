@@ -152,14 +152,13 @@ fn largest_misses(out: &mut String, rows: &[RunRow], splits: &[SplitReport], c: 
          padding, attention kernels, HBM-bound work, NVLink and DCN collectives), can carry over. The same gap \
          makes the leave-one-family-out split miss (the Llama 2 runs are the GPU runs: a fit on them alone \
          under-predicts every TPU run by the same ratio).\n\
-         - **v5p 1024B on two v5p-2048 slices** (51.6% against 60.8% on two v5p-4096 slices with the same per-chip \
-         work) and, next in line, **v5p 128B on two v5p-512 slices** (59.7%, far below its siblings at 66-69%): \
-         outliers no smooth model of slices, bytes and compute follows; in sample too they are the largest TPU \
-         misses. Below them come the v5e 32B runs (66% on one slice, above every other v5e model, whose widths and \
-         batches bracket it) and the v5p 512B and 1024B runs with full remat, whose measured hardware-FLOPs \
-         utilisation (78%) is above that of their `minimal` siblings (67-72%): the `minimal` runs keep more in HBM \
-         than the planner's memory model says fits, which XLA pays for with recompute or offload the model does \
-         not see.\n",
+         - **The largest TPU misses**, held back or not: v5p 128B on two v5p-512 slices (59.7%, far below its \
+         siblings at 66-69%) and v5p 1024B on two v5p-2048 slices (51.6% against 60.8% on two v5p-4096 slices with \
+         the same per-chip work): outliers no smooth model of slices, bytes and compute follows. Below them come \
+         the v5e 32B runs (66% on one slice, above every other v5e model, whose widths and batches bracket it) and \
+         the v5p 512B and 1024B runs with full remat, whose measured hardware-FLOPs utilisation (78%) is above that \
+         of their `minimal` siblings (67-72%): the `minimal` runs keep more in HBM than the planner's memory model \
+         says fits, which XLA pays for with recompute or offload the model does not see.\n",
         c.mxu_gpu * 100.0,
         c.mxu_tpu * 100.0
     );
