@@ -5,7 +5,7 @@
 //! | module | concept |
 //! |---|---|
 //! | [`mode`] | calibrated physical model (default) or ideal roofline: `conventions.prediction` |
-//! | [`calibration`] | the five fitted physical parameters (`data/calibration.json`) and the serving derate |
+//! | [`calibration`] | the six fitted physical parameters (`data/calibration.json`) and the serving derate |
 //! | [`rates`] | one device's sustained matmul rate, achieved HBM bandwidth, MXU tile, kernel tile edge |
 //! | [`matmul`] | a matmul at its shape's efficiency: tile padding and the tiled kernel's roofline |
 //! | [`attention`] | flash/splash attention's executed pairs and head-dimension utilisation; materialised attention's HBM traffic |

@@ -1,6 +1,8 @@
-//! Predicted against measured (issue 8): published training runs as data, each planned
-//! on its own mesh, the error of the prediction, and a small calibrated efficiency model
-//! fitted on part of the runs and evaluated on the rest.
+//! Predicted against measured (issues 8 and 16): published training runs as data, each
+//! planned on its own mesh, the error of the prediction, the fit of the physical model's
+//! calibrated parameters (which live below the planners, in [`crate::efficiency`]), and
+//! grouped splits that refit without the runs they hold back. Above `training` and
+//! `inference`: it only fits and reports.
 //!
 //! | module | concept |
 //! |---|---|
