@@ -25,6 +25,15 @@
 //! expected maximum of EP binomial loads). Padded (`sparse_matmul: false`): every expert
 //! computes its capacity, `capacity_factor` × its balanced share (tokens beyond it are
 //! dropped, never waited for).
+//!
+//! **Where Ironwood's features plug in** (issue 16, item 7). FP8: `dtypes.compute = fp8`
+//! already picks the chip's fp8 peak and 1-byte matmul operands ([`KernelRates::new`]);
+//! which matmuls run in fp8 would split [`super::shapes::WeightMatmul`]s by format.
+//! SparseCore-offloaded collectives: they overlap compute without the TensorCore's
+//! interference, i.e. the `exposed` rule of `step.rs`'s timeline with an overlap
+//! efficiency of 1 for the offloaded kinds (and TP/CP made overlappable). The die-to-die
+//! axis: a chiplet is a device (`Setup::devices_per_chip`); its peak, HBM bandwidth and
+//! on-chip memory are the chip's divided by the chiplets ([`KernelRates::new`]).
 
 use super::memory::microbatch_tokens;
 use super::setup::{AttentionKernel, MeshContext, MoeKernel, Setup};
