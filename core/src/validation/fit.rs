@@ -135,9 +135,9 @@ pub fn fit(runs: &[&FitRun]) -> Calibration {
 }
 
 /// Nelder–Mead runs, each from the last one's best point with a fresh simplex.
-const RESTARTS: usize = 3;
+pub const RESTARTS: usize = 3;
 /// Objective evaluations per Nelder–Mead run.
-const EVALUATIONS: usize = 300;
+pub const EVALUATIONS: usize = 300;
 
 /// `v` inside each parameter's range; parameters not `free` at their nominal value.
 fn clamp(v: &[f64; PARAMETERS], free: &[bool; PARAMETERS]) -> [f64; PARAMETERS] {
