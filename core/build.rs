@@ -11,10 +11,10 @@
 //!   `field_sources`, `alternatives` and `notes` (18 KB of citations, which only the pages
 //!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
 //!   data file's JSON (`catalog` tests that).
-//! - The numbers of `data/calibration.json` (the five fitted fractions and the held-back
-//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`: the
-//!   training and serving pages need only these, not a JSON parser for the whole file
-//!   (`validation::calibration` tests that they are the file's).
+//! - The numbers of `data/calibration.json` (the six fitted parameters and the held-back
+//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, included by
+//!   `efficiency::calibration`: the training and serving pages need only these, not a JSON
+//!   parser for the whole file (`validation::calibration` tests that they are the file's).
 //! - `data/published-runs.csv` (a copy of the shared reference table, kept as CSV so it
 //!   can be compared with its source line by line) as `$OUT_DIR/published-runs.json`: a
 //!   JSON array with one object per row, keys from the header, numbers unquoted, empty
@@ -207,13 +207,13 @@ fn number_after(json: &str, after: &str, key: &str) -> String {
     number
 }
 
-/// `calibration_values.rs`: the fitted fractions in `PARAMETER_IDS` order and the residuals.
+/// `calibration_values.rs`: the fitted parameters in `PARAMETER_IDS` order and the residuals.
 fn calibration_values(json: &str) -> String {
-    let ids = ["matmul_tpu", "matmul_gpu", "ici", "dcn", "overlap"];
+    let ids = ["mxu_tpu", "mxu_gpu", "hbm", "dcn", "overlap", "straggler"];
     let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();
     format!(
-        "/// The fitted fractions of `data/calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
-         pub(crate) const FITTED: [f64; 5] = [{}];\n\
+        "/// The fitted parameters of `data/calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
+         pub(crate) const FITTED: [f64; 6] = [{}];\n\
          /// Its residuals: held-back runs, 10th and 90th percentile of the signed step-time error, %.\n\
          pub(crate) const RESIDUALS: (usize, f64, f64) = ({}, {}, {});\n",
         values.iter().map(|v| format!("{v}_f64")).collect::<Vec<_>>().join(", "),

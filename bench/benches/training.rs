@@ -2,10 +2,12 @@
 //! 4M-token batch of 4096-token sequences, a full TPU v5p pod (16×20×28 = 8960 chips),
 //! and the training page's default (LLaMA 3 8B, 2^20 tokens, a 4×4×4 slice). The page runs
 //! the search on every input change and must stay under 50 ms in Chromium
-//! (tests/web_training.rs times it there). `./dev.sh bench training` or
+//! (tests/web_training.rs times it there); the calibrated variants plan with the physical
+//! model, the page's default. `./dev.sh bench training` or
 //! `cargo bench -p shardcalc-bench --bench training`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use shardcalc_core::efficiency::calibration::bundled;
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::hardware::catalog::get;
 use shardcalc_core::hardware::query::ResolvedHardware;
@@ -35,6 +37,23 @@ fn training_search(c: &mut Criterion) {
     let pod = TrainingSection::new(GlobalBatch::Tokens(4_194_304.0), 4096);
     search(c, "training_search/llama-3-70b_4M_v5p_16x20x28", "llama-3-70b", &[16, 20, 28], &pod);
     search(c, "training_search/llama-3-8b_1M_v5p_4x4x4", "llama-3-8b", &[4, 4, 4], &TrainingSection::default());
+    // The calibrated prediction (the page's default since issue 16): the physical model's
+    // kernel times per mesh and microbatch count.
+    let calibrated = |s: &TrainingSection| TrainingSection { calibration: Some(bundled()), ..s.clone() };
+    search(
+        c,
+        "training_search_calibrated/llama-3-70b_4M_v5p_16x20x28",
+        "llama-3-70b",
+        &[16, 20, 28],
+        &calibrated(&pod),
+    );
+    search(
+        c,
+        "training_search_calibrated/llama-3-8b_1M_v5p_4x4x4",
+        "llama-3-8b",
+        &[4, 4, 4],
+        &calibrated(&TrainingSection::default()),
+    );
 }
 
 criterion_group!(benches, training_search);

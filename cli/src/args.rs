@@ -15,6 +15,8 @@ pub enum Command {
     Chips,
     /// Print a JSON Schema (`scenario` or `report`).
     Schema(String),
+    /// Print the calibration and the grouped validation splits.
+    Validation,
     /// Draw one chart of the catalog as SVG.
     Chart(ChartArgs),
     /// List the charts of the catalog.
@@ -119,6 +121,9 @@ USAGE:
                              scale-out bandwidth, per-hop latencies; n/a: none published).
   shardcalc schema scenario|report
                              Print the JSON Schema of the scenario or the report.
+  shardcalc validation       Print the calibration (core/data/calibration.json) and the
+                             held-back errors of the grouped validation splits, per split
+                             and fold, as JSON (docs/validation.md has every run).
   shardcalc help             This text.
 
 Exit status: 0 on success, 2 on invalid input (the message names the field), 1 on I/O errors.
@@ -145,6 +150,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "help" | "--help" | "-h" => Ok(Command::Help),
         "presets" => Ok(Command::Presets),
         "chips" => Ok(Command::Chips),
+        "validation" => Ok(Command::Validation),
         "schema" => {
             let which = value("schema", &mut it)?;
             match which.as_str() {

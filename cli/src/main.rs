@@ -224,6 +224,15 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             };
             to_json(&schema)?
         }
+        Command::Validation => {
+            use shardcalc_core::validation::{bundled_table, calibration, splits};
+            let c = calibration::bundled();
+            let out = serde_json::json!({
+                "calibration": calibration::PARAMETER_IDS.iter().zip(c.values()).map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                "splits": splits::summaries(&bundled_table::bundled().splits),
+            });
+            to_json(&out)?
+        }
         Command::ChartList => {
             let mut out = String::new();
             for c in shardcalc_charts::catalog::CHARTS {

@@ -368,3 +368,20 @@ fn eval_training_errors_name_the_field() {
     assert_eq!(code, 2);
     assert!(err.contains("training.efficiency.ici") && err.contains("training.zero_stage"), "{err}");
 }
+
+/// Issue 16: the grouped validation splits as the core evaluates them, with the issue's goal.
+#[test]
+fn validation_prints_the_grouped_splits() {
+    let (code, out, _) = shardcalc(&["validation"]);
+    assert_eq!(code, 0);
+    let v = json(&out);
+    assert!(v["calibration"]["mxu_tpu"].as_f64().unwrap() > 0.0);
+    let splits = v["splits"].as_array().unwrap();
+    let ids: Vec<&str> = splits.iter().map(|s| s["split"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["interleaved", "leave_chip_out", "leave_family_out"]);
+    let chips = &splits[1];
+    assert_eq!(chips["folds"].as_array().unwrap().len(), 4);
+    assert_eq!(chips["stats"]["count"], 51);
+    let median = chips["stats"]["median_abs_mfu_pts"].as_f64().unwrap();
+    assert_eq!(chips["meets_goal"], median <= 5.0);
+}

@@ -10,6 +10,7 @@ pub mod activations;
 pub mod collectives;
 pub mod decimal;
 pub mod dtype;
+pub mod efficiency;
 pub mod error;
 pub mod flops;
 pub mod hardware;

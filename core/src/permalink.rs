@@ -186,7 +186,7 @@ mod tests {
                 },
                 conventions: crate::scenario::Conventions {
                     flops: FlopConvention::Book,
-                    prediction: crate::validation::PredictionMode::Calibrated,
+                    prediction: crate::efficiency::PredictionMode::Calibrated,
                 },
                 ..Scenario::default()
             };

@@ -1,12 +1,12 @@
 //! The scenario document: everything a user sets, as one serde type. The page keeps it
 //! in the URL, the CLI reads it from a file, and the report is computed from it.
 
+use crate::efficiency::PredictionMode;
 use crate::error::{Checker, Invalid};
 use crate::flops::{FlopConvention, RematPolicy, Workload};
 use crate::hardware::query::{self, CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
 use crate::model::ModelConfig;
 use crate::presets;
-use crate::validation::PredictionMode;
 use serde::{Deserialize, Serialize};
 
 /// The current scenario format version.
@@ -47,9 +47,11 @@ pub struct Conventions {
     /// The FLOP convention used for headline numbers (all four are always reported).
     #[serde(default)]
     pub flops: FlopConvention,
-    /// Ideal roofline (default) or calibrated predictions (training step time, MFU,
-    /// and what depends on them); see `validation::calibration`.
-    #[serde(default, skip_serializing_if = "PredictionMode::is_ideal")]
+    /// Calibrated physical model (default) or ideal roofline as the headline (training
+    /// step time, MFU, and what depends on them; serving's derated hardware); see
+    /// `efficiency`. A scenario without it is calibrated (links written before the
+    /// default changed included: see `efficiency::mode`).
+    #[serde(default, skip_serializing_if = "PredictionMode::is_default")]
     pub prediction: PredictionMode,
 }
 

@@ -8,10 +8,13 @@ use shardcalc_core::inference::tp_limits::tp_limit_compute_bound;
 use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::Scenario;
 
+/// A serving scenario in the roofline mode: the book's numbers are rooflines (the default,
+/// calibrated mode derates the chip).
 fn scenario(model: &str, chip: Value, axes: Option<&[u64]>, inference: Value) -> Scenario {
     let mut s = json!({
         "model": {"preset": model},
         "workload": {"per_device_batch": 1, "seq_len": 4096},
+        "conventions": {"prediction": "ideal"},
         "hardware": {"chip": chip},
         "inference": inference,
     });
@@ -440,6 +443,7 @@ fn expert_parallel_moe_over_gpu_nodes() {
     let s: Scenario = serde_json::from_value(json!({
         "model": {"preset": "deepseek-v3"},
         "workload": {"per_device_batch": 1, "seq_len": 4096},
+        "conventions": {"prediction": "ideal"},
         "hardware": {"chip": {"preset": "h200-sxm"}, "topology": {"axes": [
             {"name": "nvlink", "size": 8}, {"name": "scale_out", "size": 4, "network": "scale_out"}]}},
         "inference": {"prompt_len": 4096, "output_len": 1024, "batch": 64,

@@ -355,12 +355,12 @@ fn no_input_panics_and_every_result_is_finite_or_names_its_field() {
 /// infinite and the step NaN (no-panic case 714543, seed 0x5eed0007).
 #[test]
 fn a_derated_link_below_one_byte_per_second_costs_a_finite_time() {
+    use shardcalc_core::efficiency::{Calibration, PredictionMode};
     use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
     use shardcalc_core::scenario::ModelSource;
     use shardcalc_core::scenario::Scenario;
     use shardcalc_core::training::replan::replan;
     use shardcalc_core::units::BytesPerSec;
-    use shardcalc_core::validation::calibration::{self, Calibration};
     let mut out = AxisSpec::new("a1", 8, Network::ScaleOut);
     out.link_one_way = Some(BytesPerSec(1.5));
     let die = AxisSpec::new("a0", 2, Network::DieToDie);
@@ -381,13 +381,17 @@ fn a_derated_link_below_one_byte_per_second_costs_a_finite_time() {
         training: Some(training),
         ..Scenario::default()
     };
+    let mut s = s;
+    s.conventions.prediction = PredictionMode::Ideal;
     let m = s.model.resolve().expect("a preset");
     let h = s.validate_hardware().expect("valid hardware").expect("hardware");
     let shown = plan::for_scenario(&m, Some(&h), &s).expect("plans").expect("a training section");
-    let cal = calibration::bundled();
+    // The physical model at peak rates but half the DCN bandwidth: the 1.5 B/s link becomes
+    // 0.75 B/s.
+    let cal = Calibration { dcn: 0.5, ..Calibration::PEAK };
     let mut section = s.training.clone().expect("a training section");
-    section.efficiency = Calibration { dcn: cal.dcn, ..Calibration::IDEAL }.efficiency(&h.chip, section.efficiency);
-    assert!(section.efficiency.dcn * 1.5 < 1.0, "the derated link is under 1 B/s");
+    section.calibration = Some(cal);
+    assert!(section.efficiency.dcn * cal.dcn * 1.5 < 1.0, "the derated link is under 1 B/s");
     let derated = replan(&m, &h, &section, s.conventions.flops, &shown).expect("re-plans");
     let (ideal, slow) = (shown.step_time_s.get(), derated.step_time_s.get());
     assert!(slow.is_finite() && ideal > 1e9, "{ideal} {slow}");

@@ -59,9 +59,9 @@ mod tests {
 
     #[test]
     fn without_curves_every_number_but_the_curves_is_the_same() {
+        use crate::efficiency::PredictionMode;
         use crate::inference::curves::Curves;
         use crate::inference::evaluate::scenario_inference_without_curves;
-        use crate::validation::PredictionMode;
         for mode in [PredictionMode::Ideal, PredictionMode::Calibrated] {
             let mut s = with_serving_defaults(&Scenario::default());
             s.conventions.prediction = mode;

@@ -360,8 +360,8 @@ fn scenario_inference_with(
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
     // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched).
     let hw = match s.conventions.prediction {
-        crate::validation::PredictionMode::Ideal => hw,
-        crate::validation::PredictionMode::Calibrated => crate::validation::calibration::bundled().derate(&hw),
+        crate::efficiency::PredictionMode::Ideal => hw,
+        crate::efficiency::PredictionMode::Calibrated => crate::efficiency::calibration::bundled().derate(&hw),
     };
     evaluate(model, &hw, topology_given, section, with_curves).map(Some).map_err(|e| e.prefixed("inference"))
 }

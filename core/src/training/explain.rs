@@ -134,22 +134,46 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
             fixed(s.memory.total() / 1e9, 1),
             fixed(hbm / 1e9, 1)
         ),
-        Bottleneck::Compute => format!(
-            "Compute-bound: all {} s of communication hides behind {} s of matmuls; MFU {}% (a roofline: ideal overlap and kernels).",
-            fixed(comm, 3),
-            fixed(s.compute, 3),
-            fixed(100.0 * s.mfu, 1)
-        ),
+        Bottleneck::Compute => {
+            let t = &s.terms;
+            let hbm = t.elementwise + t.loss + t.moe + t.optimizer;
+            if hbm > 0.0 {
+                format!(
+                    "Compute-bound: all {} s of communication hides behind {} s of compute: {} s of matmuls, {} s of attention, {} s of HBM-bound work (norms, activations, loss, MoE dispatch, optimizer update); MFU {}%.",
+                    fixed(comm, 3),
+                    fixed(s.compute, 3),
+                    fixed(t.matmul, 3),
+                    fixed(t.attention, 3),
+                    fixed(hbm, 3),
+                    fixed(100.0 * s.mfu, 1)
+                )
+            } else {
+                format!(
+                    "Compute-bound: all {} s of communication hides behind {} s of matmuls; MFU {}% (a roofline: ideal overlap and kernels).",
+                    fixed(comm, 3),
+                    fixed(s.compute, 3),
+                    fixed(100.0 * s.mfu, 1)
+                )
+            }
+        }
         Bottleneck::Communication => {
             let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
             let c = s.comm[axis as usize];
-            let why = if c.critical { "it is on the critical path" } else { "it exceeds the compute it overlaps with" };
+            let why = if c.critical { "it is on the critical path" } else { "not all of it hides behind the compute it overlaps with" };
+            let (exposed, sync) = if axis == super::mesh::Parallelism::Dp && s.sync > 0.0 {
+                (
+                    c.exposed + s.sync,
+                    format!(" (with {} s waiting for the slowest slice)", fixed(s.sync, 3)),
+                )
+            } else {
+                (c.exposed, String::new())
+            };
             format!(
-                "{} communication is the largest loss: {} s exposed of a {} s step ({}%) beside {} s of compute; {why}.",
+                "{} communication is the largest loss: {} s exposed{sync} of a {} s step ({}%) beside {} s of compute; {why}.",
                 axis.label(),
-                fixed(c.exposed, 3),
+                fixed(exposed, 3),
                 fixed(s.step_time, 3),
-                fixed(pct(c.exposed), 0),
+                fixed(pct(exposed), 0),
                 fixed(s.compute, 3)
             )
         }

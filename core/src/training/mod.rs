@@ -2,11 +2,14 @@
 //! every kind of parallelism on the real topology, step time, MFU and HFU, days and
 //! cost, the book's thresholds, and an exhaustive mesh search.
 //!
-//! **A roofline.** Every time is work over a peak rate, scaled only by
-//! [`setup::Efficiency`] (1.0 by default): ideal kernels and ideal overlap. What
-//! overlaps with what is stated in [`step`]; what memory holds in [`memory`]; which
-//! collective each kind of parallelism runs in [`comms`]; how the logical mesh is laid
-//! on the physical axes in [`placement`].
+//! **Two predictions, one timeline.** The roofline times the convention's hardware
+//! FLOPs at the peak with ideal overlap: a bound no run beats. The calibrated prediction
+//! (the default) times every kernel the step runs at the rate its shape allows on the
+//! chip, with the calibrated physical parameters of [`crate::efficiency`] ([`kernels`]
+//! says which terms and where each comes from). Both go through the same timeline
+//! ([`step`]: what overlaps with what); what memory holds is in [`memory`]; which
+//! collective each kind of parallelism runs in [`comms`]; how the logical mesh is laid on
+//! the physical axes in [`placement`].
 //!
 //! **Entry points.** [`plan::plan`] turns a model, the resolved hardware and a
 //! [`section::TrainingSection`] into a [`report::TrainingReport`] (what
@@ -23,6 +26,8 @@
 //! | [`pipeline`] | GPipe / 1F1B / interleaved bubbles and in-flight microbatches (5.1.5) |
 //! | [`memory`] | HBM per device |
 //! | [`comms`] | per-microbatch traffic of each kind of parallelism (5.1, 5.2) |
+//! | [`shapes`] | the kernels' shapes per token: weight matmuls, attention, elementwise traffic |
+//! | [`kernels`] | one microbatch's kernels timed: the roofline, or the physical model (issue 16) |
 //! | [`step`] | step time, MFU, HFU, what binds |
 //! | [`thresholds`] | the book's critical batches and degrees (5.1.1–5.1.6, App. C) |
 //! | [`budget`] | days and cost for a token budget (6.2) |
@@ -33,6 +38,7 @@
 pub mod budget;
 pub mod comms;
 pub mod explain;
+pub mod kernels;
 pub mod memory;
 pub mod mesh;
 pub mod optimizer;
@@ -45,6 +51,7 @@ pub mod report;
 pub mod search;
 pub mod section;
 pub mod setup;
+pub mod shapes;
 pub mod step;
 pub mod tensors;
 pub mod thresholds;

@@ -3,17 +3,18 @@
 
 use super::budget::apply_budget;
 use super::explain::{bound_sentence, thresholds};
-use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
+use super::mesh::{split_mesh, Mesh, NetworkSplit, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
     AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport,
-    NetworkDegrees, PieceReport, PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
+    NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow, StepBreakdown, TrainingReport,
 };
 use super::search::{search, Candidate, Limits, SearchResult};
 use super::section::TrainingSection;
 use super::setup::{zero3_axes, MeshContext, Setup};
 use super::step::{compute_time, evaluate_config, StepParts};
 use super::tensors::{Remat, RematCost};
+use crate::efficiency::PredictionMode;
 use crate::error::{FieldError, Invalid};
 use crate::flops::FlopConvention;
 use crate::hardware::query::ResolvedHardware;
@@ -155,28 +156,7 @@ pub fn plan(
     }
     let mut explicit = None;
     if let Some(mesh) = &section.mesh {
-        mesh.validate(setup.devices).map_err(|e| under("training.mesh", e))?;
-        check_mesh(&setup, mesh)?;
-        let split = split_mesh(mesh, setup.capacity).map_err(|e| under("training.mesh", e))?;
-        let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| {
-            Invalid::one(
-                "training.mesh",
-                "cannot be laid out on the topology's axes (a degree does not factor into them)",
-            )
-        })?;
-        let m = section.microbatches.unwrap_or(1);
-        if mc.sequences_per_shard % m != 0 {
-            return Err(Invalid::one(
-                "training.microbatches",
-                format!(
-                    "{m} must divide the {} sequences each data shard processes (training.global_batch over dp·fsdp·ep = {}); microbatches = {} would",
-                    mc.sequences_per_shard,
-                    mc.mesh.data_shards(),
-                    super::search::divisors(mc.sequences_per_shard).iter().take(8).map(u64::to_string).collect::<Vec<_>>().join(", ")
-                ),
-            ));
-        }
-        let cost = RematCost::of(&section.remat.placements(), &setup.profile);
+        let (split, m, cost) = explicit_config(&setup, section, mesh, &mut cache)?;
         explicit = Some((split, m, section.remat.id().to_string(), cost));
     }
     let search_result = searching.then(|| {
@@ -201,6 +181,7 @@ pub fn plan(
     };
     let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
     let parts = evaluate_config(&setup, &cache, &mc, microbatches, &cost);
+    let roofline = roofline_of(m, hw, section, convention, &split, microbatches, &cost, &setup, &parts)?;
     let search = search_result.map(|r| SearchReport {
         meshes: r.meshes,
         evaluated: r.evaluated,
@@ -208,7 +189,92 @@ pub fn plan(
         best: rows(&setup, &mut cache, &searched, &r, &r.top),
         pareto: rows(&setup, &mut cache, &searched, &r, &r.pareto),
     });
-    Ok(report(&setup, section, hw, &cache, &mc, &parts, source, remat, search))
+    Ok(report(&setup, section, hw, &cache, &mc, &parts, &roofline, source, remat, search))
+}
+
+/// The ideal roofline of one configuration (`split`, `microbatches`, `cost`): `parts` itself
+/// when `setup` is the roofline, otherwise the configuration planned again without the
+/// calibration.
+///
+/// # Errors
+/// As [`TrainingSection::setup`] (never, once `setup` was made from the same section).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn roofline_of(
+    m: &ModelConfig,
+    hw: &ResolvedHardware,
+    section: &TrainingSection,
+    convention: FlopConvention,
+    split: &NetworkSplit,
+    microbatches: u64,
+    cost: &RematCost,
+    setup: &Setup,
+    parts: &StepParts,
+) -> Result<RooflineReport, Invalid> {
+    let of = |s: &StepParts| RooflineReport {
+        step_time_s: Seconds(s.step_time),
+        mfu: s.mfu,
+        hfu: s.hfu,
+        tokens_per_s: setup.tokens() / s.step_time,
+    };
+    if setup.rates.is_none() {
+        return Ok(of(parts));
+    }
+    let mut bare = section.clone();
+    bare.calibration = None;
+    let roof = bare.setup(m, hw, convention)?;
+    let eff = roof.options.efficiency;
+    let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
+    let mc = MeshContext::new(&roof, &mut cache, split).ok_or_else(|| no_mesh(&roof))?;
+    Ok(of(&evaluate_config(&roof, &cache, &mc, microbatches, cost)))
+}
+
+/// The explicit mesh's configuration: its split over the networks, microbatches and remat
+/// cost, checked against the model and topology.
+fn explicit_config(
+    setup: &Setup,
+    section: &TrainingSection,
+    mesh: &Mesh,
+    cache: &mut CostCache,
+) -> Result<(NetworkSplit, u64, RematCost), Invalid> {
+    mesh.validate(setup.devices).map_err(|e| under("training.mesh", e))?;
+    check_mesh(setup, mesh)?;
+    let split = split_mesh(mesh, setup.capacity).map_err(|e| under("training.mesh", e))?;
+    let mc = MeshContext::new(setup, cache, &split).ok_or_else(|| {
+        Invalid::one("training.mesh", "cannot be laid out on the topology's axes (a degree does not factor into them)")
+    })?;
+    let m = section.microbatches.unwrap_or(1);
+    if mc.sequences_per_shard % m != 0 {
+        return Err(Invalid::one(
+            "training.microbatches",
+            format!(
+                "{m} must divide the {} sequences each data shard processes (training.global_batch over dp·fsdp·ep = {}); microbatches = {} would",
+                mc.sequences_per_shard,
+                mc.mesh.data_shards(),
+                super::search::divisors(mc.sequences_per_shard).iter().take(8).map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    Ok((split, m, RematCost::of(&section.remat.placements(), &setup.profile)))
+}
+
+/// The step of the explicit mesh alone, without the search, the report or the roofline
+/// beside it: what a calibration fit evaluates thousands of times.
+///
+/// # Errors
+/// As [`plan`]; `training.mesh` without an explicit mesh.
+pub fn explicit_step(
+    m: &ModelConfig,
+    hw: &ResolvedHardware,
+    section: &TrainingSection,
+    convention: FlopConvention,
+) -> Result<StepParts, Invalid> {
+    let setup = section.setup(m, hw, convention)?;
+    let eff = setup.options.efficiency;
+    let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
+    let mesh = section.mesh.as_ref().ok_or_else(|| Invalid::one("training.mesh", "is required"))?;
+    let (split, microbatches, cost) = explicit_config(&setup, section, mesh, &mut cache)?;
+    let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
+    Ok(evaluate_config(&setup, &cache, &mc, microbatches, &cost))
 }
 
 fn no_mesh(setup: &Setup) -> Invalid {
@@ -364,6 +430,7 @@ pub(super) fn report(
     cache: &CostCache,
     mc: &MeshContext,
     s: &StepParts,
+    roofline: &RooflineReport,
     source: PlanSource,
     remat: String,
     search: Option<SearchReport>,
@@ -385,9 +452,18 @@ pub(super) fn report(
         remat,
         pipeline: setup.options.pipeline,
         memory: memory_report(setup, mc, s),
+        prediction: if setup.rates.is_some() { PredictionMode::Calibrated } else { PredictionMode::Ideal },
+        roofline: *roofline,
         step_time_s: Seconds(s.step_time),
         breakdown: StepBreakdown {
             compute_s: Seconds(s.compute),
+            matmul_s: Seconds(s.terms.matmul),
+            attention_s: Seconds(s.terms.attention),
+            elementwise_s: Seconds(s.terms.elementwise),
+            loss_s: Seconds(s.terms.loss),
+            moe_s: Seconds(s.terms.moe),
+            optimizer_s: Seconds(s.terms.optimizer),
+            sync_s: Seconds(s.sync),
             exposed_communication_s: Seconds(exposed),
             bubble_s: Seconds(s.bubble),
             offload_exposed_s: Seconds(s.offload_exposed),
@@ -435,7 +511,7 @@ pub fn for_scenario(
 ) -> Result<Option<TrainingReport>, Invalid> {
     let Some(section) = &s.training else { return Ok(None) };
     let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
-    let section = crate::validation::calibration::section_for(section, &hw.chip, s.conventions.prediction);
+    let section = super::section::section_for(section, &hw.chip, s.conventions.prediction);
     plan(m, hw, &section, s.conventions.flops).map(Some)
 }
 

@@ -2,6 +2,7 @@
 //! (book 4.2–4.3): parameters grouped by how they shard, and the named activation
 //! tensors of a decoder layer with their size and the forward FLOPs that produce them.
 
+use super::shapes::KernelShapes;
 use super::tensors::{LayerTensor, TENSOR_COUNT};
 use crate::model::{Attention, MlpKind, ModelConfig};
 use crate::params::{attention_layer_params, count_params, mlp_weights, ParamComponent};
@@ -74,6 +75,8 @@ pub struct ModelProfile {
     /// K/V elements per token and layer that context parallelism moves (2·K·H, or
     /// the MLA latent).
     pub kv_elements_per_token_layer: f64,
+    /// The kernels' shapes, for the physical step model.
+    pub shapes: KernelShapes,
 }
 
 /// Weights of the q, k, v and o projections of one layer.
@@ -246,6 +249,7 @@ impl ModelProfile {
             tensor_elements,
             tensor_flops,
             kv_elements_per_token_layer: crate::kv_cache::kv_elements_per_token_per_layer(m),
+            shapes: KernelShapes::of(m),
         }
     }
 

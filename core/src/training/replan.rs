@@ -8,7 +8,7 @@
 
 use super::mesh::{mesh_of, network_index, NetworkSplit};
 use super::placement::{scaled_axes, CostCache};
-use super::plan::report;
+use super::plan::{report, roofline_of};
 use super::report::{PlanSource, TrainingReport};
 use super::section::TrainingSection;
 use super::setup::MeshContext;
@@ -54,6 +54,8 @@ pub fn replan(
     let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(unplaceable)?;
     let remat = Remat::preset(&shown.remat).unwrap_or_else(|| section.remat.clone());
     let cost = RematCost::of(&remat.placements(), &setup.profile);
-    let parts = evaluate_config(&setup, &cache, &mc, shown.microbatches.max(1), &cost);
-    Ok(report(&setup, section, hw, &cache, &mc, &parts, PlanSource::Explicit, remat.id().to_string(), None))
+    let microbatches = shown.microbatches.max(1);
+    let parts = evaluate_config(&setup, &cache, &mc, microbatches, &cost);
+    let roofline = roofline_of(m, hw, section, convention, &split, microbatches, &cost, &setup, &parts)?;
+    Ok(report(&setup, section, hw, &cache, &mc, &parts, &roofline, PlanSource::Explicit, remat.id().to_string(), None))
 }

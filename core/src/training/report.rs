@@ -6,6 +6,7 @@ use super::pipeline::Pipeline;
 use super::step::Bottleneck;
 use crate::collectives::{AxisShape, Network};
 use crate::dtype::DType;
+use crate::efficiency::PredictionMode;
 use crate::flops::FlopConvention;
 use crate::units::{Bytes, BytesPerSec, Flops, Seconds};
 use serde::{Deserialize, Serialize};
@@ -38,7 +39,13 @@ pub struct TrainingReport {
     pub pipeline: Pipeline,
     /// HBM per device.
     pub memory: MemoryReport,
-    /// Seconds per step (a roofline: ideal unless `efficiency` says otherwise).
+    /// Which prediction the headline numbers (`step_time_s`, `mfu`, `hfu`,
+    /// `tokens_per_s`, days and cost) are: the calibrated physical model (default) or the
+    /// ideal roofline (`conventions.prediction`).
+    pub prediction: PredictionMode,
+    /// The ideal roofline of the same configuration: the bound no run beats.
+    pub roofline: RooflineReport,
+    /// Seconds per step.
     pub step_time_s: Seconds,
     /// Where the step's time goes.
     pub breakdown: StepBreakdown,
@@ -184,13 +191,47 @@ pub struct MemoryReport {
     pub offloaded_host_bytes: Bytes,
 }
 
-/// Where the step's time goes: compute, exposed communication, bubble and exposed
-/// offload add up to the step time.
+/// The ideal roofline of a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RooflineReport {
+    /// Seconds per step: the hardware FLOPs at the peak, ideal overlap.
+    pub step_time_s: Seconds,
+    /// MFU at that step time.
+    pub mfu: f64,
+    /// HFU at that step time.
+    pub hfu: f64,
+    /// Tokens per second.
+    pub tokens_per_s: f64,
+}
+
+/// Where the step's time goes: compute, exposed communication, bubble, slice sync, exposed
+/// offload and the optimizer update add up to the step time; compute is the sum of its
+/// kernel terms.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StepBreakdown {
-    /// Matmul time (hardware FLOPs over the achievable peak).
+    /// Seconds the device computes (every kernel but the optimizer update): the sum of
+    /// `matmul_s`, `attention_s`, `elementwise_s`, `loss_s` and `moe_s`.
     pub compute_s: Seconds,
+    /// Weight matmuls forward, backward and recomputed (the roofline: every hardware
+    /// FLOP but attention's, at the peak).
+    pub matmul_s: Seconds,
+    /// Dot-product attention kernels, recompute included.
+    pub attention_s: Seconds,
+    /// HBM-bound elementwise work: norms, rotary, residual adds, activations, the
+    /// embedding, and their re-run under remat (0 on the roofline).
+    pub elementwise_s: Seconds,
+    /// The log-softmax over the vocabulary and its gradient (0 on the roofline).
+    pub loss_s: Seconds,
+    /// MoE router, token permutes, padded experts' dispatch (0 on the roofline).
+    pub moe_s: Seconds,
+    /// The optimizer update and gradient accumulation, after the gradients (0 on the
+    /// roofline).
+    pub optimizer_s: Seconds,
+    /// Waiting for the slowest of the slices in lockstep: DCN per-slice synchronisation
+    /// (0 on one slice and on the roofline).
+    pub sync_s: Seconds,
     /// Communication not hidden behind compute.
     pub exposed_communication_s: Seconds,
     /// Pipeline bubble.

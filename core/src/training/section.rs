@@ -6,9 +6,10 @@ use super::optimizer::{Optimizer, TrainingDtypes, ZeroStage};
 use super::pipeline::{Pipeline, Schedule};
 use super::placement::MAX_PHYSICAL_AXES;
 use super::profile::ModelProfile;
-use super::setup::{AttentionKernel, Efficiency, Options, Overlap, Setup};
+use super::setup::{AttentionKernel, Efficiency, MoeKernel, Options, Overlap, Setup};
 use super::tensors::Remat;
 use crate::collectives::Network;
+use crate::efficiency::{Calibration, KernelRates, PredictionMode};
 use crate::error::{Checker, Invalid};
 use crate::flops::{training_flops, FlopComponent, FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN};
 use crate::hardware::query::ResolvedHardware;
@@ -114,12 +115,47 @@ pub struct TrainingSection {
     /// Attention kernel (default flash).
     #[serde(default)]
     pub attention: AttentionKernel,
-    /// MoE capacity factor (default 1.0).
+    /// MoE capacity factor (default 1.0): dispatched tokens per expert over the balanced
+    /// share (the AllToAll's volume; the padded kernel's rows).
     #[serde(default = "unit")]
     pub capacity_factor: f64,
+    /// How routed experts' matmuls run: `grouped` (default; Megablox) or `padded`.
+    #[serde(default, skip_serializing_if = "is_grouped")]
+    pub moe_kernel: MoeKernel,
     /// Price per chip-hour; default the chip catalog's, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_per_chip_hour_usd: Option<f64>,
+    /// The calibrated parameters of the physical step model, when the plan is the
+    /// calibrated prediction; `None` plans the roofline. Not part of the document: set
+    /// from `conventions.prediction` by [`section_for`].
+    #[serde(skip)]
+    pub calibration: Option<Calibration>,
+}
+
+fn is_grouped(k: &MoeKernel) -> bool {
+    *k == MoeKernel::Grouped
+}
+
+/// The training section the planner runs in `mode`: as written for the roofline, with the
+/// bundled calibration of the physical model for the calibrated prediction. (`chip` is not
+/// read: the calibration picks its kind's parameters itself; kept for callers.)
+#[must_use]
+pub fn section_for<'a>(
+    section: &'a TrainingSection,
+    _chip: &crate::hardware::Chip,
+    mode: PredictionMode,
+) -> std::borrow::Cow<'a, TrainingSection> {
+    let wanted = match mode {
+        PredictionMode::Ideal => None,
+        PredictionMode::Calibrated => Some(crate::efficiency::calibration::bundled()),
+    };
+    if section.calibration == wanted {
+        std::borrow::Cow::Borrowed(section)
+    } else {
+        let mut s = section.clone();
+        s.calibration = wanted;
+        std::borrow::Cow::Owned(s)
+    }
 }
 
 /// The training page's starting point, and the charts' for a scenario without a
@@ -169,7 +205,9 @@ impl TrainingSection {
             overlap: Overlap::default(),
             attention: AttentionKernel::default(),
             capacity_factor: 1.0,
+            moe_kernel: MoeKernel::default(),
             price_per_chip_hour_usd: None,
+            calibration: None,
         }
     }
 
@@ -292,6 +330,22 @@ impl TrainingSection {
         let flops = training_flops(m, &w, convention);
         let profile = ModelProfile::of(m);
         let per_device = |x: f64| x / devices_per_chip as f64;
+        let peak_per_device = per_device(peak.map_or(0.0, |p| p.get()));
+        // The calibrated prediction: the physical model's kernel rates, and the calibrated
+        // DCN and overlap fractions on top of the user's own.
+        let mut efficiency = self.efficiency;
+        let rates = self.calibration.map(|c| {
+            efficiency.dcn *= c.dcn;
+            efficiency.overlap *= c.overlap;
+            KernelRates::new(
+                &hw.chip,
+                devices_per_chip,
+                peak_per_device,
+                self.efficiency.flops,
+                (self.dtypes.compute.bytes(), self.dtypes.activations.bytes()),
+                &c,
+            )
+        });
         Ok(Setup {
             options: Options {
                 optimizer: self.optimizer,
@@ -301,8 +355,9 @@ impl TrainingSection {
                 pipeline: self.pipeline,
                 capacity_factor: self.capacity_factor,
                 attention: self.attention,
+                moe_kernel: self.moe_kernel,
                 overlap: self.overlap,
-                efficiency: self.efficiency,
+                efficiency,
                 convention,
             },
             sequences,
@@ -310,7 +365,7 @@ impl TrainingSection {
             devices,
             devices_per_chip,
             capacity,
-            peak: per_device(peak.map_or(0.0, |p| p.get())),
+            peak: peak_per_device,
             hbm: per_device(hw.chip.hbm.capacity.get()),
             pcie: hw.chip.host.pcie.map(|p| per_device(p.one_way.get()) * self.efficiency.pcie),
             model_flops: flops.total.get(),
@@ -318,6 +373,8 @@ impl TrainingSection {
             attention_forward: flops.get(FlopComponent::AttentionDot).forward.get(),
             kv_forward: 2.0 * profile.kv_params * w.tokens_per_device(),
             profile,
+            rates,
+            calibration: self.calibration,
         })
     }
 }

@@ -10,13 +10,14 @@ use super::pipeline::Pipeline;
 use super::placement::{place, CostCache, CostModel, Placement};
 use super::profile::ModelProfile;
 use crate::collectives::CollectiveKind;
+use crate::efficiency::{Calibration, KernelRates};
 use crate::flops::FlopConvention;
 use crate::units::BytesPerSec;
 use serde::{Deserialize, Serialize};
 
-/// Achievable fractions of peak; the planner is a roofline, so every default is 1.0
-/// (the ideal). The calibrated prediction mode (`conventions.prediction`) multiplies
-/// them by the fitted fractions of `validation::calibration`.
+/// The user's own achievable fractions of peak, 1.0 by default. They scale the roofline
+/// and, in the calibrated mode (`conventions.prediction`), the physical model's rates on
+/// top of its calibrated parameters ([`crate::efficiency::calibration`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -95,6 +96,23 @@ pub enum AttentionKernel {
 }
 crate::serde_names::deserialize_by_name!(AttentionKernel { Flash => "flash", Materialized => "materialized" });
 
+/// How the routed experts' matmuls run (MaxText's `sparse_matmul`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MoeKernel {
+    /// Grouped matmuls over ragged expert groups (Megablox; `sparse_matmul: true`, the
+    /// default): each device computes its tokens' rows, plus a row tile per expert-group
+    /// boundary, at the pace of the busiest device.
+    #[default]
+    Grouped,
+    /// Padded experts (`sparse_matmul: false`): every expert computes `capacity_factor` ×
+    /// its balanced share (tokens beyond it are dropped), through dispatch and combine
+    /// einsums.
+    Padded,
+}
+crate::serde_names::deserialize_by_name!(MoeKernel { Grouped => "grouped", Padded => "padded" });
+
 /// The planner's options (validated; see [`super::section::TrainingSection`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -112,6 +130,8 @@ pub struct Options {
     pub capacity_factor: f64,
     /// Attention kernel.
     pub attention: AttentionKernel,
+    /// Routed-expert kernel.
+    pub moe_kernel: MoeKernel,
     /// What overlaps.
     pub overlap: Overlap,
     /// Achievable fractions of peak.
@@ -151,6 +171,11 @@ pub struct Setup {
     pub attention_forward: f64,
     /// Forward FLOPs of the K and V projections of one step.
     pub kv_forward: f64,
+    /// The physical model's kernel rates of one device (the calibrated prediction);
+    /// `None` for the roofline.
+    pub rates: Option<KernelRates>,
+    /// The calibration of the physical model (`None` for the roofline).
+    pub calibration: Option<Calibration>,
 }
 
 impl Setup {

@@ -1,9 +1,12 @@
-//! One training step on one device as a roofline (book 5.1: `T ≈ max(T_math,
-//! T_comms)` per overlapped group): an ideal prediction, scaled only by the
-//! [`super::setup::Efficiency`] hook.
+//! One training step on one device (book 5.1: `T ≈ max(T_math, T_comms)` per
+//! overlapped group), shared by the roofline and the calibrated physical model: they
+//! differ only in how long the device's kernels take ([`super::kernels`]).
 //!
 //! Per microbatch, the forward and the backward pass are each
-//! `max(compute, overlapped comms) + critical-path comms`:
+//! `max(compute, overlapped comms) + critical-path comms`, where compute is every kernel
+//! the pass runs (the roofline: its FLOPs at the peak; the physical model: matmuls,
+//! attention, elementwise and loss HBM traffic, MoE dispatch, and what the remat policy
+//! recomputes):
 //! - overlapped with the pass's compute: FSDP weight gathers and gradient
 //!   ReduceScatters, the DP gradient sync (in the last microbatch's backward only:
 //!   gradients are final only then), pipeline sends, and TP (EP) when
@@ -13,20 +16,24 @@
 //!   experts wait for their tokens); and always the part of CP's K/V
 //!   traffic longer than the attention it overlaps with;
 //! - host offload runs over PCIe beside compute; only its excess is exposed;
-//! - `efficiency.overlap` < 1 (the calibrated mode) serialises that fraction of the
-//!   overlappable traffic: `(1 − w)·comms + max(w·comms − compute, 0)` is exposed.
+//! - `efficiency.overlap` < 1 (the calibrated `overlap`, times the user's) serialises
+//!   that fraction of the overlappable traffic: `(1 − w)·comms + max(w·comms − compute,
+//!   0)` is exposed.
 //!
-//! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches.
-//! Ignored: the optimizer update, load imbalance (embeddings on end stages, MoE
-//! routing skew, causal-attention skew under CP), kernel efficiency, and the HBM
-//! bandwidth of non-matmul work.
+//! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
+//! plus (physical model) the wait for the slowest of the slices in lockstep (DCN per-slice
+//! synchronisation: [`crate::efficiency::Calibration::straggler_factor`] of the step) and
+//! the optimizer update and gradient accumulation, which wait for the gradients. Ignored:
+//! load imbalance of embeddings on end stages and of causal attention under CP.
 
 use super::comms::{activation_collectives, comms, ActivationCollectives, Comms, Traffic};
+use super::kernels::{physical_times, roofline_times, step_update_seconds, KernelTimes};
 use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
-use super::mesh::Parallelism;
+use super::mesh::{network_index, Parallelism};
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
 use super::tensors::RematCost;
+use crate::collectives::Network;
 use serde::{Deserialize, Serialize};
 
 /// One kind of parallelism's communication over a step.
@@ -73,10 +80,14 @@ pub struct StepParts {
     pub fits: bool,
     /// Communication by kind, in [`Parallelism::ALL`] order.
     pub comm: [CommPart; 6],
-    /// Matmul seconds (hardware FLOPs over the achievable peak).
+    /// Seconds the device computes: the sum of `terms` but the optimizer's.
     pub compute: f64,
+    /// What the compute is made of.
+    pub terms: ComputeTerms,
     /// Seconds idle in the pipeline bubble.
     pub bubble: f64,
+    /// Seconds waiting for the slowest slice (DCN per-slice synchronisation).
+    pub sync: f64,
     /// Seconds of host offload not hidden.
     pub offload_exposed: f64,
     /// Seconds of host offload traffic.
@@ -95,6 +106,23 @@ pub struct StepParts {
     pub bound: Bottleneck,
     /// The largest communication, when communication binds.
     pub bound_axis: Option<Parallelism>,
+}
+
+/// Seconds per step of each kind of kernel on one device.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ComputeTerms {
+    /// Weight matmuls, forward, backward and recomputed.
+    pub matmul: f64,
+    /// Dot-product attention kernels (and recomputed attention).
+    pub attention: f64,
+    /// Norms, rotary, residual adds, activations, embedding (and their re-run).
+    pub elementwise: f64,
+    /// Log-softmax over the vocabulary and its gradient.
+    pub loss: f64,
+    /// MoE router, permutes and padded dispatch.
+    pub moe: f64,
+    /// Optimizer update and gradient accumulation.
+    pub optimizer: f64,
 }
 
 /// Seconds to do `flops` spread evenly over `devices` at `peak` FLOP/s each (book 5.1:
@@ -127,8 +155,18 @@ pub struct Microbatch {
     tokens: f64,
     /// Padded forward attention FLOPs of a step.
     attention_flops: f64,
-    /// Seconds per FLOP of one microbatch on one device at the achievable peak.
-    seconds_per_flop: f64,
+    /// The device's kernels in one microbatch.
+    kernels: KernelTimes,
+    /// `kernels`' forward and backward sums (what the search reads).
+    forward_s: f64,
+    backward_s: f64,
+    /// Once-a-step work after the gradients: the optimizer update and gradient
+    /// accumulation (physical model; 0 for the roofline).
+    update: f64,
+    /// How much longer slices in lockstep take than one, as a fraction of the step
+    /// (physical model: [`crate::efficiency::Calibration::straggler_factor`] of the
+    /// mesh's scale-out degree; 0 for the roofline).
+    straggler: f64,
 }
 
 impl Microbatch {
@@ -138,19 +176,35 @@ impl Microbatch {
         let m = microbatches.max(1) as f64;
         let pad = mc.padding;
         let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
+        let forward_flops = setup.model_flops_forward * pad + kv_extra;
+        let backward_flops = (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra;
+        let attention_flops = setup.attention_forward * pad;
+        let slices: u64 = mc.split[network_index(Network::ScaleOut)].iter().product();
+        let straggler = setup.calibration.map_or(0.0, |c| c.straggler_factor(slices));
+        let (kernels, update) = match &setup.rates {
+            Some(r) => {
+                let (update, accumulate) = step_update_seconds(setup, mc, microbatches, r);
+                (physical_times(setup, mc, microbatches, r), update + accumulate)
+            }
+            None => {
+                let spf =
+                    compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops);
+                (roofline_times(forward_flops, backward_flops, attention_flops, spf), 0.0)
+            }
+        };
         Self {
             count: microbatches.max(1),
             memory: memory_base(setup, mc, microbatches),
             collectives: activation_collectives(setup, cache, mc, microbatches),
-            forward_flops: setup.model_flops_forward * pad + kv_extra,
-            backward_flops: (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra,
+            forward_flops,
+            backward_flops,
             tokens: setup.tokens() * pad,
-            attention_flops: setup.attention_forward * pad,
-            seconds_per_flop: compute_time(
-                1.0 / m,
-                setup.devices.max(1) as f64,
-                setup.peak * setup.options.efficiency.flops,
-            ),
+            attention_flops,
+            forward_s: kernels.forward(),
+            backward_s: kernels.backward(),
+            kernels,
+            update,
+            straggler,
         }
     }
 }
@@ -174,9 +228,14 @@ struct Timeline {
     m: f64,
     /// The traffic of one microbatch (DP's of the step).
     c: Comms,
-    /// Forward and backward matmul seconds of one microbatch.
+    /// Forward and backward compute seconds of one microbatch (recompute included).
     c_f: f64,
     c_b: f64,
+    /// Seconds recomputed per microbatch: matmuls, attention, elementwise, MoE dispatch.
+    r_matmul: f64,
+    r_attention: f64,
+    r_elementwise: f64,
+    r_moe: f64,
     /// Backward FLOPs of the step, recompute included.
     backward: f64,
     /// Communication overlapped with the forward and the backward pass.
@@ -196,6 +255,8 @@ struct Timeline {
     off_exposed: f64,
     /// Pipeline bubble.
     bubble: f64,
+    /// Waiting for the slowest slice.
+    sync: f64,
     /// Seconds per step.
     step_time: f64,
 }
@@ -205,12 +266,19 @@ struct Timeline {
 fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Timeline {
     let o = &setup.options;
     let m = mb.count as f64;
-    let recompute =
-        remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
-    let backward = mb.backward_flops + recompute;
-    let (c_f, c_b) = (mb.forward_flops * mb.seconds_per_flop, backward * mb.seconds_per_flop);
-    let a_f = mb.attention_flops * mb.seconds_per_flop;
-    let a_b = 2.0 * a_f + if remat.context_recomputed { a_f } else { 0.0 };
+    let k = &mb.kernels;
+    let on = |b: bool, t: f64| if b { t } else { 0.0 };
+    let recompute_flops = remat.recompute_flops_per_token * mb.tokens;
+    let backward =
+        mb.backward_flops + recompute_flops + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
+    let r_matmul = recompute_flops * k.seconds_per_recomputed_flop;
+    let r_attention = on(remat.context_recomputed, k.attention_forward);
+    let r_elementwise = on(remat.elementwise_recomputed, k.elementwise_recompute);
+    let r_moe = on(remat.mlp_block_recomputed, k.moe_forward);
+    let c_f = mb.forward_s;
+    let c_b = mb.backward_s + r_matmul + r_attention + r_elementwise + r_moe;
+    let a_f = k.attention_forward;
+    let a_b = k.attention_backward + r_attention;
 
     let c = comms(mc, &mb.collectives, remat);
     let tp_overlapped = o.overlap.tensor;
@@ -240,12 +308,17 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let t_mb = c_f + e_f + crit_f + c_b + e_b + crit_b + off_exposed;
     let t_last = t_mb - e_b + e_last;
     let bubble = o.pipeline.bubble_microbatches(mc.mesh.pp) * t_mb;
-    let step_time = (m - 1.0) * t_mb + t_last + bubble;
+    let sync = ((m - 1.0) * t_mb + t_last + bubble) * mb.straggler;
+    let step_time = (m - 1.0) * t_mb + t_last + bubble + sync + mb.update;
     Timeline {
         m,
         c,
         c_f,
         c_b,
+        r_matmul,
+        r_attention,
+        r_elementwise,
+        r_moe,
         backward,
         o_f,
         o_b,
@@ -258,6 +331,7 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
         offload,
         off_exposed,
         bubble,
+        sync,
         step_time,
     }
 }
@@ -330,20 +404,31 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
         exposed: (t.cp_f + t.cp_b) * m,
         critical: !o.overlap.context,
     };
-    // compute + Σ exposed + bubble + exposed offload = step_time exactly.
+    // compute + Σ exposed + bubble + sync + exposed offload + optimizer = step_time exactly.
     let compute = (c_f + c_b) * m;
+    let k = &mb.kernels;
+    let terms = ComputeTerms {
+        matmul: (k.matmul_forward + k.matmul_backward + t.r_matmul) * m,
+        attention: (k.attention_forward + k.attention_backward + t.r_attention) * m,
+        elementwise: (k.elementwise_forward + k.elementwise_backward + t.r_elementwise) * m,
+        loss: (k.loss_forward + k.loss_backward) * m,
+        moe: (k.moe_forward + k.moe_backward + t.r_moe) * m,
+        optimizer: mb.update,
+    };
     let model_flops = setup.model_flops;
     let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
     let fits = t.memory.total() <= setup.hbm;
-    let (bound, bound_axis) = bound_of(step_time, &comm, t.bubble, t.off_exposed * m, fits);
+    let (bound, bound_axis) = bound_of(step_time, &comm, t.sync, t.bubble, t.off_exposed * m, fits);
     StepParts {
         microbatches: mb.count,
         memory: t.memory,
         fits,
         comm,
         compute,
+        terms,
         bubble: t.bubble,
+        sync: t.sync,
         offload_exposed: t.off_exposed * m,
         offload: 2.0 * t.offload * m,
         step_time,
@@ -356,9 +441,12 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     }
 }
 
+/// What binds: the largest loss; waiting for the slowest slice counts as data-parallel
+/// communication (the DCN synchronisation of the gradients).
 fn bound_of(
     step_time: f64,
     comm: &[CommPart; 6],
+    sync: f64,
     bubble: f64,
     offload: f64,
     fits: bool,
@@ -368,7 +456,7 @@ fn bound_of(
     }
     let (axis, exposed) = Parallelism::ALL
         .iter()
-        .map(|p| (*p, comm[*p as usize].exposed))
+        .map(|p| (*p, comm[*p as usize].exposed + if *p == Parallelism::Dp { sync } else { 0.0 }))
         .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
     let losses = [
         (Bottleneck::Communication, exposed),

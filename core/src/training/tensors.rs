@@ -319,12 +319,16 @@ pub struct RematCost {
     /// Whether it re-runs the MLP input projections (and their TP collectives, and
     /// the MoE dispatch).
     pub mlp_block_recomputed: bool,
+    /// Whether it re-runs the layers' elementwise work (norms, rotary, activations: the
+    /// unnamed intermediates, which only `none` keeps).
+    pub elementwise_recomputed: bool,
 }
 
 impl RematCost {
     /// Whether `self` never costs more than `other` in memory, host traffic or
-    /// recompute, so a search never needs `other` (`minimal_with_context` dominates
-    /// `none`; `save_dot_except_mlp` dominates `save_dot_except_mlpwi`).
+    /// recompute, so a search never needs `other` (`save_dot_except_mlp` dominates
+    /// `save_dot_except_mlpwi`; `minimal_with_context` does not dominate `none`, which
+    /// re-runs no elementwise work).
     #[must_use]
     pub fn dominates(&self, other: &RematCost) -> bool {
         self.kept <= other.kept
@@ -335,6 +339,7 @@ impl RematCost {
             && (!self.context_recomputed || other.context_recomputed)
             && (!self.attention_block_recomputed || other.attention_block_recomputed)
             && (!self.mlp_block_recomputed || other.mlp_block_recomputed)
+            && (!self.elementwise_recomputed || other.elementwise_recomputed)
     }
 
     /// The cost of `placements` on `profile`.
@@ -356,6 +361,7 @@ impl RematCost {
                     match t {
                         LayerTensor::Context => c.context_recomputed = true,
                         LayerTensor::MlpWi0 | LayerTensor::MlpWi1 => c.mlp_block_recomputed = true,
+                        LayerTensor::Other => c.elementwise_recomputed = true,
                         _ => {}
                     }
                     if t.in_attention_block() {

@@ -4,10 +4,11 @@
 //! held-back runs (10th to 90th percentile), all on the plan's own mesh; for serving,
 //! the ideal roofline and the calibrated one (no published serving runs calibrate
 //! serving, so no residual spread and no HBM term). Each band names the term that
-//! dominates it: the calibrated parameter that moves the number most, or the residuals.
+//! dominates it: the physical model's counted kernel losses, the calibrated parameter
+//! that moves the number most, or the residuals.
 
 use super::calibration::{self, Calibration};
-use super::mode::PredictionMode;
+use crate::efficiency::PredictionMode;
 use crate::error::Invalid;
 use crate::flops::FlopConvention;
 use crate::hardware::chip::ChipFamily;
@@ -26,17 +27,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BandTerm {
-    /// Achievable fraction of peak matmul FLOP/s (`matmul_tpu` / `matmul_gpu`).
+    /// The physical model's counted kernel losses at peak rates: padding, attention
+    /// kernels, HBM-bound work, the optimizer update.
+    Kernels,
+    /// Sustained fraction of peak matmul FLOP/s (`mxu_tpu` / `mxu_gpu`).
     Matmul,
-    /// Achievable fraction of scale-up bandwidth (`ici`).
+    /// Scale-up (ICI, NVLink) bandwidth: binds serving's communication; not calibrated.
     ScaleUp,
-    /// Achievable fraction of scale-out bandwidth (`dcn`).
+    /// Scale-out bandwidth and the wait for the slowest slice (`dcn`, `straggler`).
     ScaleOut,
     /// Fraction of overlappable communication that hides (`overlap`).
     Overlap,
     /// The calibration's residuals on the held-back runs.
     Residuals,
-    /// HBM bandwidth: binds, but nothing calibrates it.
+    /// HBM bandwidth (`hbm` for training; not calibrated for serving).
     Hbm,
 }
 
@@ -45,6 +49,7 @@ impl BandTerm {
     #[must_use]
     pub fn id(self) -> &'static str {
         match self {
+            BandTerm::Kernels => "kernels",
             BandTerm::Matmul => "matmul",
             BandTerm::ScaleUp => "ici",
             BandTerm::ScaleOut => "dcn",
@@ -58,12 +63,13 @@ impl BandTerm {
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
-            BandTerm::Matmul => "matmul efficiency",
+            BandTerm::Kernels => "kernels (padding, attention, HBM-bound work)",
+            BandTerm::Matmul => "sustained matmul fraction",
             BandTerm::ScaleUp => "scale-up (ICI/NVLink) bandwidth",
             BandTerm::ScaleOut => "scale-out (DCN) bandwidth",
             BandTerm::Overlap => "compute/communication overlap",
             BandTerm::Residuals => "calibration residuals (held-back runs)",
-            BandTerm::Hbm => "HBM bandwidth (not calibrated)",
+            BandTerm::Hbm => "HBM bandwidth",
         }
     }
 }
@@ -169,8 +175,8 @@ pub struct TrainingBands {
 
 /// The bands of `shown`, the plan of scenario `s` (model `m`, hardware `hw`) in the
 /// scenario's prediction mode. Plans the shown configuration ([`replan`]) under the
-/// roofline, the calibration and each calibrated parameter alone: six evaluations, no
-/// search.
+/// roofline, the calibration, the physical model at peak rates and each calibrated
+/// parameter alone on top of it: eight evaluations, no search.
 ///
 /// # Errors
 /// As [`replan`]; `training` when the scenario has none.
@@ -200,9 +206,9 @@ pub fn training_bands_of(
 ) -> Result<TrainingBands, Invalid> {
     // `shown`'s own configuration (its split over the networks, microbatches and remat),
     // no search: the band is about this plan, not about another mesh.
-    let step = |c: &Calibration| -> Result<f64, Invalid> {
+    let step = |c: Option<&Calibration>| -> Result<f64, Invalid> {
         let mut sec = section.clone();
-        sec.efficiency = c.efficiency(&hw.chip, section.efficiency);
+        sec.calibration = c.copied();
         let t = replan(m, hw, &sec, flops, shown)?.step_time_s.get();
         // A guard, never reached by the million no-panic scenarios (derated links below 1 B/s
         // cost finite times, `collectives::MIN_LINK`): no band rather than a NaN one.
@@ -213,18 +219,21 @@ pub fn training_bands_of(
         }
     };
     let cal = calibration::bundled();
-    let ideal = step(&Calibration::IDEAL)?;
-    let calibrated = step(&cal)?;
-    let one = Calibration::IDEAL;
-    let matmul = match hw.chip.family {
-        ChipFamily::Tpu => Calibration { matmul_tpu: cal.matmul_tpu, ..one },
-        ChipFamily::Gpu => Calibration { matmul_gpu: cal.matmul_gpu, ..one },
+    let ideal = step(None)?;
+    let calibrated = step(Some(&cal))?;
+    // The physical model at peak rates, then each calibrated parameter alone on top.
+    let peak = Calibration::PEAK;
+    let physics = step(Some(&peak))?;
+    let mxu = match hw.chip.family {
+        ChipFamily::Tpu => Calibration { mxu_tpu: cal.mxu_tpu, ..peak },
+        ChipFamily::Gpu => Calibration { mxu_gpu: cal.mxu_gpu, ..peak },
     };
     let mut contributions = vec![
-        (BandTerm::Matmul, step(&matmul)? - ideal),
-        (BandTerm::ScaleUp, step(&Calibration { ici: cal.ici, ..one })? - ideal),
-        (BandTerm::ScaleOut, step(&Calibration { dcn: cal.dcn, ..one })? - ideal),
-        (BandTerm::Overlap, step(&Calibration { overlap: cal.overlap, ..one })? - ideal),
+        (BandTerm::Kernels, physics - ideal),
+        (BandTerm::Matmul, step(Some(&mxu))? - physics),
+        (BandTerm::Hbm, step(Some(&Calibration { hbm: cal.hbm, ..peak }))? - physics),
+        (BandTerm::ScaleOut, step(Some(&Calibration { dcn: cal.dcn, straggler: cal.straggler, ..peak }))? - physics),
+        (BandTerm::Overlap, step(Some(&Calibration { overlap: cal.overlap, ..peak }))? - physics),
     ];
     // A measured step is predicted · (1 + e) off, e the signed error: measured =
     // calibrated / (1 + e) for e between the held-back runs' 10th and 90th percentiles.

@@ -1,6 +1,8 @@
-//! Predicted against measured (issue 8): published training runs as data, each planned
-//! on its own mesh, the error of the prediction, and a small calibrated efficiency model
-//! fitted on part of the runs and evaluated on the rest.
+//! Predicted against measured (issues 8 and 16): published training runs as data, each
+//! planned on its own mesh, the error of the prediction, the fit of the physical model's
+//! calibrated parameters (which live below the planners, in [`crate::efficiency`]), and
+//! grouped splits that refit without the runs they hold back. Above `training` and
+//! `inference`: it only fits and reports.
 //!
 //! | module | concept |
 //! |---|---|
@@ -8,10 +10,11 @@
 //! | [`convention`] | the FLOP conventions published MFUs used, in terms of the core's |
 //! | [`setups`] | each run's mesh and remat as its scripts set them; the seeds' data points (`data/run-setups.json`) |
 //! | [`scenarios`] | a run (or guide point) as a scenario |
-//! | [`mode`] | ideal roofline or calibrated: `conventions.prediction` |
+//! | [`mode`] | calibrated (default) or ideal roofline: `conventions.prediction` (re-exported from [`crate::efficiency`]) |
 //! | [`predict`] | the planner's prediction for a scenario |
-//! | [`calibration`] | the calibrated efficiency model (`data/calibration.json`) |
-//! | [`fit`] | the fixed split and the fit of the calibration |
+//! | [`calibration`] | the calibration as data (`data/calibration.json`); the parameters live in [`crate::efficiency`] |
+//! | [`fit`] | the fit of the calibration's parameters |
+//! | [`splits`] | grouped validation splits: interleaved groups, leave one chip generation out, leave one model family out |
 //! | [`stats`] | median and p90 of absolute errors |
 //! | [`table`] | the rows (runs, guide points) and the statistics per generation |
 //! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
@@ -22,12 +25,13 @@ pub mod bundled_table;
 pub mod calibration;
 pub mod convention;
 pub mod fit;
-pub mod mode;
 pub mod predict;
 pub mod runs;
 pub mod scenarios;
 pub mod setups;
+pub mod splits;
 pub mod stats;
 pub mod table;
 
-pub use mode::PredictionMode;
+pub use crate::efficiency::mode;
+pub use crate::efficiency::PredictionMode;

@@ -2,10 +2,9 @@
 //! scenario's prediction mode; and a scenario resolved once, to be planned under any
 //! calibration (what the table and the fit use).
 
-use super::calibration::Calibration;
-use super::mode::PredictionMode;
 use super::runs::PublishedRun;
 use super::scenarios::run_scenario;
+use crate::efficiency::{Calibration, PredictionMode};
 use crate::error::Invalid;
 use crate::hardware::query::ResolvedHardware;
 use crate::model::ModelConfig;
@@ -55,14 +54,25 @@ impl Prepared {
         Self::new(&run_scenario(run, PredictionMode::Ideal)?)
     }
 
-    /// The plan under `calibration` ([`Calibration::IDEAL`] is the roofline), MFU in
-    /// today's MaxText convention.
+    /// The plan under `calibration` (`None`: the roofline), MFU in today's MaxText
+    /// convention.
     ///
     /// # Errors
     /// As [`plan::plan`].
-    pub fn plan(&self, calibration: &Calibration) -> Result<TrainingReport, Invalid> {
+    pub fn plan(&self, calibration: Option<&Calibration>) -> Result<TrainingReport, Invalid> {
         let mut s = self.section.clone();
-        s.efficiency = calibration.efficiency(&self.hardware.chip, self.section.efficiency);
+        s.calibration = calibration.copied();
         plan::plan(&self.model, &self.hardware, &s, crate::flops::FlopConvention::MaxText)
+    }
+
+    /// The MFU alone under `calibration` (today's MaxText convention): [`Prepared::plan`]
+    /// without the report, for the fit.
+    ///
+    /// # Errors
+    /// As [`plan::explicit_step`].
+    pub fn mfu(&self, calibration: Option<&Calibration>) -> Result<f64, Invalid> {
+        let mut s = self.section.clone();
+        s.calibration = calibration.copied();
+        plan::explicit_step(&self.model, &self.hardware, &s, crate::flops::FlopConvention::MaxText).map(|p| p.mfu)
     }
 }

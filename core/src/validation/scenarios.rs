@@ -3,10 +3,10 @@
 //! `training` section with the run's own mesh, batch and remat policy. What the table
 //! predicts from, and what its rows open on the training page.
 
-use super::mode::PredictionMode;
 use super::runs::PublishedRun;
 use super::setups::{bundled, GuidePoint};
 use crate::collectives::Network;
+use crate::efficiency::PredictionMode;
 use crate::error::Invalid;
 use crate::flops::{FlopConvention, RematPolicy, Workload};
 use crate::hardware::chip::ChipFamily;
@@ -16,6 +16,7 @@ use crate::model::{Attention, ModelConfig};
 use crate::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
 use crate::training::mesh::Mesh;
 use crate::training::section::{GlobalBatch, TrainingSection};
+use crate::training::setup::MoeKernel;
 use crate::training::tensors::Remat;
 
 fn missing(what: String) -> Invalid {
@@ -84,6 +85,7 @@ fn scenario(
     remat: Remat,
     microbatches: Option<u64>,
     capacity_factor: f64,
+    moe_kernel: MoeKernel,
     overlap_tensor: bool,
     mode: PredictionMode,
 ) -> Scenario {
@@ -92,6 +94,7 @@ fn scenario(
     training.mesh = Some(mesh);
     training.microbatches = Some(microbatches.unwrap_or(1));
     training.capacity_factor = capacity_factor;
+    training.moe_kernel = moe_kernel;
     training.overlap.tensor = overlap_tensor;
     let workload = Workload { per_device_batch, seq_len, grad_accum: 1, remat: workload_remat(&remat) };
     training.remat = remat;
@@ -133,6 +136,7 @@ pub fn run_scenario(run: &PublishedRun, mode: PredictionMode) -> Result<Scenario
         setup.remat.clone(),
         None,
         1.0,
+        MoeKernel::default(),
         setup.overlap_tensor,
         mode,
     ))
@@ -153,6 +157,7 @@ pub fn guide_scenario(g: &GuidePoint, mode: PredictionMode) -> Scenario {
         g.remat.clone(),
         g.microbatches,
         g.capacity_factor,
+        g.moe_kernel,
         g.overlap_tensor,
         mode,
     )

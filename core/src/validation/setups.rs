@@ -111,6 +111,9 @@ pub struct GuidePoint {
     pub remat: Remat,
     /// MoE capacity factor.
     pub capacity_factor: f64,
+    /// How the routed experts' matmuls run (default grouped).
+    #[serde(default)]
+    pub moe_kernel: crate::training::setup::MoeKernel,
     /// Whether TP's collectives overlap the matmuls.
     #[serde(default)]
     pub overlap_tensor: bool,

@@ -3,15 +3,15 @@
 //! planner's prediction for its own mesh, ideal and calibrated; the guide's design
 //! points the same way; and the summary statistics per chip generation.
 
-use super::calibration::{Calibration, Residuals};
 use super::convention::{flops_per_device_step, maxtext_flops_per_device_step, PublishedConvention};
 use super::fit::Split;
-use super::mode::PredictionMode;
 use super::predict::Prepared;
 use super::runs::{self, PublishedRun};
 use super::scenarios::{guide_scenario, run_model, run_scenario};
 use super::setups::{bundled, GuidePoint};
-use super::stats::{nearest_rank, ErrorStats, PredictionError};
+use super::stats::{ErrorStats, PredictionError};
+use crate::efficiency::Calibration;
+use crate::efficiency::PredictionMode;
 use crate::flops::Workload;
 use crate::params::count_params;
 use crate::scenario::Scenario;
@@ -129,7 +129,7 @@ impl RunRow {
     }
 }
 
-fn predicted(p: &Result<Prepared, String>, c: &Calibration, mfu: f64, step: Option<f64>) -> Predicted {
+fn predicted(p: &Result<Prepared, String>, c: Option<&Calibration>, mfu: f64, step: Option<f64>) -> Predicted {
     let p = p.as_ref().map_err(Clone::clone)?;
     p.plan(c).map(|r| PredictionCell::of(&r, mfu, step)).map_err(|e| e.to_string())
 }
@@ -138,9 +138,9 @@ fn tera(x: f64) -> f64 {
     x / 1e12
 }
 
-/// The row of one run (index = its position in the table, which fixes its split).
+/// The row of one run on `split`'s side of the interleaved split.
 #[must_use]
-pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> RunRow {
+pub fn run_row(split: Split, run: &PublishedRun, calibration: &Calibration) -> RunRow {
     let setup = bundled().setup_of(&run.id);
     let model = run_model(run).ok();
     let params = model.as_ref().map_or(0.0, |m| count_params(m).total.get());
@@ -167,7 +167,7 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
         params,
         published: run.published().to_string(),
         source: run.source.clone(),
-        split: Split::of_index(index),
+        split,
         mesh,
         remat: setup.map_or_else(String::new, |(s, _)| s.remat.id().to_string()),
         per_device_batch: run.per_device_batch,
@@ -181,8 +181,8 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
         reported_mfu_pct: run.reported_mfu_pct,
         measured_step_s: run.step_time_s,
         measured_mfu_pct: run.mfu_maxtext_now_pct,
-        ideal: predicted(&prepared, &Calibration::IDEAL, run.mfu_maxtext_now_pct, Some(run.step_time_s)),
-        calibrated: predicted(&prepared, calibration, run.mfu_maxtext_now_pct, Some(run.step_time_s)),
+        ideal: predicted(&prepared, None, run.mfu_maxtext_now_pct, Some(run.step_time_s)),
+        calibrated: predicted(&prepared, Some(calibration), run.mfu_maxtext_now_pct, Some(run.step_time_s)),
         scenario: run_scenario(run, PredictionMode::Ideal).ok(),
     }
 }
@@ -190,7 +190,8 @@ pub fn run_row(index: usize, run: &PublishedRun, calibration: &Calibration) -> R
 /// Every published run's row.
 #[must_use]
 pub fn run_rows(calibration: &Calibration) -> Vec<RunRow> {
-    runs::all().iter().enumerate().map(|(i, r)| run_row(i, r, calibration)).collect()
+    let all = runs::all();
+    super::splits::interleaved_sides(all).into_iter().zip(all).map(|(s, r)| run_row(s, r, calibration)).collect()
 }
 
 /// One of the guide's design points in the table.
@@ -247,8 +248,8 @@ pub fn guide_row(g: &GuidePoint, calibration: &Calibration) -> GuideRow {
         published_mfu_pct: g.published_mfu_pct,
         statement: g.statement.clone(),
         assumptions: g.assumptions.clone(),
-        ideal: predicted(&prepared, &Calibration::IDEAL, g.published_mfu_pct, None),
-        calibrated: predicted(&prepared, calibration, g.published_mfu_pct, None),
+        ideal: predicted(&prepared, None, g.published_mfu_pct, None),
+        calibrated: predicted(&prepared, Some(calibration), g.published_mfu_pct, None),
         scenario,
     }
 }
@@ -317,16 +318,4 @@ pub fn summary(rows: &[RunRow]) -> Vec<GroupStats> {
         }
     }
     out
-}
-
-/// The signed step-time errors of the held-back runs' calibrated predictions, at the
-/// 10th and 90th percentiles: what `calibration.json` stores as `residuals`.
-#[must_use]
-pub fn held_back_residuals(rows: &[RunRow]) -> Residuals {
-    let e: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.split == Split::HeldBack)
-        .filter_map(|r| r.calibrated.as_ref().ok().map(|c| c.error.step_pct))
-        .collect();
-    Residuals { runs: e.len(), step_pct_p10: nearest_rank(&e, 0.1), step_pct_p90: nearest_rank(&e, 0.9) }
 }

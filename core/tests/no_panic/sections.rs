@@ -29,7 +29,7 @@ use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::training::optimizer::{Optimizer, ZeroStage};
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
 use shardcalc_core::training::section::{GlobalBatch, SearchOptions, TrainingSection};
-use shardcalc_core::training::setup::AttentionKernel;
+use shardcalc_core::training::setup::{AttentionKernel, MoeKernel};
 use shardcalc_core::training::tensors::Remat;
 use shardcalc_core::units::{BytesPerSec, Seconds};
 
@@ -223,6 +223,7 @@ impl Gen<'_> {
         s.overlap.expert = self.flag();
         s.attention = self.r.pick(&[AttentionKernel::Flash, AttentionKernel::Materialized]);
         s.capacity_factor = if self.r.chance(0.7) { 1.0 } else { self.real(0.5, 64.0) };
+        s.moe_kernel = self.r.pick(&[MoeKernel::Grouped, MoeKernel::Padded]);
         s.price_per_chip_hour_usd = self.r.chance(0.5).then(|| self.real(0.01, 1e3));
         let explicit = self.r.chance(0.6);
         s.mesh = explicit.then(|| self.mesh(chips));

@@ -1,19 +1,35 @@
-//! Issue 8: published runs against the planner. The FLOP conventions of the published
-//! figures are reproduced, the calibration is the fit of the fixed split, and the
-//! statistics are written to docs/validation.md and held to the figure the README states.
+//! Issues 8 and 16: published runs against the planner. The FLOP conventions of the
+//! published figures are reproduced; the bundled calibration is the fit of every run; the
+//! grouped splits (interleaved groups, leave one chip generation out, leave one model
+//! family out) refit without what they hold back; the statistics are written to
+//! docs/validation.md and held to the issue's goal and the figure the README states.
 
 mod bands;
 mod doc;
 
+use shardcalc_core::efficiency::calibration::Calibration;
 use shardcalc_core::flops::Workload;
 use shardcalc_core::permalink;
-use shardcalc_core::validation::calibration::{self, Calibration, PARAMETER_IDS};
+use shardcalc_core::validation::calibration::{self, PARAMETER_IDS};
 use shardcalc_core::validation::convention::{flops_per_device_step, maxtext_flops_per_device_step};
-use shardcalc_core::validation::fit::{fit, prepared_runs, side, Split};
+use shardcalc_core::validation::fit::{fit, prepared_runs, FitRun};
 use shardcalc_core::validation::predict::predict;
 use shardcalc_core::validation::scenarios::{guide_scenario, run_model, run_scenario};
-use shardcalc_core::validation::table::{group_stats, run_rows};
+use shardcalc_core::validation::splits::{evaluate_all, residuals, SplitKind, SplitReport};
+use shardcalc_core::validation::table::run_rows;
 use shardcalc_core::validation::{runs, setups, PredictionMode};
+use std::sync::OnceLock;
+
+/// The grouped splits, evaluated once for every test of this binary (seven refits).
+pub fn splits() -> &'static Vec<SplitReport> {
+    static CELL: OnceLock<Vec<SplitReport>> = OnceLock::new();
+    CELL.get_or_init(|| evaluate_all(&prepared_runs().unwrap()))
+}
+
+/// The split of a kind.
+pub fn split(kind: SplitKind) -> &'static SplitReport {
+    splits().iter().find(|s| s.kind == kind).unwrap()
+}
 
 /// Each run reproduces its published TFLOP/s per device from its step time in its own
 /// convention. The step time has three significant figures and the TFLOP/s are whole
@@ -74,19 +90,19 @@ fn published_rates_reproduce_in_their_own_convention() {
     eprintln!("largest rate mismatch: {:.3}% ({})", worst.0 * 100.0, worst.1);
 }
 
-/// The bundled calibration is what the fit of the fitted side of the split gives.
+/// The bundled calibration is the fit of every run; its residuals are the leave-one-
+/// chip-generation-out split's.
 #[test]
 fn bundled_calibration_is_the_fit() {
     let all = prepared_runs().unwrap();
-    let fitted = side(&all, Split::Fit);
-    assert_eq!(fitted.len(), 26);
-    assert_eq!(side(&all, Split::HeldBack).len(), 25);
-    let c = fit(&fitted);
+    assert_eq!(all.len(), 51);
+    let refs: Vec<&FitRun> = all.iter().collect();
+    let c = fit(&refs);
     let bundled = calibration::bundled();
     for ((id, a), b) in PARAMETER_IDS.iter().zip(c.values()).zip(bundled.values()) {
         assert!((a - b).abs() < 1e-9, "{id}: the fit gives {a}, calibration.json has {b}; rerun `cargo run --release -p shardcalc-core --example fit_calibration -- --write`");
     }
-    let r = shardcalc_core::validation::table::held_back_residuals(&run_rows(&c));
+    let r = residuals(split(SplitKind::LeaveChipOut));
     let file = calibration::bundled_file().unwrap().residuals;
     assert_eq!(r.runs, file.runs);
     for (a, b) in [(r.step_pct_p10, file.step_pct_p10), (r.step_pct_p90, file.step_pct_p90)] {
@@ -96,7 +112,8 @@ fn bundled_calibration_is_the_fit() {
 }
 
 /// Every run and guide point is a valid scenario that survives a permalink and plans in
-/// both modes; the calibrated prediction is never faster than the roofline.
+/// both modes; the calibrated prediction is never faster than the roofline, and the report
+/// carries the roofline beside the calibrated headline.
 #[test]
 fn every_run_is_a_scenario_that_plans() {
     let f = setups::bundled();
@@ -111,54 +128,94 @@ fn every_run_is_a_scenario_that_plans() {
         c.conventions.prediction = PredictionMode::Calibrated;
         let cal = predict(&c).unwrap();
         assert!(cal.step_time_s.get() >= ideal.step_time_s.get(), "{id}");
+        assert_eq!((ideal.prediction, cal.prediction), (PredictionMode::Ideal, PredictionMode::Calibrated));
+        assert_eq!(cal.roofline.step_time_s, ideal.step_time_s, "{id}: the roofline beside the headline");
+        assert_eq!(ideal.roofline.step_time_s, ideal.step_time_s, "{id}");
         assert_eq!(ideal.mesh.degrees, s.training.as_ref().unwrap().mesh.unwrap(), "{id}: planned on its own mesh");
     }
 }
 
-/// The statistics, computed here, written to docs/validation.md; the held-back median
-/// must be no worse than the README says (and the README's figure no worse than the
-/// issue's goal of 5 points).
+/// The ideal roofline is a bound: it is never slower than a measured step (issue 16).
+#[test]
+fn the_roofline_is_never_slower_than_a_measured_step() {
+    for r in run_rows(&calibration::bundled()) {
+        let ideal = r.ideal.as_ref().unwrap();
+        assert!(
+            ideal.step_time_s <= r.measured_step_s,
+            "{}: the roofline's {} s is slower than the measured {} s",
+            r.id,
+            ideal.step_time_s,
+            r.measured_step_s
+        );
+    }
+}
+
+/// The issue's goal on the grouped splits that hold back runs of a kind the fit has seen:
+/// median |MFU error| ≤ 5 points held back, and every held-back run predicted. The splits
+/// that hold back every run of a chip kind (the H100 fold of leave-one-chip-out, both
+/// folds of leave-one-family-out: the GPU runs are the only Llama 2 runs) are held to the
+/// bounds docs/validation.md explains (the GPU's sustained fraction is not identifiable
+/// without a GPU run), so that they cannot get worse unnoticed.
+#[test]
+fn grouped_splits_meet_the_goal() {
+    for s in splits() {
+        assert_eq!(s.refused, 0, "{:?}: a held-back run was refused", s.kind);
+    }
+    let interleaved = split(SplitKind::Interleaved).stats;
+    assert!(interleaved.median_abs_mfu_pts <= 5.0, "interleaved: {interleaved:?}");
+    let chips = split(SplitKind::LeaveChipOut);
+    for tpu in ["tpu-v5p", "tpu-v5e", "tpu-v4"] {
+        let f = chips.fold_stats(tpu);
+        assert!(f.median_abs_mfu_pts <= 5.0, "leave {tpu} out: {f:?}");
+    }
+    assert!(chips.stats.median_abs_mfu_pts <= 5.0, "leave one chip out: {:?}", chips.stats);
+    let gpu = chips.fold_stats("h100-sxm");
+    assert!(gpu.median_abs_mfu_pts <= 12.0, "leave the H100 out: {gpu:?}");
+    let families = split(SplitKind::LeaveFamilyOut).stats;
+    assert!(families.median_abs_mfu_pts <= 12.0, "leave one family out: {families:?}");
+}
+
+/// The statistics, written to docs/validation.md; the README's figure (the leave-one-
+/// chip-generation-out median) is the computed one, and no worse than the goal.
 #[test]
 fn statistics_meet_the_readme_and_are_written() {
     let c = calibration::bundled();
     let rows = run_rows(&c);
     assert!(rows.iter().all(|r| r.ideal.is_ok() && r.calibrated.is_ok()), "the planner refuses a run");
-    let held = group_stats(&rows, None, Some(Split::HeldBack), PredictionMode::Calibrated).stats;
-    let ideal = group_stats(&rows, None, Some(Split::HeldBack), PredictionMode::Ideal).stats;
-    assert!(held.median_abs_mfu_pts < ideal.median_abs_mfu_pts, "the calibration must beat the roofline");
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let stated =
         doc::readme_figure(&readme).expect("README.md states `Held-back median absolute MFU error: <x> points`");
     assert!(stated <= 5.0, "the README's figure {stated} is above the issue's goal of 5 points");
-    let text = doc::render(&rows, &c);
+    let text = doc::render(&rows, &c, splits());
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/validation.md");
     if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
         std::fs::write(path, &text).unwrap();
     }
+    let held = split(SplitKind::LeaveChipOut).stats;
     assert!(
-        held.median_abs_mfu_pts <= stated + 1e-9,
-        "held-back median |MFU error| {:.2} points is worse than the README's {stated}",
+        (held.median_abs_mfu_pts - stated).abs() < 0.005,
+        "leave-one-chip-out median |MFU error| {:.2} points; the README says {stated}",
         held.median_abs_mfu_pts
     );
-    assert_ne!(c, Calibration::IDEAL);
+    assert_ne!(c, Calibration::PEAK);
 }
 
 /// `efficiency.overlap` interpolates between the roofline's perfect overlap (1) and
 /// every overlappable collective serialised (0): for a pure FSDP + DP run, 0 gives
-/// compute + FSDP + DP exactly.
+/// compute + FSDP + DP (+ the optimizer update) exactly.
 #[test]
 fn overlap_efficiency_serialises_the_overlapped_traffic() {
     use shardcalc_core::validation::predict::Prepared;
     let run = runs::get("v5e-readme-64b-32xv5e-256").unwrap();
     let p = Prepared::run(run).unwrap();
-    let serial = Calibration { overlap: 1e-12, ..Calibration::IDEAL };
-    let (ideal, none) = (p.plan(&Calibration::IDEAL).unwrap(), p.plan(&serial).unwrap());
+    let serial = Calibration { overlap: 1e-12, ..Calibration::PEAK };
+    let (hidden, none) = (p.plan(Some(&Calibration::PEAK)).unwrap(), p.plan(Some(&serial)).unwrap());
     let comm: f64 = none.communication.iter().map(|c| c.time_s.get()).sum();
     assert!(comm > 0.0);
-    let expected = none.breakdown.compute_s.get() + comm;
+    let b = &none.breakdown;
+    let expected = b.compute_s.get() + b.optimizer_s.get() + comm;
     assert!((none.step_time_s.get() - expected).abs() < 1e-6 * expected, "{} vs {expected}", none.step_time_s.get());
-    assert!(ideal.step_time_s.get() < none.step_time_s.get());
-    assert_eq!(ideal.step_time_s, p.plan(&Calibration { overlap: 1.0, ..Calibration::IDEAL }).unwrap().step_time_s);
+    assert!(hidden.step_time_s.get() < none.step_time_s.get());
 }
 
 /// The bundled table (what the page shows) is what core computes now; a stale one is
@@ -166,7 +223,7 @@ fn overlap_efficiency_serialises_the_overlapped_traffic() {
 #[test]
 fn bundled_table_is_current() {
     use shardcalc_core::validation::bundled_table::{parse_bundled, BundledTable};
-    let fresh = BundledTable::compute(&calibration::bundled());
+    let fresh = BundledTable::with_splits(&calibration::bundled(), splits().clone());
     // A file that no longer parses (the row types changed) is stale too.
     if parse_bundled().ok().as_ref() != Some(&fresh) {
         let mut out = Vec::new();

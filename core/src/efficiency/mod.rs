@@ -1,0 +1,23 @@
+//! How fast real kernels run on a chip (issue 16): the physics and the calibrated
+//! parameters the training and serving planners share. Below both planners (they import
+//! it; it imports neither); `validation` sits above them and only fits and reports.
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`mode`] | calibrated physical model (default) or ideal roofline: `conventions.prediction` |
+//! | [`calibration`] | the six fitted physical parameters (`data/calibration.json`) and the serving derate |
+//! | [`rates`] | one device's sustained matmul rate, achieved HBM bandwidth, MXU tile, kernel tile edge |
+//! | [`matmul`] | a matmul at its shape's efficiency: tile padding and the tiled kernel's roofline |
+//! | [`attention`] | flash/splash attention's executed pairs and head-dimension utilisation; materialised attention's HBM traffic |
+//!
+//! How the training step uses them is written at the top of `training::kernels`.
+
+pub mod attention;
+pub mod calibration;
+pub mod matmul;
+pub mod mode;
+pub mod rates;
+
+pub use calibration::Calibration;
+pub use mode::PredictionMode;
+pub use rates::KernelRates;
