@@ -3,7 +3,7 @@
 //! the full gathered array) and seconds from [`crate::collectives::collective_cost`]
 //! on the axes the mesh was placed on.
 
-use super::memory::microbatch_tokens;
+use super::memory::{gathered_bytes, microbatch_tokens};
 use super::optimizer::ZeroStage;
 use super::placement::{CostCache, CostModel};
 use super::setup::{MeshContext, Setup};
@@ -169,7 +169,11 @@ fn add(a: Traffic, b: Traffic) -> Traffic {
 #[must_use]
 pub fn weight_traffic(setup: &Setup, cache: &CostCache, mc: &MeshContext) -> (Traffic, Traffic) {
     let dt = &setup.options.dtypes;
-    let (w, g) = (dt.weights.bytes(), dt.gradients.bytes());
+    // Gathered and reduced in the format the matmuls use (fp32-stored weights are cast
+    // before the dot, their gradients reduced before the cast back: `memory`'s docs);
+    // ZeRO-1/2's gather of updated weights moves the stored format.
+    let (w, g) = (gathered_bytes(dt.weights, dt.activations), gathered_bytes(dt.gradients, dt.activations));
+    let w_stored = dt.weights.bytes();
     let mut fsdp = Traffic::default();
     for ([gather, scatter], params) in [(mc.fsdp_dense, mc.gathered_dense), (mc.fsdp_expert, mc.gathered_expert)] {
         if !gather.is_none() && params > 0.0 {
@@ -188,7 +192,7 @@ pub fn weight_traffic(setup: &Setup, cache: &CostCache, mc: &MeshContext) -> (Tr
             let model = if kind == CollectiveKind::AllGather { second } else { first };
             cache.time(model, kind, v)
         };
-        data_parallel_traffic(mc.params * g, mc.params * w, setup.options.zero, &time)
+        data_parallel_traffic(mc.params * g, mc.params * w_stored, setup.options.zero, &time)
     };
     (fsdp, dp)
 }

@@ -6,8 +6,8 @@ use super::explain::{bound_sentence, thresholds};
 use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
-    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport,
-    NetworkDegrees, PieceReport, PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
+    AxisPlacement, BoundReport, CommunicationReport, LayerWorkReport, MemoryComponent, MemoryItem, MemoryReport,
+    MeshReport, NetworkDegrees, PieceReport, PlanSource, SearchReport, SearchRow, StepBreakdown, TrainingReport,
 };
 use super::search::{search, Candidate, Limits, SearchResult};
 use super::section::TrainingSection;
@@ -314,11 +314,13 @@ fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport
         sharded_over: sharded(mc, over),
     };
     let total = m.total();
+    let l = &m.layer;
     MemoryReport {
         per_device_bytes: Bytes(total),
         capacity_bytes: Bytes(setup.hbm),
+        reserved_bytes: Bytes(setup.hbm - setup.usable_hbm()),
         fits: s.fits,
-        headroom_bytes: Bytes(setup.hbm - total),
+        headroom_bytes: Bytes(setup.usable_hbm() - total),
         breakdown: vec![
             item(MemoryComponent::Weights, m.weights, Some(o.dtypes.weights), &state),
             item(MemoryComponent::Gradients, m.gradients, Some(o.dtypes.gradients), &grads),
@@ -328,6 +330,14 @@ fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport
             item(MemoryComponent::Transient, m.transient, None, &[]),
         ],
         transient: m.transient_kind,
+        layer: LayerWorkReport {
+            weights_bytes: Bytes(l.weights),
+            prefetch_bytes: Bytes(l.prefetch),
+            gradients_bytes: Bytes(l.gradients),
+            rematerialised_bytes: Bytes(l.rematerialised),
+            attention_bytes: Bytes(l.attention),
+        },
+        logits_bytes: Bytes(m.logits),
         in_flight_microbatches: m.in_flight,
         offloaded_host_bytes: Bytes(m.offloaded),
     }
@@ -408,7 +418,7 @@ pub(super) fn report(
         bound: BoundReport {
             resource: s.bound,
             axis: s.bound_axis,
-            explanation: bound_sentence(s, setup.hbm, mc.mesh.pp),
+            explanation: bound_sentence(s, setup.usable_hbm(), mc.mesh.pp),
         },
         token_budget: None,
         steps: None,

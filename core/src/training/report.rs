@@ -170,18 +170,40 @@ pub struct MemoryReport {
     pub per_device_bytes: Bytes,
     /// HBM per device.
     pub capacity_bytes: Bytes,
-    /// Whether it fits.
+    /// Of it, kept free of the planned buffers (`training.reserved_hbm_fraction`).
+    pub reserved_bytes: Bytes,
+    /// Whether it fits in the capacity less the reserve.
     pub fits: bool,
-    /// Capacity minus use (negative when it does not fit).
+    /// Capacity less the reserve less use (negative when it does not fit).
     pub headroom_bytes: Bytes,
     /// The components.
     pub breakdown: Vec<MemoryItem>,
-    /// Which buffer sets the transient peak.
+    /// Which moment sets the transient peak: one layer at work or the loss.
     pub transient: Transient,
+    /// One layer at work (the transient when `transient` is `layer`).
+    pub layer: LayerWorkReport,
+    /// The fp32 logits of a microbatch (the transient when `transient` is `logits`).
+    pub logits_bytes: Bytes,
     /// Microbatches' activations held at once.
     pub in_flight_microbatches: f64,
     /// Offloaded activations in host memory per device.
     pub offloaded_host_bytes: Bytes,
+}
+
+/// One layer's working set per device (see `training::memory`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LayerWorkReport {
+    /// Its FSDP-gathered weights, in the format the matmuls read.
+    pub weights_bytes: Bytes,
+    /// The next layer's, prefetched when the gather crosses the scale-out network.
+    pub prefetch_bytes: Bytes,
+    /// Its unreduced weight gradients.
+    pub gradients_bytes: Bytes,
+    /// What its backward recomputes or reads back from the host.
+    pub rematerialised_bytes: Bytes,
+    /// A materialised score matrix and CP's gathered K/V.
+    pub attention_bytes: Bytes,
 }
 
 /// Where the step's time goes: compute, exposed communication, bubble and exposed

@@ -46,6 +46,18 @@ pub struct SearchOptions {
     pub max_microbatches: u64,
 }
 
+/// The default `reserved_hbm_fraction`, 5%. XLA plans a TPU program's buffers ahead of
+/// time over the whole HBM, so the reserve stands for what the memory model leaves out
+/// (cotangents, fusion temporaries); the published runs bound it from above: the
+/// tightest, v4 22B (FSDP 64, 16 sequences of 2048, `full`), uses 94.5% of the catalog's
+/// 32 GB in this model and ran (docs/validation.md, "Memory against HBM"), so a reserve
+/// above 5.5% would refuse a configuration that ran.
+pub const DEFAULT_RESERVED_HBM_FRACTION: f64 = 0.05;
+
+fn default_reserved() -> f64 {
+    DEFAULT_RESERVED_HBM_FRACTION
+}
+
 fn ten() -> u64 {
     10
 }
@@ -117,6 +129,14 @@ pub struct TrainingSection {
     /// MoE capacity factor (default 1.0).
     #[serde(default = "unit")]
     pub capacity_factor: f64,
+    /// Fraction of each device's HBM kept free of the planned buffers, in [0, 0.99]:
+    /// for what the memory model does not count (cotangents inside a layer's backward,
+    /// XLA's fusion temporaries, fragmentation, the runtime's own) and for a JAX GPU
+    /// process's preallocation limit (`XLA_PYTHON_CLIENT_MEM_FRACTION`: 0.75 by default,
+    /// so 0.25 here; MaxText's A3 scripts set 0.85). Default
+    /// [`DEFAULT_RESERVED_HBM_FRACTION`].
+    #[serde(default = "default_reserved")]
+    pub reserved_hbm_fraction: f64,
     /// Price per chip-hour; default the chip catalog's, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_per_chip_hour_usd: Option<f64>,
@@ -169,6 +189,7 @@ impl TrainingSection {
             overlap: Overlap::default(),
             attention: AttentionKernel::default(),
             capacity_factor: 1.0,
+            reserved_hbm_fraction: DEFAULT_RESERVED_HBM_FRACTION,
             price_per_chip_hour_usd: None,
         }
     }
@@ -222,6 +243,7 @@ impl TrainingSection {
         }
         c.range_f64("efficiency.overlap", self.efficiency.overlap, 0.0, 1.0);
         positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);
+        c.range_f64("reserved_hbm_fraction", self.reserved_hbm_fraction, 0.0, 0.99);
         if let Some(p) = self.price_per_chip_hour_usd {
             c.range_f64("price_per_chip_hour_usd", p, 0.0, 1e6);
         }
@@ -304,6 +326,7 @@ impl TrainingSection {
                 overlap: self.overlap,
                 efficiency: self.efficiency,
                 convention,
+                reserved_hbm_fraction: self.reserved_hbm_fraction,
             },
             sequences,
             seq_len: self.seq_len,

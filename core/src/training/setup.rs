@@ -118,6 +118,8 @@ pub struct Options {
     pub efficiency: Efficiency,
     /// FLOP convention of model FLOPs (MFU, compute time).
     pub convention: FlopConvention,
+    /// Fraction of HBM kept free of the planned buffers ([`super::memory`]).
+    pub reserved_hbm_fraction: f64,
 }
 
 /// One plan's fixed inputs.
@@ -158,6 +160,12 @@ impl Setup {
     #[must_use]
     pub fn tokens(&self) -> f64 {
         self.sequences as f64 * self.seq_len as f64
+    }
+
+    /// HBM of one device the planned buffers may fill: its capacity less the reserve.
+    #[must_use]
+    pub fn usable_hbm(&self) -> f64 {
+        self.hbm * (1.0 - self.options.reserved_hbm_fraction)
     }
 }
 

@@ -289,7 +289,7 @@ pub struct Ranked {
 pub fn rank(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Ranked {
     let t = timeline(setup, mc, mb, remat);
     let memory = t.memory.total();
-    Ranked { step_time: t.step_time, memory, fits: memory <= setup.hbm, comm: comm_times(&t).iter().sum() }
+    Ranked { step_time: t.step_time, memory, fits: memory <= setup.usable_hbm(), comm: comm_times(&t).iter().sum() }
 }
 
 /// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
@@ -335,7 +335,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let model_flops = setup.model_flops;
     let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
-    let fits = t.memory.total() <= setup.hbm;
+    let fits = t.memory.total() <= setup.usable_hbm();
     let (bound, bound_axis) = bound_of(step_time, &comm, t.bubble, t.off_exposed * m, fits);
     StepParts {
         microbatches: mb.count,

@@ -192,6 +192,8 @@ impl Gen<'_> {
         s.overlap.expert = self.flag();
         s.attention = self.r.pick(&[AttentionKernel::Flash, AttentionKernel::Materialized]);
         s.capacity_factor = if self.r.chance(0.7) { 1.0 } else { self.real(0.5, 64.0) };
+        s.reserved_hbm_fraction =
+            if self.bad() { self.r.pick(&BAD_REALS) } else { self.r.pick(&[0.0, 0.05, 0.05, 0.3, 0.99]) };
         s.price_per_chip_hour_usd = self.r.chance(0.5).then(|| self.real(0.01, 1e3));
         let explicit = self.r.chance(0.6);
         s.mesh = explicit.then(|| self.mesh(chips));
