@@ -153,7 +153,7 @@ pub fn context_parallel_counts(layers: f64, redo: Recomputed) -> (f64, f64) {
 }
 
 /// PP (book 5.1.5): one hop to the next stage with a microbatch's activations
-/// (`bytes`) forward, its gradient back.
+/// (`bytes`) forward, its gradient back; once per chunk with interleaving.
 #[must_use]
 pub fn pipeline_traffic(bytes: f64, link: BytesPerSec, latency: Seconds, hops: u64) -> Traffic {
     let t = point_to_point(Bytes(bytes), 1.0, link, hops, latency).total.get();
@@ -226,7 +226,11 @@ pub fn activation_collectives(
     let p = &setup.profile;
     let a = setup.options.dtypes.activations.bytes();
     let tokens = microbatch_tokens(setup, mc, microbatches);
-    let (tp, pp) = (mc.mesh.tp.max(1) as f64, mc.mesh.pp.max(1) as f64);
+    let tp = mc.mesh.tp.max(1) as f64;
+    // The stage with the most layers (all of them without pipelining).
+    let share = mc.stage_layers / p.layers.max(1) as f64;
+    // Each of a device's interleaved chunks sends its microbatch on.
+    let chunks = setup.options.pipeline.chunks() as f64;
     let one = |model: CostModel, kind: CollectiveKind, v: f64| (v, cache.time(model, kind, v));
     let none = (0.0, 0.0);
     ActivationCollectives {
@@ -257,10 +261,11 @@ pub fn activation_collectives(
             one(mc.cp, CollectiveKind::AllGather, v)
         },
         pp: mc.pp_link.map_or(Traffic::default(), |(link, latency, hops)| {
-            pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops)
+            let t = pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops);
+            Traffic { forward: t.forward * chunks, backward: t.backward * chunks, bytes: t.bytes * chunks }
         }),
-        layers: p.layers as f64 / pp,
-        moe_layers: p.moe_layers as f64 / pp,
+        layers: p.layers as f64 * share,
+        moe_layers: p.moe_layers as f64 * share,
     }
 }
 

@@ -7,8 +7,9 @@
 //!   and gradients over `dp`. The worst pipeline stage holds the larger embedding.
 //! - Saved activations: the remat policy's kept tensors ([`super::tensors`]: only those
 //!   the backward pass reads) for the device's tokens of one microbatch (sequences/CP),
-//!   split over TP (the book's `In[B, D_Y]`), for its L/PP layers, times the
-//!   microbatches in flight ([`super::pipeline`]).
+//!   split over TP (the book's `In[B, D_Y]`), for its stage's layers (L/PP, or the
+//!   largest stage's when PP does not divide L), times the microbatches in flight
+//!   ([`super::pipeline`]).
 //! - Transient, the larger of two moments that do not overlap:
 //!   - **one layer at work**: its FSDP-gathered weights and their unreduced gradients,
 //!     once (the custom-model guide: FSDP must hold "a full, single layer of weights";
@@ -131,6 +132,31 @@ fn gathers_over_scale_out(setup: &Setup, mc: &MeshContext) -> bool {
     zero3_axes(setup.options.zero, false).iter().any(|a: &Parallelism| row.is_some_and(|r| r[*a as usize] > 1))
 }
 
+/// Training state per device (weights, gradients, optimizer state, master weights), in
+/// [`MemoryParts`] order. ZeRO-2 shards the gradients over `dp` only with one
+/// microbatch: the planner reduces them once per step, so with several it keeps the
+/// whole accumulator (ZeRO-1's memory; a per-microbatch ReduceScatter, DeepSpeed's
+/// ZeRO-2, would trade that for M× the traffic).
+#[must_use]
+pub fn state_parts(setup: &Setup, mc: &MeshContext, microbatches: u64) -> [f64; 4] {
+    let o = &setup.options;
+    let p = &setup.profile;
+    let opt_params = mc.params / mc.dp_optimizer_shards;
+    let grad_shards = if microbatches > 1 { 1.0 } else { mc.dp_gradient_shards };
+    [
+        mc.params * o.dtypes.weights.bytes(),
+        if o.store_gradients { mc.params / grad_shards * o.dtypes.gradients.bytes() } else { 0.0 },
+        opt_params * o.optimizer.state_per_param(p.factored_fraction) * o.dtypes.optimizer.bytes(),
+        if o.optimizer.master_weights() { opt_params * DType::Fp32.bytes() } else { 0.0 },
+    ]
+}
+
+/// [`state_parts`] summed: what no remat policy or transient changes.
+#[must_use]
+pub fn state_bytes(setup: &Setup, mc: &MeshContext, microbatches: u64) -> f64 {
+    state_parts(setup, mc, microbatches).iter().sum()
+}
+
 /// Everything in a device's memory that does not depend on the remat policy, for one
 /// mesh and microbatch count.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -139,7 +165,8 @@ pub struct MemoryBase {
     /// weights, gradients and attention buffers; the logits.
     pub parts: MemoryParts,
     /// Bytes of one microbatch per kept element per token summed over layers: its
-    /// tokens on this device over its L/PP layers, in the activation format.
+    /// tokens on this device over its stage's share of the layers, in the activation
+    /// format.
     per_element: f64,
     /// The same for one layer (a layer's backward works on one microbatch).
     per_layer_element: f64,
@@ -157,15 +184,12 @@ pub fn memory_base(setup: &Setup, mc: &MeshContext, microbatches: u64) -> Memory
     let m = &mc.mesh;
     let (tp, ep, cp) = (m.tp.max(1) as f64, m.ep.max(1) as f64, m.cp.max(1));
     let act = o.dtypes.activations;
-    let grad_bytes = o.dtypes.gradients.bytes();
-    let weight_bytes = o.dtypes.weights.bytes();
-    let opt_params = mc.params / mc.dp_optimizer_shards;
     let pipeline: &Pipeline = &o.pipeline;
     let tokens = microbatch_tokens(setup, mc, microbatches);
 
     let sharded = mc.params < mc.gathered_dense + mc.gathered_expert;
     let layer_params = p.largest_layer_dense / tp + p.largest_layer_expert / (ep * tp);
-    let (weights, prefetch, gradients) = if sharded {
+    let (layer_weights, prefetch, layer_gradients) = if sharded {
         let w = layer_params * gathered_bytes(o.dtypes.weights, act);
         let next = if gathers_over_scale_out(setup, mc) { w } else { 0.0 };
         (w, next, layer_params * gathered_bytes(o.dtypes.gradients, act))
@@ -179,18 +203,25 @@ pub fn memory_base(setup: &Setup, mc: &MeshContext, microbatches: u64) -> Memory
     let kv_split = if p.latent_kv { 1.0 } else { p.kv_split(m.tp) };
     let gathered_kv =
         if cp > 1 { tokens * cp as f64 * p.kv_elements_per_token_layer / kv_split * act.bytes() } else { 0.0 };
+    let [weights, gradients, optimizer, master_weights] = state_parts(setup, mc, microbatches);
     MemoryBase {
         parts: MemoryParts {
-            weights: mc.params * weight_bytes,
-            gradients: if o.store_gradients { mc.params / mc.dp_gradient_shards * grad_bytes } else { 0.0 },
-            optimizer: opt_params * o.optimizer.state_per_param(p.factored_fraction) * o.dtypes.optimizer.bytes(),
-            master_weights: if o.optimizer.master_weights() { opt_params * DType::Fp32.bytes() } else { 0.0 },
-            layer: LayerWork { weights, prefetch, gradients, rematerialised: 0.0, attention: scores + gathered_kv },
+            weights,
+            gradients,
+            optimizer,
+            master_weights,
+            layer: LayerWork {
+                weights: layer_weights,
+                prefetch,
+                gradients: layer_gradients,
+                rematerialised: 0.0,
+                attention: scores + gathered_kv,
+            },
             logits: tokens * p.vocab / tp * DType::Fp32.bytes(),
             in_flight: pipeline.in_flight(m.pp, microbatches),
             ..MemoryParts::default()
         },
-        per_element: tokens / m.pp.max(1) as f64 * act.bytes(),
+        per_element: tokens * mc.stage_layers / p.layers.max(1) as f64 * act.bytes(),
         per_layer_element: tokens / p.layers.max(1) as f64 * act.bytes(),
         inv_tp: 1.0 / tp,
         inv_kv: 1.0 / p.kv_split(m.tp),

@@ -26,7 +26,8 @@
 //! | [`step`] | step time, MFU, HFU, what binds |
 //! | [`thresholds`] | the book's critical batches and degrees (5.1.1–5.1.6, App. C) |
 //! | [`budget`] | days and cost for a token budget (6.2) |
-//! | [`search`] | every valid mesh × microbatches × remat, ranked, Pareto front |
+//! | [`search`] | every valid mesh × ZeRO stage × schedule × microbatches × remat, ranked, Pareto front |
+//! | [`space`] | what the search may choose, and its rules as sentences |
 //! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
 //! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
@@ -45,6 +46,7 @@ pub mod report;
 pub mod search;
 pub mod section;
 pub mod setup;
+pub mod space;
 pub mod step;
 pub mod tensors;
 pub mod thresholds;

@@ -2,6 +2,7 @@
 
 use super::memory::Transient;
 use super::mesh::{Mesh, Parallelism};
+use super::optimizer::ZeroStage;
 use super::pipeline::Pipeline;
 use super::step::Bottleneck;
 use crate::collectives::{AxisShape, Network};
@@ -36,6 +37,8 @@ pub struct TrainingReport {
     pub remat: String,
     /// Pipeline schedule.
     pub pipeline: Pipeline,
+    /// ZeRO stage of the `dp` axis.
+    pub zero_stage: ZeroStage,
     /// HBM per device.
     pub memory: MemoryReport,
     /// Seconds per step (a roofline: ideal unless `efficiency` says otherwise).
@@ -361,6 +364,10 @@ pub struct SearchRow {
     pub microbatches: u64,
     /// Remat policy.
     pub remat: String,
+    /// ZeRO stage of the `dp` axis.
+    pub zero_stage: ZeroStage,
+    /// Pipeline schedule.
+    pub pipeline: Pipeline,
     /// Seconds per step.
     pub step_time_s: Seconds,
     /// HBM per device.
@@ -373,8 +380,30 @@ pub struct SearchRow {
     pub bound: Bottleneck,
 }
 
+/// Configurations the search did not evaluate, by reason (`training::search`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SkippedReport {
+    /// The same as a configuration evaluated: a ZeRO stage with dp = 1, a schedule
+    /// with pp = 1, ZeRO-2 with several microbatches (= ZeRO-1).
+    pub identical: u64,
+    /// ZeRO-1 with one microbatch: ZeRO-2 is as fast and smaller.
+    pub dominated: u64,
+    /// Interleaved microbatch counts that are not a multiple of pp.
+    pub microbatches: u64,
+    /// Mesh, ZeRO stage, schedule and microbatch count whose training state alone
+    /// exceeds the usable HBM (no remat policy can make them fit).
+    pub state_exceeds_hbm: u64,
+    /// Configurations that fit, whose step-time lower bound (compute and bubble) is
+    /// already beaten by configurations found as small: they enter neither the fastest
+    /// nor the Pareto front (counted in `feasible`, not in `evaluated`).
+    pub bound: u64,
+    /// Configurations that do not fit, once one that fits is known.
+    pub too_large: u64,
+}
+
 /// The search summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SearchReport {
     /// Meshes that divide the model and fit the topology.
@@ -383,6 +412,10 @@ pub struct SearchReport {
     pub evaluated: u64,
     /// Configurations that fit in HBM.
     pub feasible: u64,
+    /// Configurations not evaluated, by reason.
+    pub skipped: SkippedReport,
+    /// Every rule the search applied, with this model's numbers.
+    pub constraints: Vec<String>,
     /// The fastest, best first.
     pub best: Vec<SearchRow>,
     /// Memory against step time, by memory.

@@ -44,6 +44,18 @@ pub struct SearchOptions {
     /// Largest microbatch count tried (default 64).
     #[serde(default = "sixty_four")]
     pub max_microbatches: u64,
+    /// ZeRO stages to try where dp > 1 (default every stage, 0 to 3; the first listed
+    /// is used where dp = 1, where they are all the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_stages: Option<Vec<ZeroStage>>,
+    /// Pipeline schedules to try where pp > 1 (default `one_f_one_b` and `interleaved`;
+    /// `gpipe`, which has 1F1B's bubble and holds more microbatches, only when listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedules: Option<Vec<Schedule>>,
+    /// Most virtual stages per device an interleaved schedule is tried with (default:
+    /// as many as the layers allow, one layer per chunk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_virtual_stages: Option<u64>,
 }
 
 /// The default `reserved_hbm_fraction`, 5%. XLA plans a TPU program's buffers ahead of
@@ -73,7 +85,14 @@ fn unit() -> f64 {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { top: 10, remat: None, max_microbatches: 64 }
+        Self {
+            top: 10,
+            remat: None,
+            max_microbatches: 64,
+            zero_stages: None,
+            schedules: None,
+            max_virtual_stages: None,
+        }
     }
 }
 
@@ -262,6 +281,20 @@ impl TrainingSection {
             c.range("search.max_microbatches", s.max_microbatches, 1, 4096);
             if let Some(r) = &s.remat {
                 c.ensure(!r.is_empty() && r.len() <= 64, "search.remat", || "must list 1 to 64 policies".into());
+            }
+            if let Some(z) = &s.zero_stages {
+                c.ensure(!z.is_empty() && z.len() <= 4, "search.zero_stages", || "must list 1 to 4 stages".into());
+                for (i, stage) in z.iter().enumerate() {
+                    stage.check(&mut c, &format!("search.zero_stages[{i}]"));
+                }
+            }
+            if let Some(sch) = &s.schedules {
+                c.ensure(!sch.is_empty() && sch.len() <= 3, "search.schedules", || {
+                    "must list 1 to 3 schedules (gpipe, one_f_one_b, interleaved)".into()
+                });
+            }
+            if let Some(v) = s.max_virtual_stages {
+                c.range("search.max_virtual_stages", v, 1, 1024);
             }
         }
         c.ensure(self.dtypes.compute != crate::dtype::DType::Fp32, "dtypes.compute", || {

@@ -16,8 +16,9 @@
 //! - `efficiency.overlap` < 1 (the calibrated mode) serialises that fraction of the
 //!   overlappable traffic: `(1 − w)·comms + max(w·comms − compute, 0)` is exposed.
 //!
-//! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches.
-//! Ignored: the optimizer update, load imbalance (embeddings on end stages, MoE
+//! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
+//! at the pace of the stage with the most layers when PP does not divide them.
+//! Ignored: the optimizer update, other load imbalance (embeddings on end stages, MoE
 //! routing skew, causal-attention skew under CP), kernel efficiency, and the HBM
 //! bandwidth of non-matmul work.
 
@@ -146,11 +147,12 @@ impl Microbatch {
             backward_flops: (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra,
             tokens: setup.tokens() * pad,
             attention_flops: setup.attention_forward * pad,
+            // Every stage waits for the one with the most layers (uneven stages).
             seconds_per_flop: compute_time(
                 1.0 / m,
                 setup.devices.max(1) as f64,
                 setup.peak * setup.options.efficiency.flops,
-            ),
+            ) * mc.stage_imbalance(setup.profile.layers),
         }
     }
 }
@@ -290,6 +292,19 @@ pub fn rank(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let t = timeline(setup, mc, mb, remat);
     let memory = t.memory.total();
     Ranked { step_time: t.step_time, memory, fits: memory <= setup.usable_hbm(), comm: comm_times(&t).iter().sum() }
+}
+
+/// A lower bound on [`rank`]'s step time, and the exact memory, without looking at
+/// communication: a step is at least its compute (recompute included) and the bubble
+/// over it, every other term of the timeline being non-negative. What the search prunes
+/// with.
+#[must_use]
+pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> (f64, MemoryParts) {
+    let recompute =
+        remat.recompute_flops_per_token * mb.tokens + if remat.context_recomputed { mb.attention_flops } else { 0.0 };
+    let compute = (mb.forward_flops + mb.backward_flops + recompute) * mb.seconds_per_flop;
+    let bubble = setup.options.pipeline.bubble_microbatches(mc.mesh.pp);
+    ((mb.count as f64 + bubble) * compute, memory(&mb.memory, remat))
 }
 
 /// Evaluate one configuration: a mesh at a microbatch count with a remat policy.

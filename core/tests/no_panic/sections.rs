@@ -205,7 +205,24 @@ impl Gen<'_> {
                 let n = self.r.in_range(1, 3);
                 (0..n).map(|_| self.remat()).collect()
             });
-            Some(SearchOptions { top: self.num(1, 5), remat, max_microbatches: self.num(1, 8) })
+            let zero_stages = self.r.chance(0.5).then(|| {
+                let n = self.r.in_range(1, 3);
+                (0..n).map(|_| ZeroStage(if self.bad() { 7 } else { self.r.below(4) as u8 })).collect()
+            });
+            let schedules = self.r.chance(0.5).then(|| {
+                let lo = if self.bad() { 0 } else { 1 };
+                let n = self.r.in_range(lo, 3);
+                (0..n).map(|_| self.r.pick(&[Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved])).collect()
+            });
+            let max_virtual_stages = self.r.chance(0.5).then(|| if self.bad() { 0 } else { self.num(1, 8) });
+            Some(SearchOptions {
+                top: self.num(1, 5),
+                remat,
+                max_microbatches: self.num(1, 8),
+                zero_stages,
+                schedules,
+                max_virtual_stages,
+            })
         } else {
             None
         };
