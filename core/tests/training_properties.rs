@@ -18,10 +18,10 @@ use shardcalc_core::training::pipeline::{Pipeline, Schedule};
 use shardcalc_core::training::placement::{scaled_axes, CostCache};
 use shardcalc_core::training::plan;
 use shardcalc_core::training::report::TrainingReport;
-use shardcalc_core::training::search::{divides_model, pipelines, search, Limits};
+use shardcalc_core::training::search::{divides_model, search, Limits};
 use shardcalc_core::training::section::{GlobalBatch, SearchOptions, TrainingSection};
 use shardcalc_core::training::setup::{MeshContext, Setup};
-use shardcalc_core::training::space::space;
+use shardcalc_core::training::space::{pipelines, space};
 use shardcalc_core::training::step::{evaluate, Microbatch};
 use shardcalc_core::training::tensors::{CustomRemat, Placement, Remat, RematCost};
 

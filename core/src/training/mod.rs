@@ -28,12 +28,14 @@
 //! | [`budget`] | days and cost for a token budget (6.2) |
 //! | [`search`] | every valid mesh × ZeRO stage × schedule × microbatches × remat, ranked, Pareto front |
 //! | [`space`] | what the search may choose, and its rules as sentences |
+//! | [`front`] | the fastest configurations and the Pareto front as the search finds them |
 //! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
 //! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
 pub mod budget;
 pub mod comms;
 pub mod explain;
+pub mod front;
 pub mod memory;
 pub mod mesh;
 pub mod optimizer;

@@ -3,6 +3,7 @@
 
 use super::budget::apply_budget;
 use super::explain::{bound_sentence, thresholds};
+use super::front::Candidate;
 use super::mesh::{split_mesh, Mesh, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
@@ -10,10 +11,10 @@ use super::report::{
     MeshReport, NetworkDegrees, PieceReport, PlanSource, SearchReport, SearchRow, SkippedReport, StepBreakdown,
     TrainingReport,
 };
-use super::search::{search, Candidate, Limits, SearchResult, Variant};
+use super::search::{search, Limits, SearchResult};
 use super::section::TrainingSection;
 use super::setup::{zero3_axes, MeshContext, Setup};
-use super::space::{constraints, space};
+use super::space::{constraints, space, Variant};
 use super::step::{compute_time, evaluate_config, StepParts};
 use super::tensors::{Remat, RematCost};
 use crate::error::{FieldError, Invalid};

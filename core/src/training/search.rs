@@ -39,53 +39,16 @@
 //! distinct set of axes ([`CostCache`]), so that the inner loop is arithmetic without
 //! allocation.
 
+use super::front::{keep_pareto, keep_top, outclassed, Candidate};
 use super::memory::state_bytes;
 use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
 use super::optimizer::ZeroStage;
-use super::pipeline::{Pipeline, Schedule};
+use super::pipeline::Pipeline;
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
+use super::space::{pipelines, Choices, Variant};
 use super::step::{self, rank, Microbatch};
 use super::tensors::RematCost;
-
-/// A ZeRO stage and a pipeline schedule: what the search tries beside the mesh, the
-/// microbatch count and the remat policy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Variant {
-    /// ZeRO stage of the `dp` axis.
-    pub zero: ZeroStage,
-    /// Pipeline schedule and virtual stages.
-    pub pipeline: Pipeline,
-}
-
-/// One ranked configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
-    /// Index of its mesh in [`SearchResult::splits`].
-    pub mesh: usize,
-    /// Index of its ZeRO stage and schedule in [`SearchResult::variants`].
-    pub variant: usize,
-    /// Microbatches per step.
-    pub microbatches: u64,
-    /// Index into the policies searched.
-    pub policy: usize,
-    /// Seconds per step.
-    pub step_time: f64,
-    /// HBM per device.
-    pub memory: f64,
-    /// Seconds of communication per step, hidden or not.
-    pub comm: f64,
-    /// The step time to the nanosecond (configurations closer than that tie).
-    pub rank: f64,
-}
-
-impl Candidate {
-    /// A candidate with its rank.
-    #[must_use]
-    pub fn new(mesh: usize, microbatches: u64, policy: usize, step_time: f64, memory: f64, comm: f64) -> Self {
-        Self { mesh, variant: 0, microbatches, policy, step_time, memory, comm, rank: (step_time * 1e9).round() }
-    }
-}
 
 /// Configurations (a mesh, ZeRO stage, schedule, microbatch count and policy each) the
 /// search did not evaluate, by reason.
@@ -195,7 +158,7 @@ pub(crate) fn divisors(n: u64) -> Vec<u64> {
     small
 }
 
-/// Call `visit` with every split of the networks' devices that passes [`partial_ok`]
+/// Call `visit` with every split of the networks' devices that passes `partial_ok`
 /// and [`divides_model`].
 pub fn for_each_split(setup: &Setup, visit: &mut dyn FnMut(&NetworkSplit)) {
     let divs: [Vec<u64>; 3] = setup.capacity.map(divisors);
@@ -264,85 +227,6 @@ fn microbatch_counts(limits: &Limits, sequences_per_shard: u64, visit: &mut dyn 
     }
 }
 
-/// The ranking: faster first; among equal step times (everything hidden behind the
-/// same compute is common in a roofline) less communication first — the simplest
-/// strategy, as the Ironwood guide recommends — then less memory.
-fn better(a: &Candidate, b: &Candidate) -> bool {
-    (a.rank, a.comm, a.memory) < (b.rank, b.comm, b.memory)
-}
-
-fn keep_top(top: &mut Vec<Candidate>, n: usize, c: Candidate) {
-    if n == 0 || (top.len() >= n && top.last().is_some_and(|last| !better(&c, last))) {
-        return;
-    }
-    let at = top.partition_point(|x| !better(&c, x));
-    top.insert(at, c);
-    top.truncate(n);
-}
-
-fn keep_pareto(front: &mut Vec<Candidate>, c: Candidate) {
-    let t = c.rank;
-    let mut at = front.partition_point(|x| x.memory <= c.memory);
-    if at > 0 && front.get(at - 1).is_some_and(|x| x.rank <= t) {
-        return;
-    }
-    while at > 0 && front.get(at - 1).is_some_and(|x| x.memory == c.memory) {
-        front.remove(at - 1);
-        at -= 1;
-    }
-    let end = at + front.get(at..).map_or(0, |rest| rest.iter().take_while(|x| x.rank >= t).count());
-    front.drain(at..end);
-    front.insert(at, c);
-}
-
-/// The ZeRO stages and schedules the search tries beside meshes, microbatch counts and
-/// remat policies.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Choices {
-    /// ZeRO stages, tried where DP > 1; the first is used where DP = 1.
-    pub zero_stages: Vec<ZeroStage>,
-    /// Schedules, tried where PP > 1; the first is used where PP = 1.
-    pub schedules: Vec<Schedule>,
-    /// Most virtual stages per device for the interleaved schedule.
-    pub max_virtual_stages: u64,
-}
-
-impl Choices {
-    /// Only `setup`'s own ZeRO stage and schedule.
-    #[must_use]
-    pub fn of(setup: &Setup) -> Self {
-        let p = setup.options.pipeline;
-        Self { zero_stages: vec![setup.options.zero], schedules: vec![p.schedule], max_virtual_stages: p.chunks() }
-    }
-}
-
-/// The schedules tried on `stages` stages of `layers` layers: each of `schedules`, the
-/// interleaved one with every v from 2 to `max_v` that divides the largest stage's layers
-/// (chunks of equal size: MaxText's `num_layers_per_pipeline_stage`, Megatron-LM's layers
-/// per virtual stage) and keeps a layer per chunk (PP·v ≤ L). One pipeline (the first
-/// schedule's) without pipelining, where all are the same.
-#[must_use]
-pub fn pipelines(schedules: &[Schedule], max_v: u64, layers: u64, stages: u64) -> Vec<Pipeline> {
-    let first = schedules.first().copied().unwrap_or_default();
-    if stages <= 1 {
-        return vec![Pipeline { schedule: first, virtual_stages: 1 }];
-    }
-    let largest = layers.div_ceil(stages);
-    let mut out = Vec::new();
-    for s in schedules {
-        if *s == Schedule::Interleaved {
-            for v in divisors(largest) {
-                if v >= 2 && v <= max_v && stages.saturating_mul(v) <= layers {
-                    out.push(Pipeline { schedule: *s, virtual_stages: v });
-                }
-            }
-        } else {
-            out.push(Pipeline { schedule: *s, virtual_stages: 1 });
-        }
-    }
-    out
-}
-
 /// The ZeRO-1/ZeRO-2 rule of the module docs, when both are searched and DP > 1:
 /// `None` to evaluate, or why not.
 fn zero_rule(zero: ZeroStage, microbatches: u64, both: bool) -> Option<fn(&mut Skipped, u64)> {
@@ -351,16 +235,6 @@ fn zero_rule(zero: ZeroStage, microbatches: u64, both: bool) -> Option<fn(&mut S
         (true, 2, m) if m > 1 => Some(|s, n| s.identical += n),
         _ => None,
     }
-}
-
-/// Whether a fitting configuration of step time at least `lower` and `memory` bytes can
-/// enter neither the `top` fastest found so far nor the Pareto front: the top is full of
-/// strictly faster ones, and a front point is as fast as `lower` with no more memory.
-fn outclassed(result: &SearchResult, top: usize, lower: f64, memory: f64) -> bool {
-    let rank = (lower * 1e9).round();
-    let top_full = top == 0 || (result.top.len() >= top && result.top.last().is_some_and(|x| x.rank < rank));
-    let at = result.pareto.partition_point(|x| x.memory <= memory);
-    top_full && at > 0 && result.pareto.get(at - 1).is_some_and(|x| x.rank <= rank)
 }
 
 /// Run the search over `policies` (their costs precomputed) and `choices`.
@@ -531,28 +405,9 @@ impl SearchResult {
 mod tests {
     use super::*;
 
-    fn cand(t: f64, m: f64) -> Candidate {
-        Candidate::new(0, 1, 0, t, m, 0.0)
-    }
-
     #[test]
-    fn pareto_keeps_only_undominated_points() {
-        let mut f = Vec::new();
-        for (t, m) in [(5.0, 1.0), (4.0, 2.0), (4.5, 3.0), (1.0, 9.0), (3.0, 2.0), (2.0, 9.0), (1.0, 9.0)] {
-            keep_pareto(&mut f, cand(t, m));
-        }
-        let pts: Vec<(f64, f64)> = f.iter().map(|c| (c.memory, c.step_time)).collect();
-        assert_eq!(pts, [(1.0, 5.0), (2.0, 3.0), (9.0, 1.0)]);
-    }
-
-    #[test]
-    fn top_is_sorted_and_bounded() {
-        let mut top = Vec::new();
-        for t in [5.0, 1.0, 4.0, 2.0, 3.0] {
-            keep_top(&mut top, 3, cand(t, 1.0));
-        }
-        let ts: Vec<f64> = top.iter().map(|c| c.step_time).collect();
-        assert_eq!(ts, [1.0, 2.0, 3.0]);
+    fn divisors_ascend() {
         assert_eq!(divisors(12), [1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), [1]);
     }
 }

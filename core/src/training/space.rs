@@ -5,13 +5,71 @@
 
 use super::mesh::{network_name, Parallelism};
 use super::optimizer::ZeroStage;
-use super::pipeline::Schedule;
-use super::search::{divisors, Choices};
+use super::pipeline::{Pipeline, Schedule};
+use super::search::divisors;
 use super::section::TrainingSection;
 use super::setup::Setup;
 use super::tensors::{Remat, RematCost};
 use crate::collectives::Network;
 use crate::decimal::fixed;
+
+/// A ZeRO stage and a pipeline schedule: what the search tries beside the mesh, the
+/// microbatch count and the remat policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Variant {
+    /// ZeRO stage of the `dp` axis.
+    pub zero: ZeroStage,
+    /// Pipeline schedule and virtual stages.
+    pub pipeline: Pipeline,
+}
+
+/// The ZeRO stages and schedules the search tries beside meshes, microbatch counts and
+/// remat policies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choices {
+    /// ZeRO stages, tried where DP > 1; the first is used where DP = 1.
+    pub zero_stages: Vec<ZeroStage>,
+    /// Schedules, tried where PP > 1; the first is used where PP = 1.
+    pub schedules: Vec<Schedule>,
+    /// Most virtual stages per device for the interleaved schedule.
+    pub max_virtual_stages: u64,
+}
+
+impl Choices {
+    /// Only `setup`'s own ZeRO stage and schedule.
+    #[must_use]
+    pub fn of(setup: &Setup) -> Self {
+        let p = setup.options.pipeline;
+        Self { zero_stages: vec![setup.options.zero], schedules: vec![p.schedule], max_virtual_stages: p.chunks() }
+    }
+}
+
+/// The schedules tried on `stages` stages of `layers` layers: each of `schedules`, the
+/// interleaved one with every v from 2 to `max_v` that divides the largest stage's layers
+/// (chunks of equal size: MaxText's `num_layers_per_pipeline_stage`, Megatron-LM's layers
+/// per virtual stage) and keeps a layer per chunk (PP·v ≤ L). One pipeline (the first
+/// schedule's) without pipelining, where all are the same.
+#[must_use]
+pub fn pipelines(schedules: &[Schedule], max_v: u64, layers: u64, stages: u64) -> Vec<Pipeline> {
+    let first = schedules.first().copied().unwrap_or_default();
+    if stages <= 1 {
+        return vec![Pipeline { schedule: first, virtual_stages: 1 }];
+    }
+    let largest = layers.div_ceil(stages);
+    let mut out = Vec::new();
+    for s in schedules {
+        if *s == Schedule::Interleaved {
+            for v in divisors(largest) {
+                if v >= 2 && v <= max_v && stages.saturating_mul(v) <= layers {
+                    out.push(Pipeline { schedule: *s, virtual_stages: v });
+                }
+            }
+        } else {
+            out.push(Pipeline { schedule: *s, virtual_stages: 1 });
+        }
+    }
+    out
+}
 
 /// The schedules tried when `search.schedules` is not set: GPipe has 1F1B's bubble and
 /// holds more microbatches, so it is tried only when listed.
@@ -188,4 +246,22 @@ pub fn constraints(setup: &Setup, section: &TrainingSection, space: &Space) -> V
         crate::decimal::shortest(setup.options.reserved_hbm_fraction)
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleaving_splits_the_largest_stage_into_equal_chunks() {
+        let both = [Schedule::OneFOneB, Schedule::Interleaved];
+        // 80 layers on 2 stages: 40 each; v ∈ {2, 4, 5, 8, 10, 20, 40}.
+        let v: Vec<u64> = pipelines(&both, 80, 80, 2).iter().map(|p| p.virtual_stages).collect();
+        assert_eq!(v, [1, 2, 4, 5, 8, 10, 20, 40]);
+        // 61 layers on 4 stages: the largest holds 16; 4·16 > 61, so not 16 chunks.
+        let v: Vec<u64> = pipelines(&both, 64, 61, 4).iter().map(|p| p.virtual_stages).collect();
+        assert_eq!(v, [1, 2, 4, 8]);
+        // Without pipelining, one (the first schedule's).
+        assert_eq!(pipelines(&both, 64, 61, 1).len(), 1);
+    }
 }

@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use shardcalc_charts::training::remat_of;
 use shardcalc_core::training::mesh::Mesh;
-use shardcalc_core::training::search::Variant;
 use shardcalc_core::training::section::TrainingSection;
+use shardcalc_core::training::space::Variant;
 use shardcalc_core::training::tensors::Remat;
 
 use super::derived::Derived;
