@@ -210,7 +210,8 @@ pub fn run_memory(rows: &[RunRow]) -> Vec<(String, RunMemory)> {
         .filter_map(|r| {
             let plan = shardcalc_core::validation::predict::predict(r.scenario.as_ref()?).ok()?;
             let (setup, _) = setups::bundled().setup_of(&r.id)?;
-            let chip = shardcalc_core::hardware::catalog::get(setups::bundled().catalog_chip(&r.chip)?)?;
+            let id = setups::bundled().catalog_chip(&r.chip).unwrap_or(r.chip.as_str());
+            let chip = shardcalc_core::hardware::catalog::get(id)?;
             let vendor_hbm = shardcalc_core::hardware::catalog::with_provenance(chip)
                 .alternatives
                 .iter()
