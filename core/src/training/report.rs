@@ -408,9 +408,9 @@ pub struct SkippedReport {
 pub struct SearchReport {
     /// Meshes that divide the model and fit the topology.
     pub meshes: u64,
-    /// Configurations evaluated.
+    /// Configurations timed.
     pub evaluated: u64,
-    /// Configurations that fit in HBM.
+    /// Configurations that fit in HBM (timed, or only bounded: `skipped.bound`).
     pub feasible: u64,
     /// Configurations not evaluated, by reason.
     pub skipped: SkippedReport,

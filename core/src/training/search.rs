@@ -34,10 +34,12 @@
 //! Each configuration's memory is exact and cheap, and its step time is at least its
 //! compute and bubble ([`step::bound`]): when the fastest found so far are all strictly
 //! faster than that and a point of the Pareto front is as fast with no more memory, it
-//! can enter neither, and is not timed. Everything that does not depend on the microbatch count or the remat
-//! policy is computed once per mesh ([`MeshContext`]), and collective costs once per
-//! distinct set of axes ([`CostCache`]), so that the inner loop is arithmetic without
-//! allocation.
+//! can enter neither, and is not timed.
+//!
+//! Everything that does not depend on the microbatch count or the remat policy is
+//! computed once per mesh ([`MeshContext`], placed once and set to each ZeRO stage and
+//! schedule in place), and collective costs once per distinct set of axes
+//! ([`CostCache`]), so that the inner loop is arithmetic without allocation.
 
 use super::front::{keep_pareto, keep_top, outclassed, Candidate};
 use super::memory::state_bytes;
@@ -82,15 +84,15 @@ pub struct SearchResult {
     pub splits: Vec<NetworkSplit>,
     /// The ZeRO stages and schedules tried.
     pub variants: Vec<Variant>,
-    /// Configurations evaluated (meshes × variants × microbatch counts × policies, less
-    /// the skipped).
+    /// Configurations timed (meshes × variants × microbatch counts × policies, less the
+    /// skipped).
     pub evaluated: u64,
-    /// Of those, the ones that fit in HBM.
+    /// Configurations that fit in HBM, timed or bounded ([`Skipped::bound`]).
     pub feasible: u64,
     /// What was not evaluated, and why.
     pub skipped: Skipped,
     /// The fastest, best first (ties: less communication, then less memory, then
-    /// enumeration order).
+    /// evaluation order).
     pub top: Vec<Candidate>,
     /// Memory against step time: no other feasible configuration is both faster and
     /// smaller. Sorted by memory.
