@@ -20,7 +20,6 @@ use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
 use shardcalc_core::roofline::matmul::Matmul;
 use shardcalc_core::scenario::Scenario;
-use shardcalc_core::training::report::SearchReport;
 use shardcalc_core::training::TrainingReport;
 
 /// One chart the catalog can build.
@@ -306,13 +305,7 @@ fn training_mfu_chart(s: &Scenario) -> Result<Chart, Invalid> {
 
 fn training_pareto_chart(s: &Scenario) -> Result<Chart, Invalid> {
     let (_, best, explored) = training_plans(s)?;
-    let search = best.search.clone().unwrap_or_else(|| SearchReport {
-        meshes: 0,
-        evaluated: 0,
-        feasible: 0,
-        best: Vec::new(),
-        pareto: Vec::new(),
-    });
+    let search = best.search.clone().unwrap_or_default();
     let highlight = explored.map(|e| training::pareto::Highlight {
         name: format!("yours: {}", training::mesh_label(&e.mesh.degrees)),
         memory_bytes: e.memory.per_device_bytes.get(),

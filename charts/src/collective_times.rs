@@ -343,11 +343,19 @@ mod tests {
     }
 
     #[test]
-    fn gpus_without_published_latency_have_no_knee() {
+    fn gpu_knees_sit_at_nccl_s_published_latency() {
         let a = axes("h100-sxm", &Topology::gpu_cluster(8, 4));
         let q = QueryPoint { kind: CollectiveKind::AllReduce, bytes: 1e12, seconds: 2.0 };
         let c = collective_times_chart("H100", &a, &[q]);
-        assert!(c.lines.iter().all(|l| l.knee.is_none()));
+        // NVLink and InfiniBand carry NCCL's per-hop latencies (chips.json), so every line
+        // has a knee. An AllGather over the 8-GPU NVLink switch takes 7 steps of 0.6 µs
+        // and sends 7/8 of V out of each GPU: the floor ends at V = 4.2 µs × link / (7/8).
+        assert!(c.lines.iter().all(|l| l.knee.is_some()));
+        let ag = c.lines.iter().find(|l| l.kind == CollectiveKind::AllGather && l.set == 0).unwrap();
+        let (v, floor) = ag.knee.unwrap();
+        assert!((floor - 4.2e-6).abs() < 1e-15, "{floor}");
+        let link = a.iter().find(|x| x.network == Network::ScaleUp).unwrap().link.get();
+        assert!((v - 4.2e-6 * link / (7.0 / 8.0)).abs() / v < 1e-12, "{v}");
         assert_eq!(c.lines.len(), 6);
         // The query outside the sampled range widens the x axis.
         assert!(c.x.max >= 1e12);

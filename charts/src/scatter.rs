@@ -154,7 +154,8 @@ mod tests {
         let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["TPU v5p", "TPU v5e", "TPU v4", "NVIDIA H100 SXM"]);
         let held: usize = c.series.iter().flat_map(|s| &s.points).filter(|p| p.2).count();
-        assert_eq!(held, 25);
+        // The interleaved split holds back every other group of near-duplicate runs: 22.
+        assert_eq!(held, 22);
         // Same scale on both axes, covering every point.
         assert_eq!(c.axis.max, 80.0);
         assert!(c.series.iter().flat_map(|s| &s.points).all(|p| p.0 <= c.axis.max && p.1 <= c.axis.max));

@@ -11,6 +11,7 @@ use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::presets;
 use shardcalc_core::training::budget::apply_budget;
 use shardcalc_core::training::mesh::Mesh;
+use shardcalc_core::training::pipeline::{Pipeline, Schedule};
 use shardcalc_core::training::plan;
 use shardcalc_core::training::report::{Binding, TrainingReport};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
@@ -100,12 +101,20 @@ fn a_mesh_that_cannot_be_planned_names_the_conflict_and_a_fix() {
     small.microbatches = Some(3);
     let m = field_error(run("llama-3-8b", &hw, &small), "training.microbatches");
     assert!(m.contains("microbatches = 1, 2"), "{m}");
-    // Pipeline stages must divide the 32 layers.
+    // Uneven pipeline stages plan (32 layers over 3 stages: 11, 11 and 10, the pace of 11),
+    // but not more chunks than layers.
     small.microbatches = None;
     small.mesh = Some(Mesh { fsdp: 21, pp: 3, ..Mesh::default() });
     let hw63 = v5p(&[3, 3, 7], 1);
+    assert!(run("llama-3-8b", &hw63, &small).is_ok());
+    small.pipeline = Pipeline { schedule: Schedule::Interleaved, virtual_stages: 16 };
     let m = field_error(run("llama-3-8b", &hw63, &small), "training.mesh.pp");
     assert!(m.contains("model.num_layers") && m.contains("pp = 1"), "{m}");
+    // The interleaved schedule needs a multiple of the stages' microbatches.
+    small.pipeline.virtual_stages = 2;
+    small.microbatches = Some(2);
+    let m = field_error(run("llama-3-8b", &hw63, &small), "training.microbatches");
+    assert!(m.contains("multiple of the stages") && m.contains("microbatches = 3, 6"), "{m}");
 }
 
 /// The page changes the budget and price without planning again: the result is the plan's.

@@ -241,6 +241,7 @@ fn empty_draft() -> Draft {
         mlp: Mlp { kind: MlpKind::Gated, d_ff: 256, bias: false },
         moe: None,
         norm: Norm::default(),
+        block: Default::default(),
         embeddings: Embeddings::default(),
         mtp: None,
     };

@@ -10,7 +10,7 @@ fn report(inference: &str) -> (Scenario, InferenceReport) {
     let s = Scenario::from_json(&format!(
         r#"{{"model": {{"preset": "llama-3-70b"}}, "workload": {{"per_device_batch": 1, "seq_len": 4096}},
             "hardware": {{"chip": {{"preset": "tpu-v5e"}}, "topology": {{"axes": [{{"name": "x", "size": 4}}, {{"name": "y", "size": 4}}]}}}},
-            "inference": {inference}}}"#
+            "inference": {inference}, "conventions": {{"prediction": "ideal"}}}}"#
     ))
     .unwrap();
     let m = s.validate().unwrap();

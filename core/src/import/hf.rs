@@ -8,7 +8,9 @@ use super::hf_ffn::{feed_forward, multi_token_prediction};
 use super::hf_layout::layout;
 use super::keys::Keys;
 use super::{model_name, validated, ImportError, ImportWarning, Imported};
-use crate::model::{Attention, AttentionBias, Embeddings, GqaAttention, MlaAttention, ModelConfig, Norm, NormKind};
+use crate::model::{
+    Attention, AttentionBias, BlockLayout, Embeddings, GqaAttention, MlaAttention, ModelConfig, Norm, NormKind,
+};
 use serde_json::Value;
 
 /// `vocab_size` of `Gemma3TextConfig` when absent (Gemma 3 multimodal configs omit it).
@@ -132,6 +134,7 @@ fn text_decoder(
         mlp,
         moe,
         norm: Norm { kind: NormKind::Rms, per_layer: family.norms_per_layer() },
+        block: BlockLayout::Sequential,
         embeddings: Embeddings { tied, learned_positions: 0 },
         mtp,
     })

@@ -9,7 +9,7 @@ use super::maxtext_block::{Block, SUPPORTED_BLOCKS};
 use super::maxtext_ffn::feed_forward;
 use super::{model_name, validated, yaml, ImportError, ImportWarning, Imported};
 use crate::model::{
-    Attention, AttentionBias, Embeddings, GqaAttention, MlaAttention, ModelConfig, Mtp, Norm, NormKind,
+    Attention, AttentionBias, BlockLayout, Embeddings, GqaAttention, MlaAttention, ModelConfig, Mtp, Norm, NormKind,
 };
 
 /// Model-file keys that change neither parameters nor FLOPs (training and data settings
@@ -151,6 +151,7 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
         mlp,
         moe,
         norm: Norm { kind: norm_kind, per_layer: 2 + post_norms },
+        block: BlockLayout::Sequential,
         embeddings: Embeddings { tied, learned_positions },
         // MaxText's MTP modules share the main model's embedding and output head.
         mtp: (mtp > 0).then_some(Mtp { depth: mtp, stores_embedding_copies: false }),

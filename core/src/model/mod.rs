@@ -44,6 +44,11 @@ pub struct ModelConfig {
     /// Normalisation layers.
     #[serde(default)]
     pub norm: Norm,
+    /// How the attention and MLP blocks of a layer connect (default sequential). Changes
+    /// neither parameters nor FLOPs, only which activations the backward pass reads
+    /// (`training::tensors`).
+    #[serde(default, skip_serializing_if = "BlockLayout::is_sequential")]
+    pub block: BlockLayout,
     /// Token and position embeddings.
     #[serde(default)]
     pub embeddings: Embeddings,
@@ -231,6 +236,31 @@ impl Default for Norm {
     }
 }
 
+/// How a decoder layer's attention and MLP blocks connect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BlockLayout {
+    /// The MLP reads the residual stream after the attention block (`x + attn(norm(x))`,
+    /// then `+ mlp(norm(·))`): LLaMA, Mistral, Gemma, DeepSeek, GPT-3. The default.
+    #[default]
+    Sequential,
+    /// Attention and MLP read the same normed input and add to the residual together
+    /// (`x + attn(norm(x)) + mlp(norm(x))`): GPT-J, PaLM, and MaxText's `default` decoder
+    /// block (`DecoderLayer` in `layers/decoders.py`; the 2023 base model of the published
+    /// runs, `MaxText/layers/models.py` at 101dcdc).
+    Parallel,
+}
+crate::serde_names::deserialize_by_name!(BlockLayout { Sequential => "sequential", Parallel => "parallel" });
+
+impl BlockLayout {
+    /// Whether it is the default (left out of JSON).
+    #[must_use]
+    pub fn is_sequential(&self) -> bool {
+        *self == BlockLayout::Sequential
+    }
+}
+
 /// RMSNorm or LayerNorm.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -343,6 +373,7 @@ mod tests {
             mlp: Mlp { kind: MlpKind::Gated, d_ff: 128, bias: false },
             moe: None,
             norm: Norm::default(),
+            block: BlockLayout::Sequential,
             embeddings: Embeddings::default(),
             mtp: None,
         }

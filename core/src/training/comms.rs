@@ -3,7 +3,7 @@
 //! the full gathered array) and seconds from [`crate::collectives::collective_cost`]
 //! on the axes the mesh was placed on.
 
-use super::memory::microbatch_tokens;
+use super::memory::{gathered_bytes, microbatch_tokens};
 use super::optimizer::ZeroStage;
 use super::placement::{CostCache, CostModel};
 use super::setup::{MeshContext, Setup};
@@ -153,7 +153,7 @@ pub fn context_parallel_counts(layers: f64, redo: Recomputed) -> (f64, f64) {
 }
 
 /// PP (book 5.1.5): one hop to the next stage with a microbatch's activations
-/// (`bytes`) forward, its gradient back.
+/// (`bytes`) forward, its gradient back; once per chunk with interleaving.
 #[must_use]
 pub fn pipeline_traffic(bytes: f64, link: BytesPerSec, latency: Seconds, hops: u64) -> Traffic {
     let t = point_to_point(Bytes(bytes), 1.0, link, hops, latency).total.get();
@@ -169,7 +169,11 @@ fn add(a: Traffic, b: Traffic) -> Traffic {
 #[must_use]
 pub fn weight_traffic(setup: &Setup, cache: &CostCache, mc: &MeshContext) -> (Traffic, Traffic) {
     let dt = &setup.options.dtypes;
-    let (w, g) = (dt.weights.bytes(), dt.gradients.bytes());
+    // Gathered and reduced in the format the matmuls use (fp32-stored weights are cast
+    // before the dot, their gradients reduced before the cast back: `memory`'s docs);
+    // ZeRO-1/2's gather of updated weights moves the stored format.
+    let (w, g) = (gathered_bytes(dt.weights, dt.activations), gathered_bytes(dt.gradients, dt.activations));
+    let w_stored = dt.weights.bytes();
     let mut fsdp = Traffic::default();
     for ([gather, scatter], params) in [(mc.fsdp_dense, mc.gathered_dense), (mc.fsdp_expert, mc.gathered_expert)] {
         if !gather.is_none() && params > 0.0 {
@@ -188,7 +192,7 @@ pub fn weight_traffic(setup: &Setup, cache: &CostCache, mc: &MeshContext) -> (Tr
             let model = if kind == CollectiveKind::AllGather { second } else { first };
             cache.time(model, kind, v)
         };
-        data_parallel_traffic(mc.params * g, mc.params * w, setup.options.zero, &time)
+        data_parallel_traffic(mc.params * g, mc.params * w_stored, setup.options.zero, &time)
     };
     (fsdp, dp)
 }
@@ -222,7 +226,11 @@ pub fn activation_collectives(
     let p = &setup.profile;
     let a = setup.options.dtypes.activations.bytes();
     let tokens = microbatch_tokens(setup, mc, microbatches);
-    let (tp, pp) = (mc.mesh.tp.max(1) as f64, mc.mesh.pp.max(1) as f64);
+    let tp = mc.mesh.tp.max(1) as f64;
+    // The stage with the most layers (all of them without pipelining).
+    let share = mc.stage_layers / p.layers.max(1) as f64;
+    // Each of a device's interleaved chunks sends its microbatch on.
+    let chunks = setup.options.pipeline.chunks() as f64;
     let one = |model: CostModel, kind: CollectiveKind, v: f64| (v, cache.time(model, kind, v));
     let none = (0.0, 0.0);
     ActivationCollectives {
@@ -253,10 +261,11 @@ pub fn activation_collectives(
             one(mc.cp, CollectiveKind::AllGather, v)
         },
         pp: mc.pp_link.map_or(Traffic::default(), |(link, latency, hops)| {
-            pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops)
+            let t = pipeline_traffic(tokens * p.d_model / tp * a, link, Seconds(latency), hops);
+            Traffic { forward: t.forward * chunks, backward: t.backward * chunks, bytes: t.bytes * chunks }
         }),
-        layers: p.layers as f64 / pp,
-        moe_layers: p.moe_layers as f64 / pp,
+        layers: p.layers as f64 * share,
+        moe_layers: p.moe_layers as f64 * share,
     }
 }
 

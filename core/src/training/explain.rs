@@ -123,14 +123,15 @@ fn binding(
     )
 }
 
-/// One sentence on what limits a step.
+/// One sentence on what limits a step; `hbm` is what the planned buffers may fill (the
+/// capacity less `reserved_hbm_fraction`).
 #[must_use]
 pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
     let comm: f64 = s.comm.iter().map(|c| c.time).sum();
     let pct = |t: f64| 100.0 * t / s.step_time;
     match s.bound {
         Bottleneck::Memory => format!(
-            "Nothing fits: this configuration needs {} GB per device against {} GB of HBM.",
+            "Nothing fits: this configuration needs {} GB per device against {} GB of usable HBM.",
             fixed(s.memory.total() / 1e9, 1),
             fixed(hbm / 1e9, 1)
         ),

@@ -93,6 +93,26 @@ impl KernelTimes {
             + self.loss_backward
             + self.moe_backward
     }
+
+    /// Every term times `factor`: the slowest pipeline stage's share when stages are
+    /// uneven ([`super::setup::MeshContext::stage_imbalance`]).
+    #[must_use]
+    pub fn scaled(&self, factor: f64) -> Self {
+        Self {
+            matmul_forward: self.matmul_forward * factor,
+            matmul_backward: self.matmul_backward * factor,
+            seconds_per_recomputed_flop: self.seconds_per_recomputed_flop * factor,
+            attention_forward: self.attention_forward * factor,
+            attention_backward: self.attention_backward * factor,
+            elementwise_forward: self.elementwise_forward * factor,
+            elementwise_backward: self.elementwise_backward * factor,
+            elementwise_recompute: self.elementwise_recompute * factor,
+            loss_forward: self.loss_forward * factor,
+            loss_backward: self.loss_backward * factor,
+            moe_forward: self.moe_forward * factor,
+            moe_backward: self.moe_backward * factor,
+        }
+    }
 }
 
 /// Optimizer-update HBM bytes per parameter of the device's shard: read and write the

@@ -70,14 +70,18 @@ impl Parallelism {
 
     /// Which logical axes a network may carry, in the order they are placed on it:
     /// the critical-path axes (TP, EP) first so they get whole, contiguous physical
-    /// axes. Only DP, PP and FSDP cross the scale-out network (book 5.1.6: pure data
-    /// parallelism over DCN).
+    /// axes. Every axis but TP may cross the scale-out network: DP first (book 5.1.6:
+    /// pure data parallelism over DCN), then PP (one neighbour send per microbatch),
+    /// FSDP, and EP and CP last (their AllToAlls and K/V gathers are on or near the
+    /// critical path; MaxText's `dcn_expert_parallelism` and
+    /// `dcn_context_parallelism` exist for models too large for one slice). TP runs
+    /// four collectives per layer on the critical path: never over DCN.
     #[must_use]
     pub fn order_on(network: Network) -> &'static [Parallelism] {
         use Parallelism::{Cp, Dp, Ep, Fsdp, Pp, Tp};
         match network {
             Network::DieToDie | Network::ScaleUp => &[Tp, Ep, Cp, Pp, Fsdp, Dp],
-            Network::ScaleOut => &[Dp, Pp, Fsdp],
+            Network::ScaleOut => &[Dp, Pp, Fsdp, Ep, Cp],
         }
     }
 }
@@ -236,7 +240,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// Split an explicit mesh over the networks: the scale-out network first (DP, then
-/// PP, then FSDP take its degree, book 5.1.6), then die-to-die (TP first, as the
+/// PP, FSDP, EP and CP take its degree, book 5.1.6), then die-to-die (TP first, as the
 /// Ironwood guide's TP2), then scale-up takes the rest.
 ///
 /// # Errors
@@ -298,6 +302,11 @@ mod tests {
         assert_eq!(e[2][Parallelism::Fsdp as usize], 10);
         // TP may not cross DCN: 50-way TP leaves a factor 5 of the 10 slices unfilled.
         assert!(split_mesh(&Mesh { tp: 50, fsdp: 1792, ..Mesh::default() }, [1, 8960, 10]).is_err());
+        // EP and CP may: 10 slices of 8960 chips with EP 16 × 10 and CP over the rest.
+        let ep = split_mesh(&Mesh { ep: 160, fsdp: 560, ..Mesh::default() }, [1, 8960, 10]).unwrap();
+        assert_eq!((ep[2][Parallelism::Fsdp as usize], ep[2][Parallelism::Ep as usize]), (10, 1));
+        let ep = split_mesh(&Mesh { ep: 160, fsdp: 56, tp: 10, ..Mesh::default() }, [1, 8960, 10]).unwrap();
+        assert_eq!(ep[2][Parallelism::Ep as usize], 5);
     }
 
     #[test]

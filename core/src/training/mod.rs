@@ -31,7 +31,9 @@
 //! | [`step`] | step time, MFU, HFU, what binds |
 //! | [`thresholds`] | the book's critical batches and degrees (5.1.1–5.1.6, App. C) |
 //! | [`budget`] | days and cost for a token budget (6.2) |
-//! | [`search`] | every valid mesh × microbatches × remat, ranked, Pareto front |
+//! | [`search`] | every valid mesh × ZeRO stage × schedule × microbatches × remat, ranked, Pareto front |
+//! | [`space`] | what the search may choose, and its rules as sentences |
+//! | [`front`] | the fastest configurations and the Pareto front as the search finds them |
 //! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
 //! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
@@ -39,6 +41,7 @@ pub mod budget;
 pub mod comms;
 pub mod explain;
 pub mod kernels;
+pub mod front;
 pub mod memory;
 pub mod mesh;
 pub mod optimizer;
@@ -52,6 +55,7 @@ pub mod search;
 pub mod section;
 pub mod setup;
 pub mod shapes;
+pub mod space;
 pub mod step;
 pub mod tensors;
 pub mod thresholds;

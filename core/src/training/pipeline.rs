@@ -8,6 +8,17 @@
 //! microbatch's activations until its backward pass; 1F1B at most `p` on the first
 //! stage; interleaved 1F1B `2(p − 1) + (v − 1)·p + 1` chunk-microbatches of `L/(p·v)`
 //! layers (Megatron-LM's warm-up count, Narayanan et al. 2021).
+//!
+//! **Uneven stages.** When `p·v` does not divide the `L` layers, chunks hold ⌊L/(p·v)⌋ or
+//! one more layer, spread so that no device holds more than
+//! `v·⌊L/(p·v)⌋ + ⌈(L mod p·v)/p⌉` ([`Pipeline::stage_layers`]; Megatron-LM allows uneven
+//! first and last stages, MaxText requires `p·v` to divide L and runs the rest outside
+//! the pipeline). Every stage waits for the slowest, so a step runs at the pace of the
+//! device with the most layers and that device's memory is the peak.
+//!
+//! **Microbatches.** The interleaved schedule needs a multiple of `p` microbatches
+//! (Megatron-LM's interleaved schedule and MaxText's `num_pipeline_microbatches %
+//! num_stages == 0`, `configs/types.py`); 1F1B and GPipe take any count.
 
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +70,22 @@ impl Pipeline {
         }
     }
 
+    /// Most layers one device holds with `layers` layers over `stages` stages of
+    /// [`Pipeline::chunks`] chunks each (module docs); all of them without pipelining.
+    #[must_use]
+    pub fn stage_layers(&self, layers: u64, stages: u64) -> u64 {
+        let (p, v) = (stages.max(1), self.chunks());
+        let chunks = p.saturating_mul(v);
+        let (q, r) = (layers / chunks, layers % chunks);
+        q.saturating_mul(v).saturating_add(r.div_ceil(p))
+    }
+
+    /// Whether `microbatches` can run on `stages` stages (interleaving needs a multiple).
+    #[must_use]
+    pub fn takes_microbatches(&self, stages: u64, microbatches: u64) -> bool {
+        self.schedule != Schedule::Interleaved || stages <= 1 || microbatches.is_multiple_of(stages)
+    }
+
     /// Idle time per step in units of one microbatch's time on one stage:
     /// `(p − 1)/v` (0 without pipelining).
     #[must_use]
@@ -103,5 +130,22 @@ mod tests {
         // Interleaving holds more than 1F1B: Megatron's longer warm-up.
         assert!(inter.in_flight(8, 32) > one_f.in_flight(8, 32));
         assert_eq!(one_f.bubble_microbatches(1), 0.0);
+    }
+
+    #[test]
+    fn uneven_stages_take_the_largest_share() {
+        let one_f = Pipeline::default();
+        assert_eq!(one_f.stage_layers(80, 1), 80);
+        assert_eq!(one_f.stage_layers(80, 8), 10);
+        // 80 over 3 stages: 27, 27, 26.
+        assert_eq!(one_f.stage_layers(80, 3), 27);
+        // 80 layers in 3 × 4 = 12 chunks of 6 or 7: 8 chunks of 7, at most 3 on a device.
+        let inter = Pipeline { schedule: Schedule::Interleaved, virtual_stages: 4 };
+        assert_eq!(inter.stage_layers(80, 3), 4 * 6 + 3);
+        // 61 layers (DeepSeek-V3) on 4 stages of 2 chunks: 8 chunks of 7 or 8, 5 of 8.
+        let two = Pipeline { schedule: Schedule::Interleaved, virtual_stages: 2 };
+        assert_eq!(two.stage_layers(61, 4), 2 * 7 + 2);
+        assert!(two.takes_microbatches(4, 8) && !two.takes_microbatches(4, 6));
+        assert!(one_f.takes_microbatches(4, 6));
     }
 }

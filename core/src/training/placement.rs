@@ -276,12 +276,23 @@ impl LinkKey {
     }
 }
 
-/// A collective kind and the (sorted) links it runs over.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// A collective kind and the (sorted) links it runs over; the slots past `len` are
+/// default and not hashed (most groups span one to three axes).
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Key {
     kind: u8,
     len: u8,
     links: [LinkKey; MAX_PHYSICAL_AXES],
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u8(self.kind);
+        h.write_u8(self.len);
+        for l in self.links.iter().take(usize::from(self.len)) {
+            l.hash(h);
+        }
+    }
 }
 
 /// Collective cost models, built with [`collective_cost`] once per distinct set of

@@ -3,15 +3,18 @@
 
 use super::budget::apply_budget;
 use super::explain::{bound_sentence, thresholds};
+use super::front::Candidate;
 use super::mesh::{split_mesh, Mesh, NetworkSplit, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
-    AxisPlacement, BoundReport, CommunicationReport, MemoryComponent, MemoryItem, MemoryReport, MeshReport,
-    NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow, StepBreakdown, TrainingReport,
+    AxisPlacement, BoundReport, CommunicationReport, LayerWorkReport, MemoryComponent, MemoryItem, MemoryReport,
+    MeshReport, NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow, SkippedReport,
+    StepBreakdown, TrainingReport,
 };
-use super::search::{search, Candidate, Limits, SearchResult};
+use super::search::{search, Limits, SearchResult};
 use super::section::TrainingSection;
 use super::setup::{zero3_axes, MeshContext, Setup};
+use super::space::{constraints, space, Variant};
 use super::step::{compute_time, evaluate_config, StepParts};
 use super::tensors::{Remat, RematCost};
 use crate::efficiency::PredictionMode;
@@ -79,12 +82,12 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
         }),
     }
     let v = setup.options.pipeline.chunks();
-    c.ensure(p.layers.is_multiple_of(mesh.pp.saturating_mul(v).max(1)), "training.mesh.pp", || {
+    c.ensure(mesh.pp.saturating_mul(v).max(1) <= p.layers, "training.mesh.pp", || {
         format!(
-            "{} stages × {v} virtual stages (training.pipeline.virtual_stages) must divide the {} layers (model.num_layers); pp = {} would",
+            "{} stages × {v} virtual stages (training.pipeline.virtual_stages) exceed the {} layers (model.num_layers): every chunk needs a layer (uneven stages are allowed); pp = {} would",
             mesh.pp,
             p.layers,
-            degrees_that(n, |d| p.layers.is_multiple_of(d.saturating_mul(v).max(1)))
+            degrees_that(n, |d| d.saturating_mul(v).max(1) <= p.layers)
         )
     });
     c.ensure(setup.seq_len.is_multiple_of(mesh.cp.max(1)), "training.mesh.cp", || {
@@ -106,31 +109,6 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
     c.finish()
 }
 
-/// The policies the search tries (costs precomputed): the requested ones the chip can
-/// run, minus any another one dominates (the first of equals is kept).
-fn policies(setup: &Setup, section: &TrainingSection) -> Vec<(Remat, RematCost)> {
-    let mut list: Vec<Remat> =
-        section.search.as_ref().and_then(|s| s.remat.clone()).unwrap_or_else(|| Remat::PRESETS.to_vec());
-    if matches!(section.remat, Remat::Custom(_)) && !list.contains(&section.remat) {
-        list.push(section.remat.clone());
-    }
-    let all: Vec<(Remat, RematCost)> = list
-        .into_iter()
-        .filter(|r| setup.pcie.is_some() || !r.offloads())
-        .map(|r| {
-            let cost = RematCost::of(&r.placements(), &setup.profile);
-            (r, cost)
-        })
-        .collect();
-    all.iter()
-        .enumerate()
-        .filter(|(i, (_, c))| {
-            !all.iter().enumerate().any(|(j, (_, d))| j != *i && d.dominates(c) && (!c.dominates(d) || j < *i))
-        })
-        .map(|(_, p)| p.clone())
-        .collect()
-}
-
 /// Plan a training run: the explicit mesh if `section.mesh` is set, otherwise the
 /// search's fastest configuration (or, when nothing fits, its smallest).
 ///
@@ -146,7 +124,8 @@ pub fn plan(
     let setup = section.setup(m, hw, convention)?;
     let eff = setup.options.efficiency;
     let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
-    let searched = policies(&setup, section);
+    let space = space(&setup, section);
+    let searched = &space.policies;
     let searching = section.mesh.is_none() || section.search.is_some();
     if searching && searched.is_empty() {
         return Err(Invalid::one(
@@ -157,7 +136,7 @@ pub fn plan(
     let mut explicit = None;
     if let Some(mesh) = &section.mesh {
         let (split, m, cost) = explicit_config(&setup, section, mesh, &mut cache)?;
-        explicit = Some((split, m, section.remat.id().to_string(), cost));
+        explicit = Some((setup.clone(), split, m, section.remat.id().to_string(), cost));
     }
     let search_result = searching.then(|| {
         let opts = section.search.clone().unwrap_or_default();
@@ -167,29 +146,40 @@ pub fn plan(
             microbatches: section.microbatches,
             max_microbatches: opts.max_microbatches,
         };
-        search(&setup, &mut cache, &costs, &limits)
+        search(&setup, &mut cache, &costs, &space.choices, &limits)
     });
-    let (source, (split, microbatches, remat, cost)) = match (explicit, &search_result) {
+    let (source, (chosen, split, microbatches, remat, cost)) = match (explicit, &search_result) {
         (Some(e), _) => (PlanSource::Explicit, e),
         (None, Some(r)) => {
             let pick = r.top.first().or(r.smallest.as_ref()).ok_or_else(|| no_mesh(&setup))?;
             let (policy, cost) = searched.get(pick.policy).cloned().ok_or_else(|| no_mesh(&setup))?;
             let split = r.split(pick).ok_or_else(|| no_mesh(&setup))?;
-            (PlanSource::Search, (split, pick.microbatches, policy.id().to_string(), cost))
+            let variant = r.variant(pick).ok_or_else(|| no_mesh(&setup))?;
+            let chosen = with_variant(&setup, variant);
+            (PlanSource::Search, (chosen, split, pick.microbatches, policy.id().to_string(), cost))
         }
         (None, None) => return Err(no_mesh(&setup)),
     };
-    let mc = MeshContext::new(&setup, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
-    let parts = evaluate_config(&setup, &cache, &mc, microbatches, &cost);
-    let roofline = roofline_of(m, hw, section, convention, &split, microbatches, &cost, &setup, &parts)?;
+    let mc = MeshContext::new(&chosen, &mut cache, &split).ok_or_else(|| no_mesh(&setup))?;
+    let parts = evaluate_config(&chosen, &cache, &mc, microbatches, &cost);
+    let roofline = roofline_of(m, hw, section, convention, &split, microbatches, &cost, &chosen, &parts)?;
     let search = search_result.map(|r| SearchReport {
         meshes: r.meshes,
         evaluated: r.evaluated,
         feasible: r.feasible,
-        best: rows(&setup, &mut cache, &searched, &r, &r.top),
-        pareto: rows(&setup, &mut cache, &searched, &r, &r.pareto),
+        skipped: SkippedReport {
+            identical: r.skipped.identical,
+            dominated: r.skipped.dominated,
+            microbatches: r.skipped.microbatches,
+            state_exceeds_hbm: r.skipped.state_exceeds_hbm,
+            bound: r.skipped.bound,
+            too_large: r.skipped.too_large,
+        },
+        constraints: constraints(&setup, section, &space),
+        best: rows(&setup, &mut cache, searched, &r, &r.top),
+        pareto: rows(&setup, &mut cache, searched, &r, &r.pareto),
     });
-    Ok(report(&setup, section, hw, &cache, &mc, &parts, &roofline, source, remat, search))
+    Ok(report(&chosen, section, hw, &cache, &mc, &parts, &roofline, source, remat, search))
 }
 
 /// The ideal roofline of one configuration (`split`, `microbatches`, `cost`): `parts` itself
@@ -221,7 +211,10 @@ pub(super) fn roofline_of(
     }
     let mut bare = section.clone();
     bare.calibration = None;
-    let roof = bare.setup(m, hw, convention)?;
+    let mut roof = bare.setup(m, hw, convention)?;
+    // The search's ZeRO stage and schedule, when it chose them.
+    roof.options.zero = setup.options.zero;
+    roof.options.pipeline = setup.options.pipeline;
     let eff = roof.options.efficiency;
     let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
     let mc = MeshContext::new(&roof, &mut cache, split).ok_or_else(|| no_mesh(&roof))?;
@@ -243,6 +236,16 @@ fn explicit_config(
         Invalid::one("training.mesh", "cannot be laid out on the topology's axes (a degree does not factor into them)")
     })?;
     let m = section.microbatches.unwrap_or(1);
+    if !setup.options.pipeline.takes_microbatches(mesh.pp, m) {
+        return Err(Invalid::one(
+            "training.microbatches",
+            format!(
+                "{m} with {} pipeline stages: the interleaved schedule (training.pipeline.schedule) needs a multiple of the stages (Megatron-LM; MaxText's num_pipeline_microbatches); microbatches = {} would",
+                mesh.pp,
+                (1..=4).map(|k| (k * mesh.pp).to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     if mc.sequences_per_shard % m != 0 {
         return Err(Invalid::one(
             "training.microbatches",
@@ -277,6 +280,14 @@ pub fn explicit_step(
     Ok(evaluate_config(&setup, &cache, &mc, microbatches, &cost))
 }
 
+/// `setup` with a ZeRO stage and schedule of the search.
+fn with_variant(setup: &Setup, v: Variant) -> Setup {
+    let mut s = setup.clone();
+    s.options.zero = v.zero;
+    s.options.pipeline = v.pipeline;
+    s
+}
+
 fn no_mesh(setup: &Setup) -> Invalid {
     Invalid::one(
         "training",
@@ -298,6 +309,8 @@ fn rows(
         .filter_map(|c| {
             let (policy, cost) = policies.get(c.policy)?;
             let split = r.split(c)?;
+            let variant = r.variant(c)?;
+            let setup = &with_variant(setup, variant);
             let mc = MeshContext::new(setup, cache, &split)?;
             let s = evaluate_config(setup, cache, &mc, c.microbatches, cost);
             Some(SearchRow {
@@ -311,6 +324,8 @@ fn rows(
                     .collect(),
                 microbatches: c.microbatches,
                 remat: policy.id().to_string(),
+                zero_stage: variant.zero,
+                pipeline: variant.pipeline,
                 step_time_s: Seconds(s.step_time),
                 memory_bytes: Bytes(s.memory.total()),
                 mfu: s.mfu,
@@ -380,11 +395,13 @@ fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport
         sharded_over: sharded(mc, over),
     };
     let total = m.total();
+    let l = &m.layer;
     MemoryReport {
         per_device_bytes: Bytes(total),
         capacity_bytes: Bytes(setup.hbm),
+        reserved_bytes: Bytes(setup.hbm - setup.usable_hbm()),
         fits: s.fits,
-        headroom_bytes: Bytes(setup.hbm - total),
+        headroom_bytes: Bytes(setup.usable_hbm() - total),
         breakdown: vec![
             item(MemoryComponent::Weights, m.weights, Some(o.dtypes.weights), &state),
             item(MemoryComponent::Gradients, m.gradients, Some(o.dtypes.gradients), &grads),
@@ -394,6 +411,14 @@ fn memory_report(setup: &Setup, mc: &MeshContext, s: &StepParts) -> MemoryReport
             item(MemoryComponent::Transient, m.transient, None, &[]),
         ],
         transient: m.transient_kind,
+        layer: LayerWorkReport {
+            weights_bytes: Bytes(l.weights),
+            prefetch_bytes: Bytes(l.prefetch),
+            gradients_bytes: Bytes(l.gradients),
+            rematerialised_bytes: Bytes(l.rematerialised),
+            attention_bytes: Bytes(l.attention),
+        },
+        logits_bytes: Bytes(m.logits),
         in_flight_microbatches: m.in_flight,
         offloaded_host_bytes: Bytes(m.offloaded),
     }
@@ -451,6 +476,7 @@ pub(super) fn report(
         microbatches: s.microbatches,
         remat,
         pipeline: setup.options.pipeline,
+        zero_stage: setup.options.zero,
         memory: memory_report(setup, mc, s),
         prediction: if setup.rates.is_some() { PredictionMode::Calibrated } else { PredictionMode::Ideal },
         roofline: *roofline,
@@ -484,7 +510,7 @@ pub(super) fn report(
         bound: BoundReport {
             resource: s.bound,
             axis: s.bound_axis,
-            explanation: bound_sentence(s, setup.hbm, mc.mesh.pp),
+            explanation: bound_sentence(s, setup.usable_hbm(), mc.mesh.pp),
         },
         token_budget: None,
         steps: None,

@@ -4,7 +4,7 @@
 
 use super::shapes::KernelShapes;
 use super::tensors::{LayerTensor, TENSOR_COUNT};
-use crate::model::{Attention, MlpKind, ModelConfig};
+use crate::model::{Attention, BlockLayout, MlpKind, ModelConfig};
 use crate::params::{attention_layer_params, count_params, mlp_weights, ParamComponent};
 
 /// Shape of the routed experts of an MoE model.
@@ -66,12 +66,19 @@ pub struct ModelProfile {
     /// Adafactor's factored second moment: Σ (rows + cols) over weight matrices plus
     /// every vector, as a fraction of all parameters.
     pub factored_fraction: f64,
-    /// Activation elements per token, summed over layers, per named tensor.
+    /// Activation elements per token, summed over layers, per named tensor: what a saved
+    /// copy occupies, 0 for a tensor the backward pass never reads (see
+    /// [`super::tensors`]).
     pub tensor_elements: [f64; TENSOR_COUNT],
-    /// Forward matmul FLOPs per token, summed over layers, that produce each tensor
-    /// (0 for `context`, whose FLOPs depend on the sequence length, see
-    /// [`super::setup::Setup`], and for tensors the backward pass never reads).
+    /// Forward matmul FLOPs per token, summed over layers, that recompute each tensor
+    /// when it is not kept (0 for `context`, whose FLOPs depend on the sequence length,
+    /// see [`super::setup::Setup`], and for tensors the backward pass never reads).
     pub tensor_flops: [f64; TENSOR_COUNT],
+    /// Of `tensor_elements[Other]`, the activation function's outputs: elementwise on
+    /// the MLP input projections, fused by XLA into the matmuls that read them when a
+    /// layer is recomputed (so never materialised then), saved as residuals only when
+    /// nothing is rematerialised (`none`).
+    pub fused_elements: f64,
     /// K/V elements per token and layer that context parallelism moves (2·K·H, or
     /// the MLA latent).
     pub kv_elements_per_token_layer: f64,
@@ -174,23 +181,47 @@ impl ModelProfile {
             tensor_elements[t as usize] = elements;
             tensor_flops[t as usize] = flops;
         };
+        // Each tensor's size where the backward pass reads it, 0 where it never does: jax
+        // keeps only the residuals the backward reads, so a policy naming an unread tensor
+        // saves nothing (`remat_partial_eval`, jax/_src/ad_checkpoint.py at cec06d1: the
+        // staged jaxpr is DCE'd and unused residuals dropped). See `super::tensors`.
+        let parallel = m.block == BlockLayout::Parallel;
+        let post_norms = m.norm.per_layer >= 4;
         set(LayerTensor::DecoderLayerInput, d * l, 0.0);
         set(LayerTensor::QueryProj, q * l, 2.0 * wq * l);
         set(LayerTensor::KeyProj, k * l, 2.0 * wk * l);
         set(LayerTensor::ValueProj, v * l, 2.0 * wv * l);
         set(LayerTensor::Context, ctx * l, 0.0);
-        set(LayerTensor::OutProj, d * l, 2.0 * wo * l);
+        // The out projection is read where the MLP's input is recomputed from it (the
+        // post-attention residual of a sequential block) or a post-attention norm reads
+        // it (Gemma 2/3); a parallel block only adds it to the residual stream.
+        if !parallel || post_norms {
+            set(LayerTensor::OutProj, d * l, 2.0 * wo * l);
+        }
         // The first input projection carries the router's FLOPs in MoE layers.
         set(LayerTensor::MlpWi0, wi_elements, 2.0 * d * wi_elements + 2.0 * router * moe_l);
         if gated {
             set(LayerTensor::MlpWi1, wi_elements, 2.0 * d * wi_elements);
         }
-        let expert_outputs = expert.map_or(0.0, |e| (e.per_token + e.shared) as f64);
-        set(LayerTensor::MlpWo, d * (dense_l + expert_outputs * moe_l), 0.0);
-        // Two norm outputs, the post-attention residual, and the activation function's
-        // output(s): what only `none` keeps.
+        // The down projection's output is read by the router's gradient (each routed
+        // expert's output weighs into its gate: MaxText's `moe_mlpwo`) and by a post-FFW
+        // norm; otherwise it only feeds the residual sum.
+        let routed = expert.map_or(0.0, |e| e.per_token as f64 * moe_l);
+        let routed_wo = expert.map_or(0.0, |e| 2.0 * d * (e.per_token * e.d_ff) as f64 * moe_l);
+        if post_norms {
+            let outputs = expert.map_or(0.0, |e| (e.per_token + e.shared) as f64);
+            let shared_wo = expert.map_or(0.0, |e| 2.0 * d * (e.shared * e.shared_d_ff) as f64 * moe_l);
+            set(LayerTensor::MlpWo, d * (dense_l + outputs * moe_l), 2.0 * d * f * dense_l + routed_wo + shared_wo);
+        } else if routed > 0.0 {
+            set(LayerTensor::MlpWo, d * routed, routed_wo);
+        }
+        // The pre-norm outputs (two in a sequential block, one shared in a parallel one)
+        // and the activation function's output(s): what only `none` keeps (the
+        // post-attention residual is the out projection's entry).
         let act = if gated { 2.0 } else { 1.0 };
-        set(LayerTensor::Other, 3.0 * d * l + act * wi_elements, 0.0);
+        let pre_norms = if parallel { 1.0 } else { 2.0 };
+        let activation_outputs = act * wi_elements;
+        set(LayerTensor::Other, pre_norms * d * l + activation_outputs, 0.0);
 
         let attn = attention_layer_params(m);
         let dense_mlp = mlp_weights(m.mlp.kind, m.d_model, m.mlp.d_ff);
@@ -248,6 +279,7 @@ impl ModelProfile {
             factored_fraction: ratio.min(1.0),
             tensor_elements,
             tensor_flops,
+            fused_elements: activation_outputs,
             kv_elements_per_token_layer: crate::kv_cache::kv_elements_per_token_per_layer(m),
             shapes: KernelShapes::of(m),
         }

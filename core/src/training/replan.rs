@@ -33,8 +33,9 @@ pub fn split_of(shown: &TrainingReport) -> Option<NetworkSplit> {
     (mesh_of(&split) == shown.mesh.degrees).then_some(split)
 }
 
-/// `shown`'s configuration (split, microbatches, remat) planned under `section`'s options
-/// (its efficiencies, budget and price; its mesh, search and microbatches are ignored).
+/// `shown`'s configuration (split, ZeRO stage, schedule, microbatches, remat) planned
+/// under `section`'s options (its efficiencies, budget and price; its mesh, search,
+/// microbatches, ZeRO stage and schedule are ignored).
 ///
 /// # Errors
 /// As [`TrainingSection::setup`]; `training.mesh` when `shown`'s placement does not fit
@@ -46,7 +47,10 @@ pub fn replan(
     convention: FlopConvention,
     shown: &TrainingReport,
 ) -> Result<TrainingReport, Invalid> {
-    let setup = section.setup(m, hw, convention)?;
+    let mut setup = section.setup(m, hw, convention)?;
+    // The plan's own ZeRO stage and schedule (the search's may differ from the section's).
+    setup.options.zero = shown.zero_stage;
+    setup.options.pipeline = shown.pipeline;
     let eff = setup.options.efficiency;
     let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
     let unplaceable = || Invalid::one("training.mesh", "the plan's placement does not fit the topology's axes");

@@ -2,6 +2,7 @@
 
 use super::memory::Transient;
 use super::mesh::{Mesh, Parallelism};
+use super::optimizer::ZeroStage;
 use super::pipeline::Pipeline;
 use super::step::Bottleneck;
 use crate::collectives::{AxisShape, Network};
@@ -37,6 +38,8 @@ pub struct TrainingReport {
     pub remat: String,
     /// Pipeline schedule.
     pub pipeline: Pipeline,
+    /// ZeRO stage of the `dp` axis.
+    pub zero_stage: ZeroStage,
     /// HBM per device.
     pub memory: MemoryReport,
     /// Which prediction the headline numbers (`step_time_s`, `mfu`, `hfu`,
@@ -177,14 +180,20 @@ pub struct MemoryReport {
     pub per_device_bytes: Bytes,
     /// HBM per device.
     pub capacity_bytes: Bytes,
-    /// Whether it fits.
+    /// Of it, kept free of the planned buffers (`training.reserved_hbm_fraction`).
+    pub reserved_bytes: Bytes,
+    /// Whether it fits in the capacity less the reserve.
     pub fits: bool,
-    /// Capacity minus use (negative when it does not fit).
+    /// Capacity less the reserve less use (negative when it does not fit).
     pub headroom_bytes: Bytes,
     /// The components.
     pub breakdown: Vec<MemoryItem>,
-    /// Which buffer sets the transient peak.
+    /// Which moment sets the transient peak: one layer at work or the loss.
     pub transient: Transient,
+    /// One layer at work (the transient when `transient` is `layer`).
+    pub layer: LayerWorkReport,
+    /// The fp32 logits of a microbatch (the transient when `transient` is `logits`).
+    pub logits_bytes: Bytes,
     /// Microbatches' activations held at once.
     pub in_flight_microbatches: f64,
     /// Offloaded activations in host memory per device.
@@ -203,6 +212,22 @@ pub struct RooflineReport {
     pub hfu: f64,
     /// Tokens per second.
     pub tokens_per_s: f64,
+}
+
+/// One layer's working set per device (see `training::memory`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LayerWorkReport {
+    /// Its FSDP-gathered weights, in the format the matmuls read.
+    pub weights_bytes: Bytes,
+    /// The next layer's, prefetched when the gather crosses the scale-out network.
+    pub prefetch_bytes: Bytes,
+    /// Its unreduced weight gradients.
+    pub gradients_bytes: Bytes,
+    /// What its backward recomputes or reads back from the host.
+    pub rematerialised_bytes: Bytes,
+    /// A materialised score matrix and CP's gathered K/V.
+    pub attention_bytes: Bytes,
 }
 
 /// Where the step's time goes: compute, exposed communication, bubble, slice sync, exposed
@@ -380,6 +405,10 @@ pub struct SearchRow {
     pub microbatches: u64,
     /// Remat policy.
     pub remat: String,
+    /// ZeRO stage of the `dp` axis.
+    pub zero_stage: ZeroStage,
+    /// Pipeline schedule.
+    pub pipeline: Pipeline,
     /// Seconds per step.
     pub step_time_s: Seconds,
     /// HBM per device.
@@ -392,16 +421,42 @@ pub struct SearchRow {
     pub bound: Bottleneck,
 }
 
+/// Configurations the search did not evaluate, by reason (`training::search`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SkippedReport {
+    /// The same as a configuration evaluated: a ZeRO stage with dp = 1, a schedule
+    /// with pp = 1, ZeRO-2 with several microbatches (= ZeRO-1).
+    pub identical: u64,
+    /// ZeRO-1 with one microbatch: ZeRO-2 is as fast and smaller.
+    pub dominated: u64,
+    /// Interleaved microbatch counts that are not a multiple of pp.
+    pub microbatches: u64,
+    /// Mesh, ZeRO stage, schedule and microbatch count whose training state alone
+    /// exceeds the usable HBM (no remat policy can make them fit).
+    pub state_exceeds_hbm: u64,
+    /// Configurations that fit, whose step-time lower bound (compute and bubble) is
+    /// already beaten by configurations found as small: they enter neither the fastest
+    /// nor the Pareto front (counted in `feasible`, not in `evaluated`).
+    pub bound: u64,
+    /// Configurations that do not fit, once one that fits is known.
+    pub too_large: u64,
+}
+
 /// The search summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SearchReport {
     /// Meshes that divide the model and fit the topology.
     pub meshes: u64,
-    /// Configurations evaluated.
+    /// Configurations timed.
     pub evaluated: u64,
-    /// Configurations that fit in HBM.
+    /// Configurations that fit in HBM (timed, or only bounded: `skipped.bound`).
     pub feasible: u64,
+    /// Configurations not evaluated, by reason.
+    pub skipped: SkippedReport,
+    /// Every rule the search applied, with this model's numbers.
+    pub constraints: Vec<String>,
     /// The fastest, best first.
     pub best: Vec<SearchRow>,
     /// Memory against step time, by memory.

@@ -1,48 +1,78 @@
 //! The mesh search: every way to split each network's devices over DP, FSDP, TP, EP,
 //! CP and PP that the model's dimensions allow, placed on the physical axes, times
-//! every microbatch count and remat policy; configurations that do not fit in HBM are
-//! dropped, the rest ranked by step time, with the Pareto front of memory against
-//! step time.
+//! every ZeRO stage and pipeline schedule (with its virtual stages), microbatch count
+//! and remat policy; configurations that do not fit in HBM are dropped, the rest ranked
+//! by step time, with the Pareto front of memory against step time.
 //!
-//! Divisibility prunes first (TP must divide the heads and every hidden width — K/V
-//! heads are replicated when K < TP —, EP the experts, PP the layers (times virtual
-//! stages), CP the sequence; DP·FSDP·EP may not exceed the sequences, and a batch
-//! that does not divide evenly is padded, its waste counted). Everything that does not
-//! depend on the microbatch count or the remat policy is computed once per mesh
-//! ([`MeshContext`]), and collective costs once per distinct set of axes
+//! **What may be chosen** (each rule is also a sentence of the report's
+//! `search.constraints`, with the model's numbers):
+//! - TP divides the heads and every hidden width (K/V heads are replicated when K < TP),
+//!   and stays inside the scale-up network; EP divides the experts; CP divides the
+//!   sequence; DP·FSDP·EP is at most the sequences (a batch that does not divide evenly
+//!   is padded, its waste counted). Every axis but TP may cross the scale-out network
+//!   ([`Parallelism::order_on`]).
+//! - PP is at most the layers: stages may be uneven ([`super::pipeline`]: the largest
+//!   stage sets the pace and the memory). The interleaved schedule's v divides the
+//!   largest stage's layers (chunks of equal size) with PP·v at most the layers
+//!   ([`pipelines`]), and needs a multiple of PP microbatches. GPipe is not tried unless
+//!   asked for: it has 1F1B's bubble and holds more microbatches.
+//! - ZeRO stages matter only with DP > 1 and schedules only with PP > 1: elsewhere the
+//!   variants are identical and one is evaluated. ZeRO-3 over DP is FSDP over DP·FSDP,
+//!   a mesh the search enumerates on its own: not evaluated twice.
+//! - With one microbatch ZeRO-1 is dominated by ZeRO-2 (the same traffic, the gradients
+//!   sharded too); with several the planner reduces gradients once per step, so ZeRO-2
+//!   keeps the whole accumulator and equals ZeRO-1 ([`super::memory`]): one of the two is
+//!   evaluated. ZeRO-0 is dominated wherever ZeRO-1/2's ReduceScatter + AllGather is no
+//!   slower than its AllReduce (bf16 weights on a ring: the same time): everything else
+//!   is the same and the optimizer state smaller.
+//!
+//! **Pruning without dropping an option.** Divisibility prunes partial products first.
+//! A (mesh, ZeRO stage, schedule, microbatch count) whose training state alone exceeds
+//! the usable HBM cannot fit with any policy and is skipped; once something fits, a
+//! configuration that does not is skipped (when nothing fits at all the search runs
+//! again without these bounds, to report the configuration needing the least memory).
+//! Each configuration's memory is exact and cheap, and its step time is at least its
+//! compute and bubble ([`step::bound`]): when the fastest found so far are all strictly
+//! faster than that and a point of the Pareto front is as fast with no more memory, it
+//! can enter neither, and is not timed.
+//!
+//! Everything that does not depend on the microbatch count or the remat policy is
+//! computed once per mesh ([`MeshContext`], placed once and set to each ZeRO stage and
+//! schedule in place), and collective costs once per distinct set of axes
 //! ([`CostCache`]), so that the inner loop is arithmetic without allocation.
 
+use super::front::{keep_pareto, keep_top, outclassed, Candidate};
+use super::memory::state_bytes;
 use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
+use super::optimizer::ZeroStage;
+use super::pipeline::Pipeline;
 use super::placement::CostCache;
 use super::setup::{MeshContext, Setup};
-use super::step::{rank, Microbatch};
+use super::space::{pipelines, Choices, Variant};
+use super::step::{self, rank, Microbatch};
 use super::tensors::RematCost;
 
-/// One ranked configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
-    /// Index of its mesh in [`SearchResult::splits`].
-    pub mesh: usize,
-    /// Microbatches per step.
+/// Configurations (a mesh, ZeRO stage, schedule, microbatch count and policy each) the
+/// search did not evaluate, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// A ZeRO stage with DP = 1, a schedule with PP = 1, ZeRO-2 with several
+    /// microbatches, ZeRO-3 with DP > 1: the same as a configuration evaluated.
+    pub identical: u64,
+    /// ZeRO-1 with one microbatch (ZeRO-2 is as fast and smaller); ZeRO-0 where ZeRO-1
+    /// and 2 synchronise DP at least as fast (they are then no slower and smaller).
+    pub dominated: u64,
+    /// Interleaved microbatch counts that are not multiples of PP.
     pub microbatches: u64,
-    /// Index into the policies searched.
-    pub policy: usize,
-    /// Seconds per step.
-    pub step_time: f64,
-    /// HBM per device.
-    pub memory: f64,
-    /// Seconds of communication per step, hidden or not.
-    pub comm: f64,
-    /// The step time to the nanosecond (configurations closer than that tie).
-    pub rank: f64,
-}
-
-impl Candidate {
-    /// A candidate with its rank.
-    #[must_use]
-    pub fn new(mesh: usize, microbatches: u64, policy: usize, step_time: f64, memory: f64, comm: f64) -> Self {
-        Self { mesh, microbatches, policy, step_time, memory, comm, rank: (step_time * 1e9).round() }
-    }
+    /// Those whose training state alone exceeds the usable HBM.
+    pub state_exceeds_hbm: u64,
+    /// Configurations whose step-time lower bound (compute and bubble) and exact memory
+    /// are already matched by a configuration found, which keep them out of the fastest
+    /// and the Pareto front.
+    pub bound: u64,
+    /// Configurations that do not fit, once one that fits is known (the least-memory
+    /// configuration is only wanted when nothing fits).
+    pub too_large: u64,
 }
 
 /// What the search found.
@@ -52,11 +82,17 @@ pub struct SearchResult {
     pub meshes: u64,
     /// Their degrees per network, in enumeration order.
     pub splits: Vec<NetworkSplit>,
-    /// Configurations evaluated (meshes × microbatch counts × policies).
+    /// The ZeRO stages and schedules tried.
+    pub variants: Vec<Variant>,
+    /// Configurations timed (meshes × variants × microbatch counts × policies, less the
+    /// skipped).
     pub evaluated: u64,
-    /// Of those, the ones that fit in HBM.
+    /// Configurations that fit in HBM, timed or bounded ([`Skipped::bound`]).
     pub feasible: u64,
-    /// The fastest, best first (ties: less memory first, then enumeration order).
+    /// What was not evaluated, and why.
+    pub skipped: Skipped,
+    /// The fastest, best first (ties: less communication, then less memory, then
+    /// evaluation order).
     pub top: Vec<Candidate>,
     /// Memory against step time: no other feasible configuration is both faster and
     /// smaller. Sorted by memory.
@@ -77,7 +113,7 @@ pub struct Limits {
 }
 
 /// Whether a (total) mesh divides the model: TP the heads and widths, EP the experts,
-/// PP the layers and virtual stages, CP the sequence.
+/// CP the sequence; PP times the virtual stages at most the layers (uneven stages).
 #[must_use]
 pub fn divides_model(setup: &Setup, degrees: &[u64; 6]) -> bool {
     let p = &setup.profile;
@@ -85,7 +121,7 @@ pub fn divides_model(setup: &Setup, degrees: &[u64; 6]) -> bool {
     let chunks = setup.options.pipeline.chunks();
     p.tp_divides(tp)
         && p.expert.map_or(ep == 1, |e| e.experts % ep == 0)
-        && p.layers.is_multiple_of(pp.saturating_mul(chunks).max(1))
+        && pp.saturating_mul(chunks).max(1) <= p.layers
         && setup.seq_len.is_multiple_of(cp.max(1))
         && degrees[0].saturating_mul(degrees[1]).saturating_mul(ep) <= setup.sequences
 }
@@ -97,7 +133,7 @@ fn partial_ok(setup: &Setup, axis: Parallelism, degree: u64, totals: &[u64; 6]) 
     match axis {
         Parallelism::Tp => p.heads.is_multiple_of(d),
         Parallelism::Ep => p.expert.map_or(d == 1, |e| e.experts % d == 0),
-        Parallelism::Pp => p.layers.is_multiple_of(d),
+        Parallelism::Pp => d <= p.layers,
         Parallelism::Cp => setup.seq_len.is_multiple_of(d),
         Parallelism::Dp | Parallelism::Fsdp => {
             let shards = totals[0].saturating_mul(totals[1]).saturating_mul(totals[3]).saturating_mul(degree);
@@ -124,7 +160,7 @@ pub(crate) fn divisors(n: u64) -> Vec<u64> {
     small
 }
 
-/// Call `visit` with every split of the networks' devices that passes [`partial_ok`]
+/// Call `visit` with every split of the networks' devices that passes `partial_ok`
 /// and [`divides_model`].
 pub fn for_each_split(setup: &Setup, visit: &mut dyn FnMut(&NetworkSplit)) {
     let divs: [Vec<u64>; 3] = setup.capacity.map(divisors);
@@ -193,66 +229,156 @@ fn microbatch_counts(limits: &Limits, sequences_per_shard: u64, visit: &mut dyn 
     }
 }
 
-/// The ranking: faster first; among equal step times (everything hidden behind the
-/// same compute is common in a roofline) less communication first — the simplest
-/// strategy, as the Ironwood guide recommends — then less memory.
-fn better(a: &Candidate, b: &Candidate) -> bool {
-    (a.rank, a.comm, a.memory) < (b.rank, b.comm, b.memory)
+/// The ZeRO-1/ZeRO-2 rule of the module docs, when both are searched and DP > 1:
+/// `None` to evaluate, or why not.
+fn zero_rule(zero: ZeroStage, microbatches: u64, both: bool) -> Option<fn(&mut Skipped, u64)> {
+    match (both, zero.0, microbatches) {
+        (true, 1, 1) => Some(|s, n| s.dominated += n),
+        (true, 2, m) if m > 1 => Some(|s, n| s.identical += n),
+        _ => None,
+    }
 }
 
-fn keep_top(top: &mut Vec<Candidate>, n: usize, c: Candidate) {
-    if n == 0 || (top.len() >= n && top.last().is_some_and(|last| !better(&c, last))) {
-        return;
+/// Run the search over `policies` (their costs precomputed) and `choices`.
+pub fn search(
+    setup: &Setup,
+    cache: &mut CostCache,
+    policies: &[RematCost],
+    choices: &Choices,
+    limits: &Limits,
+) -> SearchResult {
+    let mut result = run(setup, cache, policies, choices, limits, true);
+    if result.feasible == 0 && result.skipped.state_exceeds_hbm > 0 {
+        result = run(setup, cache, policies, choices, limits, false);
     }
-    let at = top.partition_point(|x| !better(&c, x));
-    top.insert(at, c);
-    top.truncate(n);
+    result
 }
 
-fn keep_pareto(front: &mut Vec<Candidate>, c: Candidate) {
-    let t = c.rank;
-    let mut at = front.partition_point(|x| x.memory <= c.memory);
-    if at > 0 && front.get(at - 1).is_some_and(|x| x.rank <= t) {
-        return;
-    }
-    while at > 0 && front.get(at - 1).is_some_and(|x| x.memory == c.memory) {
-        front.remove(at - 1);
-        at -= 1;
-    }
-    let end = at + front.get(at..).map_or(0, |rest| rest.iter().take_while(|x| x.rank >= t).count());
-    front.drain(at..end);
-    front.insert(at, c);
+/// The index of `v` in `variants`, added when new.
+fn variant_index(variants: &mut Vec<Variant>, v: Variant) -> usize {
+    variants.iter().position(|x| *x == v).unwrap_or_else(|| {
+        variants.push(v);
+        variants.len() - 1
+    })
 }
 
-/// Run the search over `policies` (their costs precomputed).
-pub fn search(setup: &Setup, cache: &mut CostCache, policies: &[RematCost], limits: &Limits) -> SearchResult {
+fn run(
+    setup: &Setup,
+    cache: &mut CostCache,
+    policies: &[RematCost],
+    choices: &Choices,
+    limits: &Limits,
+    prune: bool,
+) -> SearchResult {
     let mut result = SearchResult::default();
-    for_each_split(setup, &mut |split| {
-        let Some(mc) = MeshContext::new(setup, cache, split) else { return };
-        let mesh = result.splits.len();
+    // Meshes are enumerated once, with the loosest pipeline rule (one chunk per stage).
+    let mut loosest = setup.clone();
+    loosest.options.pipeline = Pipeline::default();
+    let own = [setup.options.zero];
+    let zeros = if choices.zero_stages.is_empty() { &own[..] } else { &choices.zero_stages[..] };
+    let own_schedule = [setup.options.pipeline.schedule];
+    let schedules = if choices.schedules.is_empty() { &own_schedule[..] } else { &choices.schedules[..] };
+    let one_and_two = zeros.iter().any(|z| z.0 == 1) && zeros.iter().any(|z| z.0 == 2);
+    let usable = setup.usable_hbm();
+    let layers = setup.profile.layers;
+    let mut s = setup.clone();
+    for_each_split(&loosest, &mut |split| {
+        let mesh = mesh_of(split);
+        let index = result.splits.len();
         result.splits.push(*split);
         result.meshes += 1;
-        let cache: &CostCache = cache;
-        microbatch_counts(limits, mc.sequences_per_shard, &mut |m| {
-            let mb = Microbatch::new(setup, cache, &mc, m);
-            for (i, cost) in policies.iter().enumerate() {
-                let s = rank(setup, &mc, &mb, cost);
-                result.evaluated += 1;
-                if !s.step_time.is_finite() {
+        // ZeRO-3 over dp is FSDP over dp·fsdp: a mesh enumerated on its own.
+        // ZeRO-1 and 2 before ZeRO-0, which they may dominate (below).
+        let mut zeros_here: Vec<ZeroStage> = if mesh.dp > 1 {
+            zeros.iter().copied().filter(|z| !z.shards_weights()).collect()
+        } else {
+            zeros[..1].to_vec()
+        };
+        zeros_here.sort_by_key(|z| z.0 == 0);
+        let pipelines_here = pipelines(schedules, choices.max_virtual_stages, layers, mesh.pp);
+        // Counts are in configurations: a microbatch count with a policy.
+        let per_m = policies.len() as u64;
+        let mut counts = 0u64;
+        microbatch_counts(limits, setup.sequences.div_ceil(mesh.data_shards().max(1)).max(1), &mut |_| counts += 1);
+        let variants_left_out = (zeros.len() * schedules.len())
+            .saturating_sub(zeros_here.len() * if mesh.pp > 1 { schedules.len() } else { 1 });
+        result.skipped.identical += variants_left_out as u64 * counts * per_m;
+        // Placed once per mesh, in place for each variant: each ZeRO stage's cost models
+        // looked up once, each schedule recomputing only what depends on its stages.
+        // (No variant: DP > 1 with only ZeRO-3 listed, or no interleaving that fits.)
+        let (Some(z), Some(p)) = (zeros_here.first(), pipelines_here.first()) else { return };
+        s.options.zero = *z;
+        s.options.pipeline = *p;
+        let Some(mut mc) = MeshContext::new(&s, cache, split) else { return };
+        for pipeline in &pipelines_here {
+            // DP's gradient sync with ZeRO-1/2, for the ZeRO-0 rule.
+            let mut sharded_sync: Option<f64> = None;
+            for zero in &zeros_here {
+                let v = Variant { zero: *zero, pipeline: *pipeline };
+                s.options.zero = v.zero;
+                s.options.pipeline = v.pipeline;
+                mc.set_variant(&s, cache);
+                if zero.shards_optimizer() {
+                    sharded_sync = Some(mc.dp_traffic.backward);
+                } else if sharded_sync.is_some_and(|t| t <= mc.dp_traffic.backward) {
+                    let mut n = 0u64;
+                    microbatch_counts(limits, mc.sequences_per_shard, &mut |m| {
+                        n += u64::from(pipeline.takes_microbatches(mesh.pp, m));
+                    });
+                    result.skipped.dominated += n * per_m;
                     continue;
                 }
-                let c = Candidate::new(mesh, m, i, s.step_time, s.memory, s.comm);
-                if result.smallest.is_none_or(|x| c.memory < x.memory) {
-                    result.smallest = Some(c);
-                }
-                if !s.fits {
-                    continue;
-                }
-                result.feasible += 1;
-                keep_top(&mut result.top, limits.top, c);
-                keep_pareto(&mut result.pareto, c);
+                let mc = &mc;
+                let vi = variant_index(&mut result.variants, v);
+                let cache: &CostCache = cache;
+                microbatch_counts(limits, mc.sequences_per_shard, &mut |m| {
+                    if !v.pipeline.takes_microbatches(mesh.pp, m) {
+                        result.skipped.microbatches += per_m;
+                        return;
+                    }
+                    if let Some(skip) = zero_rule(v.zero, m, one_and_two && mesh.dp > 1) {
+                        skip(&mut result.skipped, per_m);
+                        return;
+                    }
+                    // The state alone: no policy can make it fit.
+                    if prune && state_bytes(&s, mc, m) > usable {
+                        result.skipped.state_exceeds_hbm += per_m;
+                        return;
+                    }
+                    let mb = Microbatch::new(&s, cache, mc, m);
+                    for (i, cost) in policies.iter().enumerate() {
+                        if prune {
+                            let (lower, memory) = step::bound(&s, mc, &mb, cost);
+                            let memory = memory.total();
+                            if memory > usable && result.feasible > 0 {
+                                result.skipped.too_large += 1;
+                                continue;
+                            }
+                            if memory <= usable && outclassed(&result, limits.top, lower, memory) {
+                                result.feasible += 1;
+                                result.skipped.bound += 1;
+                                continue;
+                            }
+                        }
+                        let r = rank(&s, mc, &mb, cost);
+                        result.evaluated += 1;
+                        if !r.step_time.is_finite() {
+                            continue;
+                        }
+                        let c = Candidate { variant: vi, ..Candidate::new(index, m, i, r.step_time, r.memory, r.comm) };
+                        if result.smallest.is_none_or(|x| c.memory < x.memory) {
+                            result.smallest = Some(c);
+                        }
+                        if !r.fits {
+                            continue;
+                        }
+                        result.feasible += 1;
+                        keep_top(&mut result.top, limits.top, c);
+                        keep_pareto(&mut result.pareto, c);
+                    }
+                });
             }
-        });
+        }
     });
     result
 }
@@ -269,34 +395,21 @@ impl SearchResult {
     pub fn mesh(&self, c: &Candidate) -> Option<super::mesh::Mesh> {
         self.split(c).map(|s| mesh_of(&s))
     }
+
+    /// The ZeRO stage and schedule of a candidate.
+    #[must_use]
+    pub fn variant(&self, c: &Candidate) -> Option<Variant> {
+        self.variants.get(c.variant).copied()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cand(t: f64, m: f64) -> Candidate {
-        Candidate::new(0, 1, 0, t, m, 0.0)
-    }
-
     #[test]
-    fn pareto_keeps_only_undominated_points() {
-        let mut f = Vec::new();
-        for (t, m) in [(5.0, 1.0), (4.0, 2.0), (4.5, 3.0), (1.0, 9.0), (3.0, 2.0), (2.0, 9.0), (1.0, 9.0)] {
-            keep_pareto(&mut f, cand(t, m));
-        }
-        let pts: Vec<(f64, f64)> = f.iter().map(|c| (c.memory, c.step_time)).collect();
-        assert_eq!(pts, [(1.0, 5.0), (2.0, 3.0), (9.0, 1.0)]);
-    }
-
-    #[test]
-    fn top_is_sorted_and_bounded() {
-        let mut top = Vec::new();
-        for t in [5.0, 1.0, 4.0, 2.0, 3.0] {
-            keep_top(&mut top, 3, cand(t, 1.0));
-        }
-        let ts: Vec<f64> = top.iter().map(|c| c.step_time).collect();
-        assert_eq!(ts, [1.0, 2.0, 3.0]);
+    fn divisors_ascend() {
         assert_eq!(divisors(12), [1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), [1]);
     }
 }

@@ -45,6 +45,30 @@ pub struct SearchOptions {
     /// Largest microbatch count tried (default 64).
     #[serde(default = "sixty_four")]
     pub max_microbatches: u64,
+    /// ZeRO stages to try where dp > 1 (default every stage, 0 to 3; the first listed
+    /// is used where dp = 1, where they are all the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_stages: Option<Vec<ZeroStage>>,
+    /// Pipeline schedules to try where pp > 1 (default `one_f_one_b` and `interleaved`;
+    /// `gpipe`, which has 1F1B's bubble and holds more microbatches, only when listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedules: Option<Vec<Schedule>>,
+    /// Most virtual stages per device an interleaved schedule is tried with (default:
+    /// as many as the layers allow, one layer per chunk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_virtual_stages: Option<u64>,
+}
+
+/// The default `reserved_hbm_fraction`, 5%. XLA plans a TPU program's buffers ahead of
+/// time over the whole HBM, so the reserve stands for what the memory model leaves out
+/// (cotangents, fusion temporaries); the published runs bound it from above: the
+/// tightest, v4 22B (FSDP 64, 16 sequences of 2048, `full`), uses 94.5% of the catalog's
+/// 32 GB in this model and ran (docs/validation.md, "Memory against HBM"), so a reserve
+/// above 5.5% would refuse a configuration that ran.
+pub const DEFAULT_RESERVED_HBM_FRACTION: f64 = 0.05;
+
+fn default_reserved() -> f64 {
+    DEFAULT_RESERVED_HBM_FRACTION
 }
 
 fn ten() -> u64 {
@@ -62,7 +86,14 @@ fn unit() -> f64 {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        Self { top: 10, remat: None, max_microbatches: 64 }
+        Self {
+            top: 10,
+            remat: None,
+            max_microbatches: 64,
+            zero_stages: None,
+            schedules: None,
+            max_virtual_stages: None,
+        }
     }
 }
 
@@ -122,6 +153,14 @@ pub struct TrainingSection {
     /// How routed experts' matmuls run: `grouped` (default; Megablox) or `padded`.
     #[serde(default, skip_serializing_if = "is_grouped")]
     pub moe_kernel: MoeKernel,
+    /// Fraction of each device's HBM kept free of the planned buffers, in [0, 0.99]:
+    /// for what the memory model does not count (cotangents inside a layer's backward,
+    /// XLA's fusion temporaries, fragmentation, the runtime's own) and for a JAX GPU
+    /// process's preallocation limit (`XLA_PYTHON_CLIENT_MEM_FRACTION`: 0.75 by default,
+    /// so 0.25 here; MaxText's A3 scripts set 0.85). Default
+    /// [`DEFAULT_RESERVED_HBM_FRACTION`].
+    #[serde(default = "default_reserved")]
+    pub reserved_hbm_fraction: f64,
     /// Price per chip-hour; default the chip catalog's, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_per_chip_hour_usd: Option<f64>,
@@ -206,6 +245,7 @@ impl TrainingSection {
             attention: AttentionKernel::default(),
             capacity_factor: 1.0,
             moe_kernel: MoeKernel::default(),
+            reserved_hbm_fraction: DEFAULT_RESERVED_HBM_FRACTION,
             price_per_chip_hour_usd: None,
             calibration: None,
         }
@@ -260,6 +300,7 @@ impl TrainingSection {
         }
         c.range_f64("efficiency.overlap", self.efficiency.overlap, 0.0, 1.0);
         positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);
+        c.range_f64("reserved_hbm_fraction", self.reserved_hbm_fraction, 0.0, 0.99);
         if let Some(p) = self.price_per_chip_hour_usd {
             c.range_f64("price_per_chip_hour_usd", p, 0.0, 1e6);
         }
@@ -278,6 +319,20 @@ impl TrainingSection {
             c.range("search.max_microbatches", s.max_microbatches, 1, 4096);
             if let Some(r) = &s.remat {
                 c.ensure(!r.is_empty() && r.len() <= 64, "search.remat", || "must list 1 to 64 policies".into());
+            }
+            if let Some(z) = &s.zero_stages {
+                c.ensure(!z.is_empty() && z.len() <= 4, "search.zero_stages", || "must list 1 to 4 stages".into());
+                for (i, stage) in z.iter().enumerate() {
+                    stage.check(&mut c, &format!("search.zero_stages[{i}]"));
+                }
+            }
+            if let Some(sch) = &s.schedules {
+                c.ensure(!sch.is_empty() && sch.len() <= 3, "search.schedules", || {
+                    "must list 1 to 3 schedules (gpipe, one_f_one_b, interleaved)".into()
+                });
+            }
+            if let Some(v) = s.max_virtual_stages {
+                c.range("search.max_virtual_stages", v, 1, 1024);
             }
         }
         c.ensure(self.dtypes.compute != crate::dtype::DType::Fp32, "dtypes.compute", || {
@@ -359,6 +414,7 @@ impl TrainingSection {
                 overlap: self.overlap,
                 efficiency,
                 convention,
+                reserved_hbm_fraction: self.reserved_hbm_fraction,
             },
             sequences,
             seq_len: self.seq_len,

@@ -138,6 +138,8 @@ pub struct Options {
     pub efficiency: Efficiency,
     /// FLOP convention of model FLOPs (MFU, compute time).
     pub convention: FlopConvention,
+    /// Fraction of HBM kept free of the planned buffers ([`super::memory`]).
+    pub reserved_hbm_fraction: f64,
 }
 
 /// One plan's fixed inputs.
@@ -184,6 +186,12 @@ impl Setup {
     pub fn tokens(&self) -> f64 {
         self.sequences as f64 * self.seq_len as f64
     }
+
+    /// HBM of one device the planned buffers may fill: its capacity less the reserve.
+    #[must_use]
+    pub fn usable_hbm(&self) -> f64 {
+        self.hbm * (1.0 - self.options.reserved_hbm_fraction)
+    }
 }
 
 /// A mesh with everything the evaluation needs that does not depend on microbatches
@@ -196,10 +204,15 @@ pub struct MeshContext {
     pub split: NetworkSplit,
     /// Where it sits.
     pub placement: Placement,
+    /// The ZeRO stage its cost models and shards are for.
+    pub zero: ZeroStage,
     /// Sequences each data shard processes per step (rounded up: padding).
     pub sequences_per_shard: u64,
     /// Computed over useful sequences (≥ 1 when the batch does not divide evenly).
     pub padding: f64,
+    /// Layers on the device with the most (all of them without pipelining; uneven
+    /// stages: [`super::pipeline::Pipeline::stage_layers`]).
+    pub stage_layers: f64,
     /// Weights one device stores, in parameters.
     pub params: f64,
     /// Dense weights of one stage as one device gathers them (FSDP), in parameters.
@@ -216,6 +229,8 @@ pub struct MeshContext {
     pub fsdp_expert: [CostModel; 2],
     /// DP gradient AllReduce (ZeRO-0) or ReduceScatter + AllGather (ZeRO-1/2).
     pub dp: [CostModel; 2],
+    /// Both of `dp`'s forms once looked up (ZeRO-0, ZeRO-1/2), for the search's variants.
+    dp_forms: [Option<[CostModel; 2]>; 2],
     /// TP AllGather (= ReduceScatter) of activations.
     pub tp: CostModel,
     /// EP AllToAll.
@@ -244,21 +259,123 @@ pub fn zero3_axes(zero: ZeroStage, experts: bool) -> &'static [Parallelism] {
 }
 
 impl MeshContext {
+    /// How much longer the slowest pipeline stage works than an even split would:
+    /// its layers over L/PP (1 without pipelining or with stages that divide L).
+    #[must_use]
+    pub fn stage_imbalance(&self, layers: u64) -> f64 {
+        if self.mesh.pp <= 1 || layers == 0 {
+            1.0
+        } else {
+            self.stage_layers * self.mesh.pp as f64 / layers as f64
+        }
+    }
+
     /// Place `split` and precompute its sharding; `None` when it does not fit the
     /// topology.
     #[must_use]
     pub fn new(setup: &Setup, cache: &mut CostCache, split: &NetworkSplit) -> Option<Self> {
         let mesh = mesh_of(split);
         let placement = place(split, cache.axes())?;
-        let p = &setup.profile;
-        let zero = setup.options.zero;
-        let d = |x: u64| x.max(1) as f64;
-        let (dp, tp, ep, pp) = (d(mesh.dp), d(mesh.tp), d(mesh.ep), d(mesh.pp));
-        let z_dense: f64 = zero3_axes(zero, false).iter().map(|a| d(mesh.degree(*a))).product();
-        let z_expert: f64 = zero3_axes(zero, true).iter().map(|a| d(mesh.degree(*a))).product();
         let shards = mesh.data_shards().max(1);
         let sequences_per_shard = setup.sequences.div_ceil(shards).max(1);
         let padding = (shards * sequences_per_shard) as f64 / setup.sequences.max(1) as f64;
+        let mut mc = Self {
+            mesh,
+            split: *split,
+            placement,
+            zero: setup.options.zero,
+            sequences_per_shard,
+            padding,
+            stage_layers: 0.0,
+            params: 0.0,
+            gathered_dense: 0.0,
+            gathered_expert: 0.0,
+            dp_optimizer_shards: 1.0,
+            dp_gradient_shards: 1.0,
+            fsdp_dense: [CostModel::NONE; 2],
+            fsdp_expert: [CostModel::NONE; 2],
+            dp: [CostModel::NONE; 2],
+            dp_forms: [None; 2],
+            tp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Tp]),
+            ep: cache.model(CollectiveKind::AllToAll, &placement, &[Parallelism::Ep]),
+            cp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Cp]),
+            pp_link: cache.neighbour_link(&placement, Parallelism::Pp),
+            fsdp_traffic: Traffic::default(),
+            dp_traffic: Traffic::default(),
+        };
+        mc.zero_models(setup, cache, None);
+        mc.stages(setup, cache);
+        Some(mc)
+    }
+
+    /// Make it the same mesh under `setup`'s ZeRO stage and schedule (the search's
+    /// variants), in place: the placement and the cost models that depend on neither
+    /// kept, the rest recomputed. Then equal to [`MeshContext::new`] with `setup`.
+    pub fn set_variant(&mut self, setup: &Setup, cache: &mut CostCache) {
+        let before = self.zero;
+        if before != setup.options.zero {
+            self.zero = setup.options.zero;
+            self.zero_models(setup, cache, Some(before));
+        }
+        self.stages(setup, cache);
+    }
+
+    /// The cost models and shard counts that depend on the ZeRO stage; with the stage
+    /// `before` them, only the models that differ (ZeRO-0 to 2 gather and scatter over
+    /// the same axes; ZeRO-1 and 2 synchronise DP alike).
+    fn zero_models(&mut self, setup: &Setup, cache: &mut CostCache, before: Option<ZeroStage>) {
+        let zero = self.zero;
+        let placement = &self.placement;
+        let dp = self.mesh.dp.max(1) as f64;
+        let kinds = [CollectiveKind::AllGather, CollectiveKind::ReduceScatter];
+        let same_gathers = before.is_some_and(|b| b.shards_weights() == zero.shards_weights());
+        let same_sync = same_gathers && before.is_some_and(|b| b.shards_optimizer() == zero.shards_optimizer());
+        if !same_gathers {
+            self.fsdp_dense = kinds.map(|k| cache.model(k, placement, zero3_axes(zero, false)));
+            // A dense model gathers no experts: no cost models to look up.
+            self.fsdp_expert = if setup.profile.expert.is_some() {
+                kinds.map(|k| cache.model(k, placement, zero3_axes(zero, true)))
+            } else {
+                [CostModel::NONE; 2]
+            };
+        }
+        self.dp_optimizer_shards = if zero.shards_optimizer() && !zero.shards_weights() { dp } else { 1.0 };
+        self.dp_gradient_shards = if zero.shards_gradients() && !zero.shards_weights() { dp } else { 1.0 };
+        if same_sync {
+            return;
+        }
+        if zero.shards_weights() {
+            // ZeRO-3: DP is FSDP; nothing left to synchronise over it.
+            self.dp = [CostModel::NONE; 2];
+            return;
+        }
+        let form = usize::from(zero.shards_optimizer());
+        if let Some(models) = self.dp_forms[form] {
+            self.dp = models;
+            return;
+        }
+        let dp_group = &[Parallelism::Dp];
+        let placement = &self.placement;
+        self.dp = if zero.shards_optimizer() {
+            [
+                cache.model(CollectiveKind::ReduceScatter, placement, dp_group),
+                cache.model(CollectiveKind::AllGather, placement, dp_group),
+            ]
+        } else {
+            [cache.model(CollectiveKind::AllReduce, placement, dp_group), CostModel::NONE]
+        };
+        self.dp_forms[form] = Some(self.dp);
+    }
+
+    /// What depends on the pipeline schedule (the largest stage) and the ZeRO stage's
+    /// sharding: the parameters one device stores and gathers, and the weight traffic.
+    fn stages(&mut self, setup: &Setup, cache: &CostCache) {
+        let p = &setup.profile;
+        let mesh = self.mesh;
+        let d = |x: u64| x.max(1) as f64;
+        let (tp, ep) = (d(mesh.tp), d(mesh.ep));
+        let z_dense: f64 = zero3_axes(self.zero, false).iter().map(|a| d(mesh.degree(*a))).product();
+        let z_expert: f64 = zero3_axes(self.zero, true).iter().map(|a| d(mesh.degree(*a))).product();
         // Embeddings live on the first and last stages; the worst stage holds the
         // larger table (both without pipelining).
         let embeddings = if mesh.pp <= 1 {
@@ -267,49 +384,13 @@ impl MeshContext {
             p.embedding_params.max(p.unembedding_params)
         };
         let kv_split = p.kv_split(mesh.tp);
-        let gathered_dense =
-            (p.layer_params - p.kv_params) / (pp * tp) + p.kv_params / (pp * kv_split) + embeddings / tp;
-        let gathered_expert = p.expert_params / (pp * ep * tp);
-        let params = gathered_dense / z_dense + gathered_expert / z_expert;
-        let kinds = [CollectiveKind::AllGather, CollectiveKind::ReduceScatter];
-        let fsdp_dense = kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, false)));
-        // A dense model gathers no experts: no cost models to look up.
-        let fsdp_expert = if p.expert.is_some() {
-            kinds.map(|k| cache.model(k, &placement, zero3_axes(zero, true)))
-        } else {
-            [CostModel::NONE; 2]
-        };
-        let dp_group: &[Parallelism] = if zero.shards_weights() { &[] } else { &[Parallelism::Dp] };
-        let dp_model = if zero.shards_optimizer() {
-            [
-                cache.model(CollectiveKind::ReduceScatter, &placement, dp_group),
-                cache.model(CollectiveKind::AllGather, &placement, dp_group),
-            ]
-        } else {
-            [cache.model(CollectiveKind::AllReduce, &placement, dp_group), CostModel::NONE]
-        };
-        let mut mc = Self {
-            mesh,
-            split: *split,
-            placement,
-            sequences_per_shard,
-            padding,
-            params,
-            gathered_dense,
-            gathered_expert,
-            dp_optimizer_shards: if zero.shards_optimizer() && !zero.shards_weights() { dp } else { 1.0 },
-            dp_gradient_shards: if zero.shards_gradients() && !zero.shards_weights() { dp } else { 1.0 },
-            fsdp_dense,
-            fsdp_expert,
-            dp: dp_model,
-            tp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Tp]),
-            ep: cache.model(CollectiveKind::AllToAll, &placement, &[Parallelism::Ep]),
-            cp: cache.model(CollectiveKind::AllGather, &placement, &[Parallelism::Cp]),
-            pp_link: cache.neighbour_link(&placement, Parallelism::Pp),
-            fsdp_traffic: Traffic::default(),
-            dp_traffic: Traffic::default(),
-        };
-        (mc.fsdp_traffic, mc.dp_traffic) = weight_traffic(setup, cache, &mc);
-        Some(mc)
+        // The device with the most layers: its share of the layers' parameters.
+        self.stage_layers = setup.options.pipeline.stage_layers(p.layers, mesh.pp) as f64;
+        let share = if mesh.pp <= 1 { 1.0 } else { self.stage_layers / p.layers.max(1) as f64 };
+        self.gathered_dense =
+            (p.layer_params - p.kv_params) * share / tp + p.kv_params * share / kv_split + embeddings / tp;
+        self.gathered_expert = p.expert_params * share / (ep * tp);
+        self.params = self.gathered_dense / z_dense + self.gathered_expert / z_expert;
+        (self.fsdp_traffic, self.dp_traffic) = weight_traffic(setup, cache, self);
     }
 }

@@ -23,8 +23,10 @@
 //! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
 //! plus (physical model) the wait for the slowest of the slices in lockstep (DCN per-slice
 //! synchronisation: [`crate::efficiency::Calibration::straggler_factor`] of the step) and
-//! the optimizer update and gradient accumulation, which wait for the gradients. Ignored:
-//! load imbalance of embeddings on end stages and of causal attention under CP.
+//! the optimizer update and gradient accumulation, which wait for the gradients; every
+//! kernel runs at the pace of the pipeline stage with the most layers when PP does not
+//! divide them. Ignored: load imbalance of embeddings on end stages and of causal
+//! attention under CP.
 
 use super::comms::{activation_collectives, comms, ActivationCollectives, Comms, Traffic};
 use super::kernels::{physical_times, roofline_times, step_update_seconds, KernelTimes};
@@ -192,6 +194,10 @@ impl Microbatch {
                 (roofline_times(forward_flops, backward_flops, attention_flops, spf), 0.0)
             }
         };
+        // Every stage waits for the one with the most layers (uneven stages); its weights,
+        // and so its optimizer update, are as much larger.
+        let imbalance = mc.stage_imbalance(setup.profile.layers);
+        let (kernels, update) = (kernels.scaled(imbalance), update * imbalance);
         Self {
             count: microbatches.max(1),
             memory: memory_base(setup, mc, microbatches),
@@ -261,6 +267,19 @@ struct Timeline {
     step_time: f64,
 }
 
+/// Seconds of one microbatch's forward and backward kernels on one device, recompute
+/// included: what [`timeline`] adds communication, offload and the bubble to.
+#[inline(always)]
+fn pass_seconds(mb: &Microbatch, remat: &RematCost) -> (f64, f64) {
+    let k = &mb.kernels;
+    let on = |b: bool, t: f64| if b { t } else { 0.0 };
+    let recompute = remat.recompute_flops_per_token * mb.tokens * k.seconds_per_recomputed_flop
+        + on(remat.context_recomputed, k.attention_forward)
+        + on(remat.elementwise_recomputed, k.elementwise_recompute)
+        + on(remat.mlp_block_recomputed, k.moe_forward);
+    (mb.forward_s, mb.backward_s + recompute)
+}
+
 // Inlined so that `rank` computes only what it reads.
 #[inline(always)]
 fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Timeline {
@@ -275,8 +294,7 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let r_attention = on(remat.context_recomputed, k.attention_forward);
     let r_elementwise = on(remat.elementwise_recomputed, k.elementwise_recompute);
     let r_moe = on(remat.mlp_block_recomputed, k.moe_forward);
-    let c_f = mb.forward_s;
-    let c_b = mb.backward_s + r_matmul + r_attention + r_elementwise + r_moe;
+    let (c_f, c_b) = (mb.forward_s, mb.backward_s + r_matmul + r_attention + r_elementwise + r_moe);
     let a_f = k.attention_forward;
     let a_b = k.attention_backward + r_attention;
 
@@ -363,7 +381,18 @@ pub struct Ranked {
 pub fn rank(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> Ranked {
     let t = timeline(setup, mc, mb, remat);
     let memory = t.memory.total();
-    Ranked { step_time: t.step_time, memory, fits: memory <= setup.hbm, comm: comm_times(&t).iter().sum() }
+    Ranked { step_time: t.step_time, memory, fits: memory <= setup.usable_hbm(), comm: comm_times(&t).iter().sum() }
+}
+
+/// A lower bound on [`rank`]'s step time, and the exact memory, without looking at
+/// communication: a step is at least its compute (recompute included) and the bubble
+/// over it, every other term of the timeline being non-negative. What the search prunes
+/// with.
+#[must_use]
+pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> (f64, MemoryParts) {
+    let (c_f, c_b) = pass_seconds(mb, remat);
+    let bubble = setup.options.pipeline.bubble_microbatches(mc.mesh.pp);
+    ((mb.count as f64 + bubble) * (c_f + c_b) * (1.0 + mb.straggler) + mb.update, memory(&mb.memory, remat))
 }
 
 /// Evaluate one configuration: a mesh at a microbatch count with a remat policy.
@@ -418,7 +447,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let model_flops = setup.model_flops;
     let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
-    let fits = t.memory.total() <= setup.hbm;
+    let fits = t.memory.total() <= setup.usable_hbm();
     let (bound, bound_axis) = bound_of(step_time, &comm, t.sync, t.bubble, t.off_exposed * m, fits);
     StepParts {
         microbatches: mb.count,

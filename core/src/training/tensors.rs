@@ -1,16 +1,62 @@
-//! Rematerialisation policies (book 4.4.2) as MaxText names them: every named
+//! Rematerialisation policies (book 4.4.2) exactly as MaxText defines them: every named
 //! activation tensor of a decoder layer is kept in HBM (`device`), recomputed in the
 //! backward pass (`remat`) or copied to host memory over PCIe (`offload`).
 //!
-//! What a policy costs follows from which tensors the backward pass reads: q, k, v
-//! (attention backward), the attention output `context` (the weight gradient of the
-//! out projection), `out_proj` (the post-attention residual the second norm reads),
-//! and `mlpwi_0`/`mlpwi_1` (the activation function's backward). Each one not kept is
-//! recomputed by its own matmul (or, for `context`, by re-running attention). The down
-//! projection's output `mlpwo` only feeds the residual sum that becomes the next
-//! layer's (saved) input, so it is never recomputed and keeping it costs memory for
-//! nothing; hence `full` (keep only the layer input) turns 6·N·D into about 7.5·N·D
-//! for a LLaMA-shaped model, not the book's rounded 8·N·D.
+//! **The policies.** `Decoder.get_remat_policy` and `minimal_policy` in
+//! `src/maxtext/layers/decoders.py`, and `get_save_and_offload_names` in
+//! `src/maxtext/utils/maxtext_utils.py` (MaxText e591f30, 2026-08), map each
+//! `remat_policy` to a jax checkpoint policy over these `checkpoint_name`s:
+//!
+//! | `remat_policy` | saved in HBM | offloaded |
+//! |---|---|---|
+//! | `none` | everything the backward reads (no `nn.remat`) | — |
+//! | `minimal_with_context` (= `minimal_flash`) | q, k, v, `kv_proj`, `qkv_proj`, context, out, `mlpwi_0`, `mlpwi_1`, `mlpwi`, `mlpwo` | — |
+//! | `minimal` | the same without context | — |
+//! | `save_dot_with_context_except_mlp` | q, k, v, `kv_proj`, `qkv_proj`, context, out | — |
+//! | `save_dot_except_mlpwi` | q, k, v, `kv_proj`, `qkv_proj`, out, `mlpwo` | — |
+//! | `save_dot_except_mlp` | q, k, v, `kv_proj`, `qkv_proj`, out | — |
+//! | `save_qkv_proj` | q, k, v, `kv_proj`, `qkv_proj` | — |
+//! | `qkv_proj_offloaded` | — | q, k, v, `kv_proj` |
+//! | `save_out_proj` | out | — |
+//! | `minimal_offloaded` | — | q, k, v, `kv_proj`, `qkv_proj`, out, `mlpwi_0`, `mlpwi_1`, `mlpwi`, `mlpwo` |
+//! | `full` | nothing (`policy = None`) | — |
+//! | `custom` | each tensor set to `device` | each set to `offload` |
+//!
+//! In December 2023 (the v5p runs of the shared CSV) `minimal` was
+//! `jax.checkpoint_policies.checkpoint_dots_with_no_batch_dims` (`MaxText/layers/models.py`
+//! at 101dcdc): every weight matmul's output, the same set as today's names (attention's
+//! own dots carry batch dimensions and run in the flash kernel). Not modelled: the
+//! `*_with_quantization` variants (int8 training), MoE-only names (`moe_mlpwi_*` and
+//! `moe_mlpwo` double the `mlpwi_*` / `mlpwo` names in `layers/moe.py`, so the presets
+//! cover them), MLA's low-rank names (`mla_q`, `mla_kv`, ...) and the log-sum-exp the
+//! splash kernel also names `context` (N fp32 values per token, under 2% of the context).
+//!
+//! **What a saved name costs.** jax keeps only the residuals the backward pass reads:
+//! `remat_partial_eval` (jax/_src/ad_checkpoint.py at cec06d1, the "DCE jaxpr_staged" and
+//! `used_res` steps) drops every saved value the recompute-and-backward does not use. So a
+//! tensor costs memory only where the backward reads it ([`ModelProfile::tensor_elements`]
+//! is 0 where it never does):
+//! - q, k, v (attention's backward), the context (the out projection's weight gradient)
+//!   and `mlpwi_0`/`mlpwi_1` (the activation function's backward) always;
+//! - `out_proj` in a sequential block, where the MLP's input is recomputed from the
+//!   post-attention residual `x + out`; in a parallel block (MaxText's `default` decoder
+//!   block, the 2023 base model) it is only added to the residual stream: never read;
+//! - `mlpwo` only in MoE layers (the router's gradient weighs each routed expert's
+//!   output) and under a post-FFW norm (Gemma 2/3); a dense layer's down projection only
+//!   feeds the residual sum, so `minimal` keeps nothing for it and `full` never
+//!   recomputes it: `full` turns 6·N·D into about 7.5·N·D for a LLaMA-shaped model, not
+//!   the book's rounded 8·N·D;
+//! - the layer input always: under `nn.scan` (`scan_layers: true`, MaxText's default)
+//!   each layer is a `nn.remat`'d function of it, and the recompute starts from it, so it
+//!   is saved whatever the policy (`decoder_layer_input: 'device'` in `base.yml`: "this
+//!   tensor cannot be rematerialized"); only `offload` moves it (to the host).
+//!
+//! Each tensor not kept is recomputed by its own matmul (or, for the context, by re-running
+//! attention) and exists again, with the norm outputs, while its layer's backward runs:
+//! [`RematCost::dropped`] is that per-layer working set ([`super::memory`]). The
+//! activation function's outputs are not in it: elementwise on the kept or recomputed
+//! `mlpwi_*`, XLA fuses them into the matmuls that read them; only `none`, which
+//! rematerialises nothing, saves them as residuals.
 
 use super::profile::ModelProfile;
 use serde::{Deserialize, Serialize};
@@ -20,7 +66,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LayerTensor {
-    /// The layer input `[B, T, D]`: the scan carry, the start point of every recompute.
+    /// The layer input `[B, T, D]`: the scan carry, the start point of every recompute;
+    /// always kept unless offloaded.
     DecoderLayerInput,
     /// Query projection `[B, T, N, H]`.
     QueryProj,
@@ -36,7 +83,7 @@ pub enum LayerTensor {
     MlpWi0,
     /// Second (gate) input projection of a gated MLP `[B, T, F]`.
     MlpWi1,
-    /// MLP down projection `[B, T, D]`.
+    /// MLP down projection `[B, T, D]` (each routed expert's in MoE layers).
     MlpWo,
     /// Unnamed intermediates: both norm outputs, the post-attention residual and the
     /// activation-function outputs. Only `none` keeps them; recomputing them is free
@@ -105,8 +152,8 @@ fn remat() -> Placement {
 
 /// MaxText's `remat_policy: custom`: one placement per tensor. Defaults are MaxText's
 /// (`decoder_layer_input: device`, everything else `remat`). `remat` for the layer
-/// input follows the book's counting (Solutions 5.2, 5.3: only the listed matmul
-/// outputs are stored) and charges no recompute; MaxText always keeps it.
+/// input is accepted, as MaxText accepts it, and changes nothing: the scanned layer's
+/// recompute starts from its input, so it stays in HBM (module docs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -169,11 +216,14 @@ impl Default for CustomRemat {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Remat {
-    /// No remat: every intermediate is kept (the book's ~20 per layer).
+    /// No remat: every intermediate the backward reads is kept (the book's ~20 per
+    /// layer).
     None,
-    /// q, k, v, context, out and every MLP projection kept.
+    /// q, k, v, context, out and every MLP projection kept (MaxText's `minimal_flash`
+    /// is the same policy under its older name).
+    #[serde(alias = "minimal_flash")]
     MinimalWithContext,
-    /// Every weight-matmul output kept (`checkpoint_dots_with_no_batch_dims`):
+    /// Every weight-matmul output kept (in 2023 `checkpoint_dots_with_no_batch_dims`):
     /// attention is recomputed.
     Minimal,
     /// q, k, v, context and out kept.
@@ -232,9 +282,10 @@ impl Remat {
         }
     }
 
-    /// The preset MaxText calls `id`.
+    /// The preset MaxText calls `id` (`minimal_flash` is `minimal_with_context`).
     #[must_use]
     pub fn preset(id: &str) -> Option<Remat> {
+        let id = if id == "minimal_flash" { "minimal_with_context" } else { id };
         Self::PRESETS.iter().find(|r| r.id() == id).cloned()
     }
 
@@ -309,6 +360,12 @@ pub struct RematCost {
     pub offloaded: f64,
     /// Elements offloaded to the host, split min(TP, K) ways.
     pub offloaded_kv: f64,
+    /// Elements a layer's backward pass brings back, TP-split: recomputed or fetched
+    /// from the host (the unnamed intermediates included), summed over layers. One
+    /// layer's share is live at once ([`super::memory`]).
+    pub dropped: f64,
+    /// The same, split min(TP, K) ways (k and v).
+    pub dropped_kv: f64,
     /// Forward matmul FLOPs per token recomputed in the backward pass (attention
     /// itself excluded; see `context_recomputed`).
     pub recompute_flops_per_token: f64,
@@ -350,6 +407,20 @@ impl RematCost {
             let elements = profile.tensor_elements[*t as usize];
             if elements <= 0.0 {
                 continue;
+            }
+            // The scanned layer's recompute starts from its input: never rematerialised.
+            let p = match (t, p) {
+                (LayerTensor::DecoderLayerInput, Placement::Remat) => &Placement::Device,
+                _ => p,
+            };
+            if *p != Placement::Device {
+                if t.split_by_kv_heads() {
+                    c.dropped_kv += elements;
+                } else if *t == LayerTensor::Other {
+                    c.dropped += (elements - profile.fused_elements).max(0.0);
+                } else {
+                    c.dropped += elements;
+                }
             }
             match (p, t.split_by_kv_heads()) {
                 (Placement::Device, false) => c.kept += elements,

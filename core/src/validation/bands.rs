@@ -258,12 +258,15 @@ pub fn training_bands_of(
         contributions,
     };
     let t = shown.step_time_s.get();
-    let scale = |x: f64, s_: f64| if s_ > 0.0 { x * t / s_ } else { x };
+    // Ratios first: a value scaled by exactly 1 stays itself even when it is subnormal (a
+    // price of 5e-324 per chip-hour; no-panic case 329639, seed 0x5eed0007).
+    let scale = |x: f64, s_: f64| if s_ > 0.0 { x * (t / s_) } else { x };
+    let grow = |x: f64, s_: f64| x * (s_ / t.max(f64::MIN_POSITIVE));
     Ok(TrainingBands {
         mfu: step_band.map_decreasing(&|s_| scale(shown.mfu, s_)),
         tokens_per_s: step_band.map_decreasing(&|s_| scale(shown.tokens_per_s, s_)),
-        days: shown.days.map(|d| step_band.map_increasing(&|s_| d * s_ / t.max(f64::MIN_POSITIVE))),
-        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(&|s_| c * s_ / t.max(f64::MIN_POSITIVE))),
+        days: shown.days.map(|d| step_band.map_increasing(&|s_| grow(d, s_))),
+        cost_usd: shown.cost_usd.map(|c| step_band.map_increasing(&|s_| grow(c, s_))),
         step_time_s: step_band,
     })
 }

@@ -125,7 +125,7 @@ pub fn run_scenario(run: &PublishedRun, mode: PredictionMode) -> Result<Scenario
         f.slice_shape(chip, per_slice).ok_or_else(|| missing(format!("no {chip} slice of {per_slice} chips")))?;
     let tp = setup.tp.max(1);
     let mesh = Mesh { dp: slices, fsdp: per_slice / tp, tp, ..Mesh::default() };
-    Ok(scenario(
+    let mut s = scenario(
         run_model(run)?,
         chip,
         topology(chip, shape, slices, setup.dcn_link_one_way),
@@ -139,7 +139,14 @@ pub fn run_scenario(run: &PublishedRun, mode: PredictionMode) -> Result<Scenario
         MoeKernel::default(),
         setup.overlap_tensor,
         mode,
-    ))
+    );
+    if let Some(t) = &mut s.training {
+        t.dtypes = f.run_dtypes;
+        if let Some(r) = setup.reserved_hbm_fraction {
+            t.reserved_hbm_fraction = r;
+        }
+    }
+    Ok(s)
 }
 
 /// A guide design point as a scenario.

@@ -6,6 +6,7 @@
 
 use crate::model::ModelConfig;
 use crate::training::mesh::Mesh;
+use crate::training::optimizer::TrainingDtypes;
 use crate::training::tensors::Remat;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -75,6 +76,11 @@ pub struct RunSetup {
     /// One-way DCN bandwidth per chip when the catalog's is not the one the run had.
     #[serde(default)]
     pub dcn_link_one_way: Option<f64>,
+    /// HBM the run's process could not use (`training.reserved_hbm_fraction`) when its
+    /// script says (a JAX GPU process's `XLA_PYTHON_CLIENT_MEM_FRACTION`); the planner's
+    /// default otherwise.
+    #[serde(default)]
+    pub reserved_hbm_fraction: Option<f64>,
     /// The script lines (or notes) the mesh and remat come from.
     pub mesh_source: String,
     /// Anything that differs between the script and the table.
@@ -170,6 +176,10 @@ pub struct SetupsFile {
     pub slice_shapes: Vec<SliceShape>,
     /// Chip names.
     pub chip_ids: Vec<ChipId>,
+    /// Number formats of every run's training state (MaxText's defaults).
+    pub run_dtypes: TrainingDtypes,
+    /// Where they come from.
+    pub run_dtypes_source: String,
     /// Per-group setups of the published runs.
     pub setups: Vec<RunSetup>,
     /// The MaxText guide's design points.
@@ -199,6 +209,8 @@ pub fn bundled() -> &'static SetupsFile {
             models: Vec::new(),
             slice_shapes: Vec::new(),
             chip_ids: Vec::new(),
+            run_dtypes: TrainingDtypes::default(),
+            run_dtypes_source: String::new(),
             setups: Vec::new(),
             guide_points: Vec::new(),
             unpredicted_points: Vec::new(),

@@ -78,7 +78,8 @@ fn component(r: &TrainingReport, c: MemoryComponent) -> f64 {
     r.memory.breakdown.iter().find(|i| i.component == c).map(|i| i.bytes.get()).unwrap()
 }
 
-/// A custom remat policy keeping exactly `kept` (the layer input only when listed).
+/// A custom remat policy keeping exactly `kept` of the tensors the backward pass reads
+/// (the layer input always: MaxText's scanned layer keeps it whatever `kept` says).
 fn keeping(kept: &[&str]) -> Remat {
     let p = |name: &str| if kept.contains(&name) { Placement::Device } else { Placement::Remat };
     Remat::Custom(CustomRemat {
@@ -164,6 +165,9 @@ fn tr_dp_max_model() {
 #[test]
 fn tr_ex5_2_memory() {
     // LLaMA-2 13B, 16M tokens, checkpoints after the three big MLP matmuls (BF, BF, BD).
+    // In MaxText's semantics the BD is the layer input, not the down projection's output:
+    // the backward pass never reads the latter (a dense layer's `mlpwo` only feeds the
+    // residual sum), and the scanned layer always keeps its input. Same bytes.
     let id = "TR-ex5.2-memory";
     let r = one_chip_activations("llama-2-13b", input(id, "B"), 1000, &["mlpwi_0", "mlpwi_1", "mlpwo"]);
     let state = component(&r, MemoryComponent::Weights) + component(&r, MemoryComponent::Optimizer);

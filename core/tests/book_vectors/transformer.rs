@@ -9,7 +9,8 @@ use shardcalc_core::flops::{
 };
 use shardcalc_core::kv_cache::{kv_bytes_per_sequence, kv_bytes_per_token};
 use shardcalc_core::model::{
-    Attention, AttentionBias, AttentionLayout, Embeddings, GqaAttention, Mlp, MlpKind, ModelConfig, Moe, Norm, NormKind,
+    Attention, AttentionBias, AttentionLayout, BlockLayout, Embeddings, GqaAttention, Mlp, MlpKind, ModelConfig, Moe,
+    Norm, NormKind,
 };
 use shardcalc_core::params::{count_params, ParamComponent};
 use shardcalc_core::presets;
@@ -56,6 +57,7 @@ fn book_model(l: f64, d: f64, f: f64, n: f64, k: f64, h: f64, v: f64, tied: bool
         mlp: Mlp { kind: MlpKind::Gated, d_ff: f as u64, bias: false },
         moe: None,
         norm: Norm { kind: NormKind::Rms, per_layer: 0 },
+        block: BlockLayout::Sequential,
         embeddings: Embeddings { tied, learned_positions: 0 },
         mtp: None,
     }

@@ -4,9 +4,9 @@
 
 use super::scenarios::Gen;
 use shardcalc_core::model::{
-    largest_divisor_at_most, Attention, AttentionBias, AttentionLayout, Embeddings, GqaAttention, LayerKind,
-    LocalAttention, MlaAttention, Mlp, MlpKind, ModelConfig, Moe, Mtp, Norm, NormKind, MAX_EXPERTS, MAX_HEADS,
-    MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
+    largest_divisor_at_most, Attention, AttentionBias, AttentionLayout, BlockLayout, Embeddings, GqaAttention,
+    LayerKind, LocalAttention, MlaAttention, Mlp, MlpKind, ModelConfig, Moe, Mtp, Norm, NormKind, MAX_EXPERTS,
+    MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB, MAX_WIDTH,
 };
 use shardcalc_core::presets;
 
@@ -51,6 +51,7 @@ impl Gen<'_> {
             mlp: Mlp { kind: self.r.pick(&[MlpKind::Gated, MlpKind::Plain]), d_ff: 1, bias: self.r.chance(0.2) },
             moe: self.r.chance(0.4).then(|| self.moe(num_layers)),
             norm: self.norm(),
+            block: self.r.pick(&[BlockLayout::Sequential, BlockLayout::Parallel]),
             embeddings: self.embeddings(),
             mtp: self.mtp(),
         };

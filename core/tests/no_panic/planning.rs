@@ -111,7 +111,7 @@ fn check_band(name: &str, b: &Band, mode: PredictionMode, shown: f64) -> Result<
         return Err(format!("band {name}: {b:?}"));
     }
     if !close(b.value, shown) {
-        return Err(format!("band {name}: value {} but the report shows {shown}: {b:?}", b.value));
+        return Err(format!("band {name}: value {:e} but the report shows {shown:e}: {b:?}", b.value));
     }
     Ok(())
 }

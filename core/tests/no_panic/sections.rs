@@ -224,6 +224,8 @@ impl Gen<'_> {
         s.attention = self.r.pick(&[AttentionKernel::Flash, AttentionKernel::Materialized]);
         s.capacity_factor = if self.r.chance(0.7) { 1.0 } else { self.real(0.5, 64.0) };
         s.moe_kernel = self.r.pick(&[MoeKernel::Grouped, MoeKernel::Padded]);
+        s.reserved_hbm_fraction =
+            if self.bad() { self.r.pick(&BAD_REALS) } else { self.r.pick(&[0.0, 0.05, 0.05, 0.3, 0.99]) };
         s.price_per_chip_hour_usd = self.r.chance(0.5).then(|| self.real(0.01, 1e3));
         let explicit = self.r.chance(0.6);
         s.mesh = explicit.then(|| self.mesh(chips));
@@ -235,7 +237,24 @@ impl Gen<'_> {
                 let n = self.r.in_range(1, 3);
                 (0..n).map(|_| self.remat()).collect()
             });
-            Some(SearchOptions { top: self.num(1, 5), remat, max_microbatches: self.num(1, 8) })
+            let zero_stages = self.r.chance(0.5).then(|| {
+                let n = self.r.in_range(1, 3);
+                (0..n).map(|_| ZeroStage(if self.bad() { 7 } else { self.r.below(4) as u8 })).collect()
+            });
+            let schedules = self.r.chance(0.5).then(|| {
+                let lo = if self.bad() { 0 } else { 1 };
+                let n = self.r.in_range(lo, 3);
+                (0..n).map(|_| self.r.pick(&[Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved])).collect()
+            });
+            let max_virtual_stages = self.r.chance(0.5).then(|| if self.bad() { 0 } else { self.num(1, 8) });
+            Some(SearchOptions {
+                top: self.num(1, 5),
+                remat,
+                max_microbatches: self.num(1, 8),
+                zero_stages,
+                schedules,
+                max_virtual_stages,
+            })
         } else {
             None
         };

@@ -3,6 +3,7 @@
 use shardcalc_core::efficiency::calibration::Calibration;
 use shardcalc_core::validation::calibration;
 use shardcalc_core::validation::fit::PRIOR_WEIGHT;
+use shardcalc_core::training::report::{MemoryComponent, MemoryReport};
 use shardcalc_core::validation::setups;
 use shardcalc_core::validation::splits::{SplitKind, SplitReport};
 use shardcalc_core::validation::stats::ErrorStats;
@@ -275,6 +276,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
         );
     }
 
+    memory_table(&mut out, rows);
+
     let f = setups::bundled();
     let _ = writeln!(out, "\n## How each run is set up\n");
     let _ =
@@ -333,6 +336,111 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
     out
 }
 
+/// One run's memory as planned on its own mesh (the prediction mode does not change it).
+pub struct RunMemory {
+    /// The run's setup group.
+    pub setup: String,
+    /// Chips per slice.
+    pub slice: u64,
+    /// The plan's memory.
+    pub memory: MemoryReport,
+    /// Its mesh.
+    pub mesh: shardcalc_core::training::mesh::Mesh,
+    /// The vendor's HBM capacity where the catalog keeps the book's instead (its
+    /// `alternatives`: Cloud TPU docs give GiB where the book's table gives GB).
+    pub vendor_hbm: Option<f64>,
+}
+
+/// The memory of every run that plans.
+pub fn run_memory(rows: &[RunRow]) -> Vec<(String, RunMemory)> {
+    rows.iter()
+        .filter_map(|r| {
+            let plan = shardcalc_core::validation::predict::predict(r.scenario.as_ref()?).ok()?;
+            let (setup, _) = setups::bundled().setup_of(&r.id)?;
+            let id = setups::bundled().catalog_chip(&r.chip).unwrap_or(r.chip.as_str());
+            let chip = shardcalc_core::hardware::catalog::get(id)?;
+            let vendor_hbm = shardcalc_core::hardware::catalog::with_provenance(chip)
+                .alternatives
+                .iter()
+                .find(|a| a.field == "hbm.capacity")
+                .map(|a| a.value);
+            let memory = RunMemory {
+                setup: setup.id.clone(),
+                slice: r.chips / r.slices.max(1),
+                memory: plan.memory,
+                mesh: plan.mesh.degrees,
+                vendor_hbm,
+            };
+            Some((r.id.clone(), memory))
+        })
+        .collect()
+}
+
+fn gb(b: f64) -> String {
+    format!("{:.1}", b / 1e9)
+}
+
+/// Per-device memory of each run against its chip's HBM: one row per setup and slice
+/// size (more slices add data parallelism, which changes no device's memory).
+fn memory_table(out: &mut String, rows: &[RunRow]) {
+    let _ = writeln!(out, "## Memory against HBM\n");
+    let _ = writeln!(
+        out,
+        "Per device, GB (10^9 bytes), on each run's own mesh and batch, in MaxText's number formats (`run_dtypes` in \
+         `core/data/run-setups.json`: fp32 weights, gradients and Adam moments, bf16 activations and gathers). State = \
+         weights + gradients + optimizer; saved = the remat policy's residuals of every layer \
+         (`core/src/training/tensors.rs`); transient = one layer at work (gathered weights and gradients, what its \
+         backward rematerialises) or the loss's fp32 logits, the larger. Usable = HBM less `reserved_hbm_fraction` \
+         (the default {:.0}%; 15% for the A3 runs, whose script caps the JAX process at 85%). HBM is the catalog's \
+         (the book's spec table, in GB); Google's Cloud TPU pages give GiB (v4 32 GiB = 34.4 GB, v5p 95 GiB = 102.0 GB; \
+         the book's own section 2.1 gives the v5e 16 GiB = 17.2 GB): the last column is the share of that.\n",
+        100.0 * shardcalc_core::training::section::DEFAULT_RESERVED_HBM_FRACTION
+    );
+    let _ = writeln!(out, "| runs | mesh per slice | remat | batch/device | state | saved | transient | total | HBM | usable | used | fits | used of GiB |");
+    let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|");
+    let all = run_memory(rows);
+    let mut done: Vec<(String, u64)> = Vec::new();
+    for (id, m) in &all {
+        let key = (m.setup.clone(), m.slice);
+        if done.contains(&key) {
+            continue;
+        }
+        done.push(key);
+        let group: Vec<&str> =
+            all.iter().filter(|(_, x)| x.setup == m.setup && x.slice == m.slice).map(|(i, _)| i.as_str()).collect();
+        let row = rows.iter().find(|r| &r.id == id);
+        let mem = &m.memory;
+        let part = |c: MemoryComponent| mem.breakdown.iter().find(|i| i.component == c).map_or(0.0, |i| i.bytes.get());
+        let state = part(MemoryComponent::Weights)
+            + part(MemoryComponent::Gradients)
+            + part(MemoryComponent::Optimizer)
+            + part(MemoryComponent::MasterWeights);
+        let hbm = mem.capacity_bytes.get();
+        let usable = hbm - mem.reserved_bytes.get();
+        let total = mem.per_device_bytes.get();
+        let per_slice = shardcalc_core::training::mesh::Mesh { dp: 1, ..m.mesh };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {:.1}% | {} | {} |",
+            group.join(", "),
+            mesh(&per_slice),
+            row.map_or("", |r| r.remat.as_str()),
+            row.map_or(0.0, |r| r.per_device_batch),
+            gb(state),
+            gb(part(MemoryComponent::Activations)),
+            gb(part(MemoryComponent::Transient)),
+            format!("{:?}", mem.transient).to_lowercase(),
+            gb(total),
+            gb(hbm),
+            gb(usable),
+            100.0 * total / hbm,
+            if mem.fits { "yes" } else { "**no**" },
+            m.vendor_hbm.map_or("—".to_string(), |v| format!("{:.1}%", 100.0 * total / v))
+        );
+    }
+    out.push('\n');
+}
+
 /// What the table shows beyond the statistics.
 fn findings(out: &mut String, rows: &[RunRow], c: &Calibration) {
     let worst = rows
@@ -370,17 +478,35 @@ fn findings(out: &mut String, rows: &[RunRow], c: &Calibration) {
     let _ = writeln!(
         out,
         "- **Meshes.** The CSV's notes say every TPU run is FSDP over ICI with DP over DCN; the v5p scripts also set \
-         tensor parallelism (4 for 32B and 64B, 8 from 128B) and `remat_policy` minimal (full for 512B and 1024B), and \
-         their XLA flags overlap collectives with compute. The table uses the scripts' meshes (see below); with pure \
-         FSDP the v5p predictions would differ."
+         tensor parallelism (4 for 32B and 64B, 8 from 128B) and `remat_policy` minimal (full for 512B and 1024B), the \
+         v5e 128B script TP 16, and their XLA flags overlap collectives with compute. The table uses the scripts' meshes \
+         (see below); with pure FSDP the v5p and v5e 128B predictions would differ."
     );
+    let memory = run_memory(rows);
+    let tightest = memory
+        .iter()
+        .map(|(id, m)| (m.memory.per_device_bytes.get() / m.memory.capacity_bytes.get(), id.as_str()))
+        .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
+    let fit_list = if not_fitting.is_empty() {
+        "Every run fits in its chip's HBM less the default reserve on its own mesh (the table below)".to_string()
+    } else {
+        format!("{} runs do not fit although they ran: {}", not_fitting.len(), not_fitting.join(", "))
+    };
     let _ = writeln!(
         out,
-        "- **Memory.** For {} runs the planner's memory model exceeds the chip's HBM although they ran: {}. The v5p \
-         ones keep every matmul output under `minimal` at the CSV's per-device batch (the stored scripts use 7, 3 and 1 \
-         sequences where the CSV has 8, 4 and 2); the v5e 128B ones need an 8 GB gathered layer (weights and gradients) \
-         on top of the sharded state. Step time and MFU do not depend on it.\n",
-        not_fitting.len(),
-        not_fitting.join(", ")
+        "- **Memory.** {fit_list}. The earlier count refused 12 runs that ran; four corrections, each from the \
+         runs' own code: MaxText's remat semantics (jax saves only the residuals the backward pass reads, and the 2023 \
+         base model is a parallel block, which never reads the out projection's or the down projection's output: \
+         `minimal` keeps the layer input, q, k, v and the MLP input, 67,584 elements per token and layer for the 32B where \
+         88,064 were counted); the CSV's per-device batches (8, 4 and 2 for the v5p 32B, 64B and 256B) are the scripts \
+         as first published (76bd53b0f, 2023-12-15), the 7, 3 and 1 of the later scripts came in February 2024; the \
+         v5e 128B ran FSDP 16 × TP 16 (its 2023 scripts), not FSDP over the slice; and MaxText keeps fp32 weights, \
+         gradients and moments (16 bytes per parameter) but gathers and reduces in bf16. The tightest is {} at {:.1}% of \
+         the catalog's HBM: a reserve above {:.1}% would refuse it, so the default (`reserved_hbm_fraction`, {:.0}%) \
+         stays below. Step time and MFU do not depend on memory.",
+        tightest.1,
+        100.0 * tightest.0,
+        100.0 * (1.0 - tightest.0),
+        100.0 * shardcalc_core::training::section::DEFAULT_RESERVED_HBM_FRACTION
     );
 }

@@ -48,15 +48,19 @@ fn published_rates_reproduce_in_their_own_convention() {
         };
         let then = flops_per_device_step(&m, &w, r.flops_convention_then) / 1e12;
         let now = maxtext_flops_per_device_step(&m, &w) / 1e12;
+        // 0.05 TFLOP (one decimal), plus 11 parts per million: the table's figures count two
+        // norms per layer; the 2023 base model's parallel block has one, D of a layer's
+        // 4·D·N·H + 2·D·F ≥ 10^5·D parameters.
+        let tolerance = 0.051 + 1.1e-5 * r.tflops_per_device_step_then;
         assert!(
-            (then - r.tflops_per_device_step_then).abs() <= 0.051,
+            (then - r.tflops_per_device_step_then).abs() <= tolerance,
             "{}: {then:.2} TFLOPs in {} vs the table's {}",
             r.id,
             r.flops_convention_then.id(),
             r.tflops_per_device_step_then
         );
         assert!(
-            (now - r.tflops_per_device_step_maxtext_now).abs() <= 0.051,
+            (now - r.tflops_per_device_step_maxtext_now).abs() <= 0.051 + 1.1e-5 * r.tflops_per_device_step_maxtext_now,
             "{}: {now:.2} TFLOPs now vs the table's {}",
             r.id,
             r.tflops_per_device_step_maxtext_now

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use shardcalc_charts::training::remat_of;
 use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::training::section::TrainingSection;
+use shardcalc_core::training::space::Variant;
 use shardcalc_core::training::tensors::Remat;
 
 use super::derived::Derived;
@@ -47,12 +48,15 @@ pub static DEGREES: [Spec; 6] = [
     degree_spec("training-mesh-pp", "training.mesh.pp", "PP (pipeline stages)", &["training.mesh.pp"], 5),
 ];
 
-/// Starts exploring `mesh` at `microbatches` with `remat`, and rebuilds the degree fields.
-pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64, remat: Remat) {
+/// Starts exploring `mesh` at `microbatches` with `remat` (and the ZeRO stage and
+/// schedule the search chose with it), and rebuilds the degree fields.
+pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64, remat: Remat, variant: Variant) {
     let mut remat = Some(remat);
     let _ = apply(state, "training.mesh", &mut |t| {
         t.mesh = Some(mesh);
         t.microbatches = Some(microbatches);
+        t.zero_stage = variant.zero;
+        t.pipeline = variant.pipeline;
         if let Some(r) = remat.take() {
             t.remat = r;
         }
@@ -65,7 +69,8 @@ pub fn explore(state: AppState, derived: Derived, mesh: Mesh, microbatches: u64,
 pub fn start(state: AppState, derived: Derived) {
     let Some(best) = derived.shown.with_untracked(|b| super::derived::ok(b).cloned()) else { return };
     let remat = current(state, |t| remat_of(&best, t));
-    explore(state, derived, best.mesh.degrees, best.microbatches, remat);
+    let variant = Variant { zero: best.zero_stage, pipeline: best.pipeline };
+    explore(state, derived, best.mesh.degrees, best.microbatches, remat, variant);
 }
 
 /// "Stop exploring" (`#training-explore-stop`): back to the search alone.

@@ -61,7 +61,8 @@ fn on_explore(ev: &leptos::ev::MouseEvent, state: AppState, derived: Derived) {
     });
     let Some(row) = row else { return };
     let remat = Remat::preset(&row.remat).unwrap_or_else(|| current(state, |t| t.remat.clone()));
-    explore(state, derived, row.mesh, row.microbatches, remat);
+    let variant = shardcalc_core::training::space::Variant { zero: row.zero_stage, pipeline: row.pipeline };
+    explore(state, derived, row.mesh, row.microbatches, remat, variant);
 }
 
 /// `f` of the shown plan's search, or empty text.
