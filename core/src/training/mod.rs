@@ -40,8 +40,8 @@
 pub mod budget;
 pub mod comms;
 pub mod explain;
-pub mod kernels;
 pub mod front;
+pub mod kernels;
 pub mod memory;
 pub mod mesh;
 pub mod optimizer;

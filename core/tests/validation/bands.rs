@@ -31,7 +31,12 @@ fn training_band_spans_ideal_and_calibrated() {
             "{mode:?}: the band is about the number shown"
         );
         assert!(st.ideal < st.calibrated && st.low <= st.ideal && st.high >= st.calibrated, "{st:?}");
-        assert_eq!(st.dominant, BandTerm::Matmul, "the sustained matmul fraction moves the step most: {:?}", st.contributions);
+        assert_eq!(
+            st.dominant,
+            BandTerm::Matmul,
+            "the sustained matmul fraction moves the step most: {:?}",
+            st.contributions
+        );
         assert!(b.mfu.low <= b.mfu.value && b.mfu.value <= b.mfu.high);
         // The residual spread is the calibrated value's, inside the envelope, in each
         // number's own direction (MFU falls as the step grows).

@@ -1,9 +1,9 @@
 //! docs/validation.md, rendered from the table and the splits (the test in main.rs writes it).
 
 use shardcalc_core::efficiency::calibration::Calibration;
+use shardcalc_core::training::report::{MemoryComponent, MemoryReport};
 use shardcalc_core::validation::calibration;
 use shardcalc_core::validation::fit::PRIOR_WEIGHT;
-use shardcalc_core::training::report::{MemoryComponent, MemoryReport};
 use shardcalc_core::validation::setups;
 use shardcalc_core::validation::splits::{SplitKind, SplitReport};
 use shardcalc_core::validation::stats::ErrorStats;
