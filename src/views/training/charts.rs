@@ -83,7 +83,13 @@ fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
             let section = derived.section.get()?;
             let model = derived.model.get()?;
             let hw = derived.hw.with(|h| h.as_ref().ok().cloned().flatten())?;
-            let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
+            let inputs = TrainingInputs {
+                model,
+                hw,
+                section,
+                convention: derived.convention.get(),
+                prediction: derived.prediction.get(),
+            };
             derived.with_plans(|b, e| {
                 let b = b?;
                 let curves = mfu_curves(&inputs, Some(b), e);
