@@ -182,6 +182,11 @@ impl Checker {
         }
     }
 
+    /// Record every error of `e` as it is (paths and related fields unchanged).
+    pub fn extend(&mut self, e: Invalid) {
+        self.errors.extend(e.0);
+    }
+
     /// Whether any error was recorded so far.
     #[must_use]
     pub fn has_errors(&self) -> bool {

@@ -192,10 +192,13 @@ pub fn hardware_report(hw: &ResolvedHardware, has_topology: bool) -> HardwareRep
 }
 
 /// bf16 FLOPs per dollar at the chip's price per chip-hour (book 8.1: peak × 3600 / price);
-/// `None` without a positive price.
+/// `None` without a positive price (or for a price so small the ratio overflows).
 #[must_use]
 pub fn flops_per_dollar(chip: &Chip) -> Option<f64> {
-    chip.price_per_chip_hour_usd.filter(|p| *p > 0.0).map(|p| chip.peak_flops.bf16.get() * 3600.0 / p)
+    chip.price_per_chip_hour_usd
+        .filter(|p| *p > 0.0)
+        .map(|p| chip.peak_flops.bf16.get() * 3600.0 / p)
+        .filter(|x| x.is_finite())
 }
 
 /// The `collectives` section: every query on the resolved `axes`.

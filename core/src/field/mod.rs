@@ -13,6 +13,7 @@
 //! | module | fields |
 //! |---|---|
 //! | [`text`] | reading and writing numbers, counts, patterns, sizes as text |
+//! | [`model`] | the model (book chapter 4) and the training step's workload |
 //! | [`hardware`] | the chip, the topology's shape and slices |
 //! | [`training`] | the `training` section (book chapters 5–6) |
 //! | [`serving`] | the `inference` section (book chapters 7–8) |
@@ -20,6 +21,7 @@
 
 pub mod conventions;
 pub mod hardware;
+pub mod model;
 pub mod serving;
 pub mod text;
 pub mod training;
@@ -273,11 +275,13 @@ impl Field {
         self.applies.is_none_or(|f| f(s))
     }
 
-    /// Whether `e` is a problem this field shows: its own, one naming it as related, or one
-    /// of [`Self::also`]'s paths.
+    /// Whether `e` is a problem this field shows: its own (or an element's of its list,
+    /// `path[i]`), one naming it as related, or one of [`Self::also`]'s paths.
     #[must_use]
     pub fn shows(&self, e: &FieldError) -> bool {
-        e.concerns(self.path) || self.also.contains(&e.field.as_str())
+        e.concerns(self.path)
+            || e.field.strip_prefix(self.path).is_some_and(|rest| rest.starts_with('['))
+            || self.also.contains(&e.field.as_str())
     }
 }
 
@@ -306,6 +310,7 @@ fn read_into(kind: Kind, s: &mut Scenario, text: &str) -> Result<(), String> {
 /// Every field of every section, for [`find`] and [`apply`].
 fn all() -> impl Iterator<Item = &'static Field> {
     [
+        model::GROUPS.as_slice(),
         hardware::GROUPS.as_slice(),
         training::GROUPS.as_slice(),
         serving::GROUPS.as_slice(),

@@ -137,12 +137,11 @@ pub fn use_chip(s: &mut Scenario, source: ChipSource, chip: &Chip) {
     let (_, shape, slices) = current(s);
     let had_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
     let fits = |shape: &[u64]| topology_for(chip, shape, slices, None).resolve(chip).is_ok();
-    let shape = match shape {
-        Some(sh) if fits(&sh) => Some(sh),
-        _ if had_topology || s.hardware.is_none() => Some(default_shape(chip)),
-        _ => None,
+    let (shape, slices) = match shape {
+        Some(sh) if fits(&sh) => (Some(sh), slices),
+        _ if had_topology || s.hardware.is_none() => (Some(default_shape(chip)), 1),
+        _ => (None, slices),
     };
-    let slices = if shape.as_deref().is_some_and(fits) { slices } else { 1 };
     write(s, source, chip, shape.as_deref(), slices);
 }
 
@@ -197,6 +196,7 @@ mod tests {
         set_chip(&mut s, "h100-sxm").unwrap();
         let gpu = catalog::get("h100-sxm").unwrap();
         assert_eq!(shape_text(&s), gpu.scale_up.max_chips.to_string(), "a TPU slice does not fit a GPU domain");
+        assert_eq!(slices_of(&s), 1, "the chip's default starts from one slice");
         assert!(set_chip(&mut s, "no-such-chip").is_err());
         assert!(s.validate_hardware().is_ok());
     }

@@ -19,9 +19,11 @@ use super::collective_kinds::kind_id;
 use super::controls::value_of;
 use super::derived::Derived;
 use super::edit::{edit_chip, editable_copy, today, update};
-use super::units::parse_bytes;
-use crate::parse::{parse_count, parse_nonnegative_real, parse_positive_real};
 use crate::state::AppState;
+use shardcalc_core::field::text::{
+    bytes as parse_bytes, count as parse_count, nonnegative_real as parse_nonnegative_real,
+    positive_real as parse_positive_real,
+};
 
 /// Name of the die-to-die axis the checkbox adds.
 pub const D2D_AXIS: &str = "d2d";
