@@ -405,10 +405,8 @@ async fn every_field_survives_garbage() {
 
 #[wasm_bindgen_test]
 fn parse_reads_numbers_and_explains_refusals() {
-    use shardcalc_core::field::text::{
-        count as parse_count, pattern as parse_pattern, positive_real as parse_positive_real,
-    };
     use shardcalc_core::model::AttentionLayout;
+    use shardcalc_core::text::{count as parse_count, pattern as parse_pattern, positive_real as parse_positive_real};
     let locals = |p: &str| AttentionLayout { local: None, pattern: parse_pattern(p).unwrap() }.locals_per_global();
     assert_eq!(parse_count(" 4,096 "), Ok(4096));
     assert_eq!(parse_count("8e3"), Ok(8000));

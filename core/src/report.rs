@@ -7,7 +7,7 @@ use crate::flops::{training_flops, FlopComponent, FlopConvention, FlopsReport, W
 use crate::model::ModelConfig;
 use crate::notebook::{notebook_tables, NotebookTables};
 use crate::params::{count_params, ParamComponent, ParamCounts};
-use crate::report_hardware::{CollectiveReport, HardwareReport, RooflineReport};
+use crate::report_hardware::{hardware_sections, CollectiveReport, HardwareReport, RooflineReport};
 use crate::scenario::Scenario;
 use crate::units::{Bytes, Params};
 use serde::{Deserialize, Serialize};
@@ -267,10 +267,12 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
     let m = s.validate()?;
     let resolved = s.validate_hardware()?;
     let mut report = model_report(&m, s);
-    if let Some(h) = crate::view::hardware::for_scenario(s)? {
-        report.hardware = Some(h.hardware);
-        report.collectives = h.collectives;
-        report.roofline = h.roofline;
+    if let Some(hw) = &resolved {
+        let has_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
+        let (h, c, r) = hardware_sections(hw, has_topology, &s.collectives, s.roofline.as_ref())?;
+        report.hardware = Some(h);
+        report.collectives = c;
+        report.roofline = r;
     }
     report.inference = crate::inference::evaluate::scenario_inference(&m, s)?;
     report.training = crate::training::plan::for_scenario(&m, resolved.as_ref(), s)?;

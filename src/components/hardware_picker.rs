@@ -8,10 +8,10 @@
 //! picked, so choosing it again brings it back.
 
 use leptos::prelude::*;
+use shardcalc_core::field::hardware::use_chip;
 use shardcalc_core::field::hardware::{CUSTOM_CHIP, PICKER};
 use shardcalc_core::hardware::chip::Chip;
 use shardcalc_core::hardware::query::ChipSource;
-use shardcalc_core::hardware::shape::use_chip;
 use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::scenario::Scenario;
 

@@ -239,11 +239,11 @@ impl AppState {
         self.draft.set(draft);
     }
 
-    /// The scenario is now `next` (valid).
+    /// The scenario is now `next` (valid). Not compared with the old one: an edit that changes
+    /// nothing is rare, the memos downstream compare what they compute, and comparing whole
+    /// scenarios would link every section's comparison into every page.
     fn commit(&self, next: Scenario) {
-        if self.scenario.with_untracked(|s| *s != next) {
-            self.scenario.set(next);
-        }
+        self.scenario.set(next);
     }
 
     /// Whether the results lag behind the form (the form has problems).

@@ -12,7 +12,6 @@
 //!
 //! | module | fields |
 //! |---|---|
-//! | [`text`] | reading and writing numbers, counts, patterns, sizes as text |
 //! | [`model`] | the model (book chapter 4) and the training step's workload |
 //! | [`hardware`] | the chip, the topology's shape and slices |
 //! | [`training`] | the `training` section (book chapters 5–6) |
@@ -23,8 +22,9 @@ pub mod conventions;
 pub mod hardware;
 pub mod model;
 pub mod serving;
-pub mod text;
 pub mod training;
+
+pub use crate::text;
 
 use crate::error::FieldError;
 use crate::scenario::Scenario;

@@ -1,9 +1,8 @@
 //! The fields of the model (its shape, attention, layer layout, feed-forward block, norms,
 //! embeddings, multi-token prediction; book chapter 4) and of the training step's workload.
-//! Every model edit goes through [`ModelSource::edit`], so a preset edited is named
+//! Every model edit goes through [`crate::scenario::ModelSource::edit`], so a preset edited is named
 //! `<name> (edited)` and one edited back is the preset again.
 
-use super::text::{pattern, pattern_text};
 use super::{Field, InputMode, Kind, Min, Options};
 use crate::flops::RematPolicy;
 use crate::model::{
@@ -11,6 +10,7 @@ use crate::model::{
     NormKind, MAX_PATTERN,
 };
 use crate::scenario::Scenario;
+use crate::text::{pattern, pattern_text};
 
 /// `f` of the scenario's model (the type's default when the model does not resolve).
 fn read<T: Default>(s: &Scenario, f: impl FnOnce(&ModelConfig) -> T) -> T {
@@ -362,7 +362,7 @@ pub static LAYOUT: [Field; 5] = [
             get: |s| read(s, |m| m.layout.locals_per_global().map(|n| n.to_string()).unwrap_or_default()),
             set: |s, t| {
                 // Empty: a custom pattern, typed below.
-                let Some(n) = super::text::optional_count(t)? else { return Ok(()) };
+                let Some(n) = crate::text::optional_count(t)? else { return Ok(()) };
                 if n >= MAX_PATTERN as u64 {
                     return Err(format!("must be at most {} (got {n})", MAX_PATTERN - 1));
                 }

@@ -4,7 +4,6 @@
 //! and the conventions serving tools disagree on. A missing section is created with
 //! [`default_section`].
 
-use super::text::name_list;
 use super::{Choice, Field, InputMode, Kind, Min, Options};
 use crate::dtype::DType;
 use crate::flops::AttentionCounting;
@@ -13,6 +12,7 @@ use crate::inference::defaults::default_section;
 use crate::inference::options::{CommsOverlap, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory};
 use crate::inference::speculative::{DraftCost, Speculative};
 use crate::scenario::{ModelSource, Scenario};
+use crate::text::name_list;
 
 /// The section as fields read it: the scenario's, else the defaults.
 fn read<T>(s: &Scenario, f: impl FnOnce(&InferenceSection) -> T) -> T {
@@ -525,7 +525,7 @@ mod tests {
 
     #[test]
     fn shown_text_is_the_shortest_that_reads_back() {
-        use super::super::text::shortest;
+        use crate::text::shortest;
         let mut s = Scenario::default();
         super::super::apply(&mut s, "inference.reserved_hbm_fraction", "0.10").unwrap();
         assert_eq!(super::super::find("inference.reserved_hbm_fraction").map(|f| f.text(&s)), Some(shortest(0.1)));

@@ -35,7 +35,7 @@ fn search(s: &mut Scenario) -> &mut SearchOptions {
 
 fn batch_text(s: &Scenario) -> String {
     read(s, |t| match t.global_batch {
-        GlobalBatch::Tokens(x) => super::text::shortest(x),
+        GlobalBatch::Tokens(x) => crate::text::shortest(x),
         GlobalBatch::Sequences(n) => n.to_string(),
     })
 }
@@ -45,8 +45,8 @@ fn batch_text(s: &Scenario) -> String {
 fn set_batch(s: &mut Scenario, text: &str) -> Result<(), String> {
     let t = section(s);
     t.global_batch = match t.global_batch {
-        GlobalBatch::Sequences(_) => GlobalBatch::Sequences(super::text::count(text)?),
-        GlobalBatch::Tokens(_) => GlobalBatch::Tokens(super::text::positive_real(text)?),
+        GlobalBatch::Sequences(_) => GlobalBatch::Sequences(crate::text::count(text)?),
+        GlobalBatch::Tokens(_) => GlobalBatch::Tokens(crate::text::positive_real(text)?),
     };
     Ok(())
 }

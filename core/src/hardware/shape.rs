@@ -1,16 +1,14 @@
 //! A topology as people type it: a shape (`16x20x28` is a TPU slice with axes `x`, `y`, `z`;
 //! `8` a GPU NVLink domain) times a number of slices or nodes joined by the data-center
 //! network. [`topology_for`] builds the [`Topology`] of a shape on a chip, keeping the per-axis
-//! settings an older topology had; [`default_shape`] is what a chip starts from; [`set_chip`]
-//! and [`set_shape`] are how the chip and topology fields of a scenario change.
+//! settings an older topology had; [`default_shape`] is what a chip starts from (the fields
+//! that change a scenario's chip and topology are `field::hardware`'s).
 
-use super::catalog;
 use super::chip::{Chip, ChipFamily};
-use super::query::{ChipSource, CollectiveQuery, HardwareSection};
+use super::query::CollectiveQuery;
 use super::topology::{AxisSpec, Topology};
 use crate::collectives::Network;
-use crate::field::text::count;
-use crate::scenario::Scenario;
+use crate::text::count;
 
 /// Most axes a typed shape may have.
 pub const MAX_SHAPE_AXES: usize = 4;
@@ -101,73 +99,6 @@ pub fn keep_collectives_on(queries: &mut [CollectiveQuery], topology: Option<&To
     }
 }
 
-/// The scenario's chip, shape and slices (`None` for each it lacks).
-fn current(s: &Scenario) -> (Option<Chip>, Option<Vec<u64>>, u64) {
-    let hw = s.hardware.as_ref();
-    let chip = hw.and_then(|h| h.chip.resolve().ok());
-    let (shape, slices) = hw.and_then(|h| h.topology.as_ref()).map_or((None, 1), |t| {
-        let (text, slices) = shape_of(t);
-        (parse_shape(&text).ok(), slices)
-    });
-    (chip, shape, slices)
-}
-
-/// Writes `hardware` = `source` on `chip` with `shape` × `slices` (no topology for `None`).
-fn write(s: &mut Scenario, source: ChipSource, chip: &Chip, shape: Option<&[u64]>, slices: u64) {
-    let old = s.hardware.as_ref().and_then(|h| h.topology.clone());
-    let topology = shape.map(|sh| topology_for(chip, sh, slices, old.as_ref()));
-    keep_collectives_on(&mut s.collectives, topology.as_ref());
-    s.hardware = Some(HardwareSection { chip: source, topology });
-}
-
-/// A catalog chip for the scenario ([`use_chip`]).
-///
-/// # Errors
-/// An id the catalog does not have.
-pub fn set_chip(s: &mut Scenario, id: &str) -> Result<(), String> {
-    let chip = catalog::get(id).ok_or_else(|| format!("unknown chip {id:?}"))?;
-    use_chip(s, ChipSource::Preset(chip.id.clone()), &chip);
-    Ok(())
-}
-
-/// `chip` (from `source`) for the scenario, keeping the shape and slices when they fit it (a
-/// TPU slice does not fit a GPU's domain) and otherwise starting from its [`default_shape`];
-/// a scenario with hardware but no topology keeps none.
-pub fn use_chip(s: &mut Scenario, source: ChipSource, chip: &Chip) {
-    let (_, shape, slices) = current(s);
-    let had_topology = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-    let fits = |shape: &[u64]| topology_for(chip, shape, slices, None).resolve(chip).is_ok();
-    let (shape, slices) = match shape {
-        Some(sh) if fits(&sh) => (Some(sh), slices),
-        _ if had_topology || s.hardware.is_none() => (Some(default_shape(chip)), 1),
-        _ => (None, slices),
-    };
-    write(s, source, chip, shape.as_deref(), slices);
-}
-
-/// The shape (`None`: no topology) and slices of the scenario's chip.
-///
-/// # Errors
-/// A scenario without a chip, or a chip that does not resolve.
-pub fn set_shape(s: &mut Scenario, shape: Option<&[u64]>, slices: u64) -> Result<(), String> {
-    let source = s.hardware.as_ref().map(|h| h.chip.clone()).ok_or("choose a chip first")?;
-    let chip = source.resolve().map_err(|e| e.to_string())?;
-    write(s, source, &chip, shape, slices);
-    Ok(())
-}
-
-/// The shape text of the scenario's topology ("" without one).
-#[must_use]
-pub fn shape_text(s: &Scenario) -> String {
-    s.hardware.as_ref().and_then(|h| h.topology.as_ref()).map(|t| shape_of(t).0).unwrap_or_default()
-}
-
-/// The slice (or node) count of the scenario's topology (1 without one).
-#[must_use]
-pub fn slices_of(s: &Scenario) -> u64 {
-    current(s).2
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,25 +110,9 @@ mod tests {
         assert!(parse_shape("4x4x4x4x4").unwrap_err().contains("at most four"));
         assert!(parse_shape("4x0").unwrap_err().contains("at least 1"));
         assert!(parse_shape("4xq").unwrap_err().contains("e.g. 4x4x4"));
-        let chip = catalog::get("tpu-v5p").unwrap();
+        let chip = super::super::catalog::get("tpu-v5p").unwrap();
         let t = topology_for(&chip, &[4, 4, 4], 2, None);
         assert_eq!(shape_of(&t), ("4x4x4".to_string(), 2));
         assert_eq!(t.devices(), 128.0);
-    }
-
-    #[test]
-    fn a_new_chip_keeps_a_shape_that_fits_and_replaces_one_that_does_not() {
-        let mut s = Scenario::default();
-        set_chip(&mut s, "tpu-v5p").unwrap();
-        assert_eq!(shape_text(&s), "4x4x4", "a scenario without hardware starts from the chip's default");
-        set_shape(&mut s, Some(&[8, 8, 8]), 2).unwrap();
-        set_chip(&mut s, "tpu-v4").unwrap();
-        assert_eq!((shape_text(&s), slices_of(&s)), ("8x8x8".to_string(), 2), "a v4 slice of 8x8x8 exists");
-        set_chip(&mut s, "h100-sxm").unwrap();
-        let gpu = catalog::get("h100-sxm").unwrap();
-        assert_eq!(shape_text(&s), gpu.scale_up.max_chips.to_string(), "a TPU slice does not fit a GPU domain");
-        assert_eq!(slices_of(&s), 1, "the chip's default starts from one slice");
-        assert!(set_chip(&mut s, "no-such-chip").is_err());
-        assert!(s.validate_hardware().is_ok());
     }
 }

@@ -20,7 +20,7 @@ use super::controls::value_of;
 use super::derived::Derived;
 use super::edit::{edit_chip, editable_copy, today, update};
 use crate::state::AppState;
-use shardcalc_core::field::text::{
+use shardcalc_core::text::{
     bytes as parse_bytes, count as parse_count, nonnegative_real as parse_nonnegative_real,
     positive_real as parse_positive_real,
 };

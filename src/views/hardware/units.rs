@@ -1,5 +1,5 @@
 //! Quantities as the hardware page shows them: rates and times with units, numbers written
-//! back into inputs (reading them is `shardcalc_core::field::text`'s).
+//! back into inputs (reading them is `shardcalc_core::text`'s).
 
 use shardcalc_charts::collective_times::seconds_label;
 use shardcalc_charts::format::{si, significant};

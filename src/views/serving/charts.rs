@@ -9,7 +9,7 @@ use shardcalc_charts::xy::XyChart;
 use shardcalc_core::inference::InferenceReport;
 
 use super::derived::Derived;
-use shardcalc_core::field::text::shortest;
+use shardcalc_core::text::shortest;
 
 use crate::components::{ChartCanvas, TableExports};
 

@@ -98,7 +98,7 @@ impl Row {
     #[must_use]
     pub fn exact(&self) -> String {
         match &self.value {
-            Value::Number(x) => shardcalc_core::field::text::shortest(*x),
+            Value::Number(x) => shardcalc_core::text::shortest(*x),
             Value::Text(t) => t.clone(),
         }
     }

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 use shardcalc_core::error::FieldError;
-use shardcalc_core::field;
+use shardcalc_core::field::{hardware, training};
 
 use super::derived::Derived;
 use crate::components::element_id;
@@ -25,7 +25,9 @@ const GROUPS: [(&str, &str, &str); 5] = [
 /// its path is (or is under).
 #[must_use]
 pub fn place_of(e: &FieldError) -> (String, String) {
-    if let Some(f) = field::find(&e.field) {
+    // This page's fields only (`field::find` would link every page's fields into this one).
+    let fields = training::GROUPS.iter().flat_map(|g| g.iter()).chain(hardware::PICKER.iter());
+    if let Some(f) = fields.into_iter().find(|f| f.path == e.field) {
         return (element_id(f.path), f.label.to_string());
     }
     GROUPS

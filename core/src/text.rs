@@ -1,6 +1,6 @@
 //! Reading what people type into a field, and writing values back as text. Every reader
 //! takes the raw text and returns the value or a message (without the field path, which
-//! [`super::Field::apply`] adds) saying what is wrong: empty, not a number, negative,
+//! [`crate::field::Field::apply`] adds) saying what is wrong: empty, not a number, negative,
 //! fractional, too large, not finite.
 //!
 //! Numbers are read with serde_json's float reader, which the web pages already ship for
