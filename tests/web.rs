@@ -5,6 +5,7 @@
 //! ids stay unique) and drives it the way a person would: typing fires `input` events,
 //! choosing fires `change` events.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::model::ModelView;

@@ -6,6 +6,7 @@
 //! replacing `HTMLAnchorElement.prototype.click`, as the e2e tests do), the messages, and the
 //! embed of one table or chart.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::components::{CellIds, ChartCanvas, DataTable, RowAction, TableExports};

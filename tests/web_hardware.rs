@@ -4,6 +4,7 @@
 //! person would (typing fires `input`, choosing fires `change`, buttons are clicked); the
 //! expected numbers come from core or from the book.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::components::scene_canvas;

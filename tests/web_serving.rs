@@ -3,6 +3,7 @@
 //! check the numbers against core and the charts redrawn, refuse bad text next to its field
 //! while the page lives on.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::serving::rows::{seconds, show, Unit};

@@ -4,6 +4,7 @@
 //! the search on every input change and must stay under 50 ms in Chromium
 //! (tests/web_training.rs times it there). `./dev.sh bench training` or
 //! `cargo bench -p shardcalc-bench --bench training`.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use shardcalc_core::flops::FlopConvention;

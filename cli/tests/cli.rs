@@ -1,4 +1,5 @@
 //! End-to-end tests of the `shardcalc` binary.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,6 +1,7 @@
 //! Issue 8: published runs against the planner. The FLOP conventions of the published
 //! figures are reproduced, the calibration is the fit of the fixed split, and the
 //! statistics are written to docs/validation.md and held to the figure the README states.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod bands;
 mod doc;
