@@ -515,3 +515,47 @@ async fn an_edited_preset_is_not_shared_under_the_preset_s_name() {
     assert_eq!(shared(&page).model, ModelSource::Preset("llama-3-8b".into()));
     assert_eq!(preset(&page), "llama-3-8b");
 }
+
+/// Re-selecting the custom chip after a catalog chip brings the custom chip back (it stays
+/// on offer), with the shape kept where it fits.
+#[wasm_bindgen_test]
+async fn the_custom_chip_comes_back_when_chosen_again() {
+    use shardcalc::components::HardwarePicker;
+    use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+    let page = open_with(false, || {
+        let state = shardcalc::state::use_app_state();
+        let mut chip = shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap();
+        chip.id = "my-chip".into();
+        chip.name = "My chip".into();
+        chip.source = "my measurements".into();
+        chip.as_of = "2026-11-26".into();
+        let s = Scenario {
+            hardware: Some(HardwareSection {
+                chip: ChipSource::Custom(Box::new(chip)),
+                topology: Some(shardcalc_core::hardware::topology::Topology::tpu_slice(&[4, 4], 1)),
+            }),
+            ..Scenario::default()
+        };
+        state.load(s).unwrap();
+        view! { <HardwarePicker /> }.into_any()
+    })
+    .await;
+    assert!(page.text("#hw-summary").contains("My chip"), "{}", page.text("#hw-summary"));
+    page.choose("#hw-chip", "tpu-v5p").await;
+    assert!(page.text("#hw-summary").contains("TPU v5p"), "{}", page.text("#hw-summary"));
+    assert!(page.text("#hw-chip").contains("Custom: My chip"), "still on offer");
+    page.choose("#hw-chip", "custom").await;
+    assert!(page.text("#hw-summary").starts_with("16 devices of My chip"), "{}", page.text("#hw-summary"));
+    assert_eq!(page.find::<web_sys::HtmlSelectElement>("#hw-chip").value(), "custom");
+}
+
+/// A model edited from a preset is not shown under the preset's name on the other pages:
+/// the model page's edit reaches the training page's title as "<name> (edited)".
+#[wasm_bindgen_test]
+async fn an_edited_preset_keeps_no_preset_name_on_other_views() {
+    use shardcalc::views::training::TrainingView;
+    let page = open_with(false, || view! { <ModelView /><TrainingView /> }.into_any()).await;
+    assert!(page.text("#training-model").starts_with("Llama 3 8B: "), "{}", page.text("#training-model"));
+    page.type_into("#model-d_model", "4160").await;
+    assert!(page.text("#training-model").starts_with("Llama 3 8B (edited): "), "{}", page.text("#training-model"));
+}

@@ -143,7 +143,17 @@ fn optional(
     if value.trim().is_empty() {
         Ok(None)
     } else {
-        parse(value).map(|x| Some(x * scale)).map_err(|m| format!("{what}: {m}"))
+        // A number that reads but overflows once scaled (1e300 GB/s) is refused here: it would
+        // otherwise be stored as infinity, which JSON writes as null (absent).
+        let x = parse(value).map_err(|m| format!("{what}: {m}"))? * scale;
+        if x.is_finite() {
+            Ok(Some(x))
+        } else {
+            Err(format!(
+                "{what}: is too large (the limit is {} in these units)",
+                shardcalc_core::text::shortest(f64::MAX / scale)
+            ))
+        }
     }
 }
 
