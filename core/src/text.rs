@@ -172,6 +172,26 @@ pub fn shortest(x: f64) -> String {
     crate::error::number_text(x)
 }
 
+/// `1234567` → `1,234,567`.
+#[must_use]
+pub fn thousands(n: u64) -> String {
+    group_digits(&n.to_string())
+}
+
+/// A comma every three digits from the right of a string of ASCII digits.
+#[must_use]
+pub fn group_digits(digits: &str) -> String {
+    let len = digits.chars().count();
+    let mut out = String::with_capacity(len + len / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (len - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// An optional number as a field shows it ("" for none).
 #[must_use]
 pub fn optional_text(x: Option<f64>) -> String {
@@ -325,5 +345,6 @@ mod tests {
         assert_eq!(bytes("34MB"), Ok(34e6));
         assert!(bytes("3 parsecs").unwrap_err().contains("unknown unit"));
         assert_eq!(name_list("x, y;z"), ["x", "y", "z"]);
+        assert_eq!((thousands(1_234_567), thousands(999)), ("1,234,567".into(), "999".into()));
     }
 }

@@ -18,6 +18,38 @@
 //! | [`serving`] | the `inference` section (book chapters 7–8) |
 //! | [`conventions`] | counting conventions and the prediction mode |
 
+/// A drop-down over the variants of an enum without data, each `Variant => "value", "label"`,
+/// reading the value with `$get` (`fn(&Scenario) -> $ty`) and writing it through `$place`
+/// (`fn(&mut Scenario) -> &mut $ty`):
+/// `enum_choice!("inference.kv_context", "Context read per step", KvContext,
+/// [Full => "full", "full: P + G", Mean => "mean", "mean: P + G/2"], get, place)`.
+macro_rules! enum_choice {
+    ($path:literal, $label:literal, $ty:ident, [$($variant:ident => $value:literal, $text:literal),+ $(,)?], $get:expr, $place:expr $(,)?) => {
+        $crate::field::Field::new(
+            $path,
+            $label,
+            $crate::field::Kind::Choice {
+                options: $crate::field::Options::Fixed(&[$(($value, $text)),+]),
+                get: |s| {
+                    let get: fn(&$crate::scenario::Scenario) -> $ty = $get;
+                    match get(s) {
+                        $($ty::$variant => $value,)+
+                    }
+                    .into()
+                },
+                set: |s, text| {
+                    let place: fn(&mut $crate::scenario::Scenario) -> &mut $ty = $place;
+                    *place(s) = match text {
+                        $($value => $ty::$variant,)+
+                        other => return Err(format!("unknown option {other:?}")),
+                    };
+                    Ok(())
+                },
+            },
+        )
+    };
+}
+
 pub mod conventions;
 pub mod hardware;
 pub mod model;

@@ -612,33 +612,17 @@ pub static WORKLOAD: [Field; 4] = [
     )
     .unit("micro-steps")
     .hint("micro-steps per optimizer step"),
-    Field::new(
+    enum_choice!(
         "workload.remat",
         "Rematerialisation",
-        Kind::Choice {
-            options: Options::Fixed(&[
-                ("none", "none: save every activation"),
-                ("save_matmuls", "save matmul outputs (book 4.4.2)"),
-                ("full", "full: recompute each layer"),
-            ]),
-            get: |s| {
-                match s.workload.remat {
-                    RematPolicy::None => "none",
-                    RematPolicy::SaveMatmuls => "save_matmuls",
-                    RematPolicy::Full => "full",
-                }
-                .into()
-            },
-            set: |s, v| {
-                s.workload.remat = match v {
-                    "none" => RematPolicy::None,
-                    "save_matmuls" => RematPolicy::SaveMatmuls,
-                    "full" => RematPolicy::Full,
-                    other => return Err(format!("unknown policy {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        RematPolicy,
+        [
+            None => "none", "none: save every activation",
+            SaveMatmuls => "save_matmuls", "save matmul outputs (book 4.4.2)",
+            Full => "full", "full: recompute each layer",
+        ],
+        |s| s.workload.remat,
+        |s| &mut s.workload.remat,
     )
     .hint("what the backward pass recomputes: adds hardware FLOPs (HFU), not model FLOPs (MFU)"),
 ];

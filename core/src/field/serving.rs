@@ -164,33 +164,17 @@ pub static SHARDING: [Field; 5] = [
     )
     .hint("Model axes that shard D (the book's X); the others shard F and the heads")
     .when(two_d),
-    Field::new(
+    enum_choice!(
         "inference.sharding.kv",
         "KV cache past its heads",
-        Kind::Choice {
-            options: Options::Fixed(&[
-                ("batch", "by batch (two AllToAlls per layer)"),
-                ("sequence", "by sequence (gather Q, reduce outputs)"),
-                ("replicate", "replicated (no collective, more memory)"),
-            ]),
-            get: |s| {
-                read(s, |i| match i.sharding.kv {
-                    KvSharding::Batch => "batch",
-                    KvSharding::Sequence => "sequence",
-                    KvSharding::Replicate => "replicate",
-                })
-                .into()
-            },
-            set: |s, v| {
-                section(s).sharding.kv = match v {
-                    "batch" => KvSharding::Batch,
-                    "sequence" => KvSharding::Sequence,
-                    "replicate" => KvSharding::Replicate,
-                    other => return Err(format!("unknown KV sharding {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        KvSharding,
+        [
+            Batch => "batch", "by batch (two AllToAlls per layer)",
+            Sequence => "sequence", "by sequence (gather Q, reduce outputs)",
+            Replicate => "replicate", "replicated (no collective, more memory)",
+        ],
+        |s| read(s, |i| i.sharding.kv),
+        |s| &mut section(s).sharding.kv,
     )
     .hint("The cache splits by KV heads first; when the model-parallel degree exceeds them, the rest is split this way (book 7.3.3)"),
     Field::new(
@@ -258,33 +242,17 @@ pub static PREFILL: [Field; 4] = [
     )
     .unit("tokens")
     .hint("Chunked prefill: tokens per pass, each reloading the weights; empty = the whole prompt"),
-    Field::new(
+    enum_choice!(
         "inference.prefill.attention",
         "Attention FLOPs",
-        Kind::Choice {
-            options: Options::Fixed(&[
-                ("causal_half", "causal: half the dense pairs"),
-                ("dense", "dense: every query–key pair (book 4.3)"),
-                ("ignored", "ignored: 2·N·T (book 8.1.2)"),
-            ]),
-            get: |s| {
-                read(s, |i| match i.prefill.attention {
-                    AttentionCounting::CausalHalf => "causal_half",
-                    AttentionCounting::Dense => "dense",
-                    AttentionCounting::Ignored => "ignored",
-                })
-                .into()
-            },
-            set: |s, v| {
-                section(s).prefill.attention = match v {
-                    "causal_half" => AttentionCounting::CausalHalf,
-                    "dense" => AttentionCounting::Dense,
-                    "ignored" => AttentionCounting::Ignored,
-                    other => return Err(format!("unknown counting {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        AttentionCounting,
+        [
+            CausalHalf => "causal_half", "causal: half the dense pairs",
+            Dense => "dense", "dense: every query–key pair (book 4.3)",
+            Ignored => "ignored", "ignored: 2·N·T (book 8.1.2)",
+        ],
+        |s| read(s, |i| i.prefill.attention),
+        |s| &mut section(s).prefill.attention,
     )
     .hint("How dot-product attention is counted in the prefill's FLOPs"),
     Field::new(
@@ -435,57 +403,31 @@ pub static COST: [Field; 1] = [Field::new(
 
 /// Context read, collective overlap, working memory and reserved HBM.
 pub static CONVENTIONS: [Field; 4] = [
-    Field::new(
+    enum_choice!(
         "inference.kv_context",
         "Context read per step",
-        Kind::Choice {
-            options: Options::Fixed(&[("full", "full: P + G"), ("mean", "mean: P + G/2")]),
-            get: |s| read(s, |i| if i.kv_context == KvContext::Mean { "mean" } else { "full" }).into(),
-            set: |s, v| {
-                section(s).kv_context = match v {
-                    "full" => KvContext::Full,
-                    "mean" => KvContext::Mean,
-                    other => return Err(format!("unknown context {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        KvContext,
+        [Full => "full", "full: P + G", Mean => "mean", "mean: P + G/2"],
+        |s| read(s, |i| i.kv_context),
+        |s| &mut section(s).kv_context,
     )
     .hint("Full: every cache at P + G, as the book's 8k tables; mean: P + G/2, what a paged kernel reads on average"),
-    Field::new(
+    enum_choice!(
         "inference.comms_overlap",
         "Collectives",
-        Kind::Choice {
-            options: Options::Fixed(&[("full", "overlapped (lower bound)"), ("none", "not overlapped (upper bound)")]),
-            get: |s| read(s, |i| if i.comms_overlap == CommsOverlap::None { "none" } else { "full" }).into(),
-            set: |s, v| {
-                section(s).comms_overlap = match v {
-                    "full" => CommsOverlap::Full,
-                    "none" => CommsOverlap::None,
-                    other => return Err(format!("unknown overlap {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        CommsOverlap,
+        [Full => "full", "overlapped (lower bound)", None => "none", "not overlapped (upper bound)"],
+        |s| read(s, |i| i.comms_overlap),
+        |s| &mut section(s).comms_overlap,
     )
     .hint("Full overlap: max(memory and FLOPs, collectives), the roofline; none: their sum"),
-    Field::new(
+    enum_choice!(
         "inference.working_memory",
         "Working memory",
-        Kind::Choice {
-            options: Options::Fixed(&[("activations", "counted"), ("ignored", "ignored (book 8.1.1)")]),
-            get: |s| {
-                read(s, |i| if i.working_memory == WorkingMemory::Ignored { "ignored" } else { "activations" }).into()
-            },
-            set: |s, v| {
-                section(s).working_memory = match v {
-                    "activations" => WorkingMemory::Activations,
-                    "ignored" => WorkingMemory::Ignored,
-                    other => return Err(format!("unknown working memory {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        WorkingMemory,
+        [Activations => "activations", "counted", Ignored => "ignored", "ignored (book 8.1.1)"],
+        |s| read(s, |i| i.working_memory),
+        |s| &mut section(s).working_memory,
     )
     .hint("Count the activations of the largest pass in flight, or ignore them as the book's tables do"),
     Field::new(

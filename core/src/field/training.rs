@@ -541,21 +541,13 @@ pub static ADVANCED: [Field; 9] = [
         },
     )
     .hint("Tokens dispatched per expert over the balanced share"),
-    Field::new(
+    enum_choice!(
         "training.attention",
         "Attention kernel",
-        Kind::Choice {
-            options: Options::Fixed(&[("flash", "flash / splash"), ("materialized", "materialised scores")]),
-            get: |s| read(s, |t| if t.attention == AttentionKernel::Flash { "flash" } else { "materialized" }).into(),
-            set: |s, v| {
-                section(s).attention = match v {
-                    "flash" => AttentionKernel::Flash,
-                    "materialized" => AttentionKernel::Materialized,
-                    other => return Err(format!("unknown kernel {other:?}")),
-                };
-                Ok(())
-            },
-        },
+        AttentionKernel,
+        [Flash => "flash", "flash / splash", Materialized => "materialized", "materialised scores"],
+        |s| read(s, |t| t.attention),
+        |s| &mut section(s).attention,
     )
     .hint("Materialised scores add a [tokens, heads, keys] fp32 buffer"),
 ];

@@ -58,23 +58,10 @@ pub fn span_note(m: &ModelConfig, seq_len: u64) -> Option<String> {
             "Note: the {what} ({} tokens) is at least the sequence length ({} tokens), so local layers \
              attend to the whole sequence and cost what global layers cost. Lengthen the sequence or \
              shorten the {what} to see what local attention saves.",
-            thousands(span),
-            thousands(seq_len)
+            crate::text::thousands(span),
+            crate::text::thousands(seq_len)
         )
     })
-}
-
-/// `1234567` → `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -87,6 +74,5 @@ mod tests {
         let note = span_note(&m, 512).unwrap();
         assert!(note.contains("sliding window (1,024 tokens) is at least the sequence length (512 tokens)"), "{note}");
         assert_eq!(span_note(&m, 4096), None);
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }
