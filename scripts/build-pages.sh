@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# Release build of every page into dist/: each *.html at the repository root is one page with its
-# own bin and wasm (src/views/mod.rs says why). trunk builds one HTML at a time and empties its
-# dist directory first, so each page is built into target/pages/<page>/ and copied into dist/
-# (the CSS is the same file, same hash, on every page).
+# Release build of every page into dist/. Each page is pages/template.html with its title and
+# bin filled in (the PAGES table below), written to target/page-html/<page>.html: trunk builds
+# one HTML at a time, each page with its own bin and wasm (src/views/mod.rs says why), and
+# empties its dist directory first, so each page is built into target/pages/<page>/ and copied
+# into dist/ (the CSS is the same file, same hash, on every page).
 # Expects PATH to have wasm-bindgen, npm's wasm-opt and esbuild (dev.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-shopt -s nullglob
-pages=(*.html)
-[ ${#pages[@]} -gt 0 ] || { echo "build-pages: no *.html at the root" >&2; exit 1; }
-rm -rf target/pages
-mkdir -p target/pages
-for html in "${pages[@]}"; do
+# file|bin (src/bin/<bin>.rs, or the lib's main.rs for shardcalc-web)|title
+PAGES=(
+  "index.html|shardcalc-web|shardcalc"
+  "hardware.html|hardware|shardcalc: hardware and collectives"
+  "training.html|training|shardcalc: training"
+  "serving.html|serving|shardcalc: serving"
+  "validation.html|validation|shardcalc: validation"
+  "saved.html|saved|shardcalc: saved scenarios"
+)
+TEMPLATE=pages/template.html
+
+rm -rf target/pages target/page-html
+mkdir -p target/pages target/page-html
+pages=()
+for entry in "${PAGES[@]}"; do
+  IFS='|' read -r html bin title <<<"$entry"
+  pages+=("$html")
+  sed -e "s|{{bin}}|$bin|" -e "s|{{title}}|$title|" "$TEMPLATE" >"target/page-html/$html"
   page=${html%.html}
-  echo "--> trunk build --release $html"
-  trunk build --release --dist "target/pages/$page" "$html"
+  echo "--> trunk build --release $html (bin $bin)"
+  trunk build --release --dist "target/pages/$page" "target/page-html/$html"
   # trunk always writes index.html; every page but the model page keeps its own name.
   if [ "$html" != index.html ]; then mv "target/pages/$page/index.html" "target/pages/$page/$html"; fi
   # trunk's JS minifier cannot parse wasm-bindgen's glue; esbuild can (integrity rewritten).
@@ -30,16 +43,14 @@ mkdir -p dist
 for html in "${pages[@]}"; do
   cp -R "target/pages/${html%.html}/." dist/
 done
-# Every page starts from start.js (Trunk.toml's pattern_script) and carries the
-# Content-Security-Policy of index.html as a meta tag; a page whose HTML lacks the tag gets it
-# here. No page may keep an inline script or a data: icon, which that policy blocks.
+# Every page starts from start.js (Trunk.toml's pattern_script) and carries the template's
+# Content-Security-Policy meta tag (trunk's HTML minifier keeps it; checked here). No page may
+# keep an inline script or a data: icon, which that policy blocks.
 cp public/start.js dist/start.js
-policy=$(grep -o '<meta http-equiv="Content-Security-Policy"[^>]*>' index.html || true)
-[ -n "$policy" ] || { echo "build-pages: index.html has no Content-Security-Policy meta tag" >&2; exit 1; }
 for page in dist/*.html; do
   if ! grep -q 'Content-Security-Policy' "$page"; then
-    echo "build-pages: $page has no Content-Security-Policy meta tag; adding index.html's"
-    sed -i "s|<head>|<head>$policy|" "$page"
+    echo "build-pages: $page has no Content-Security-Policy meta tag" >&2
+    exit 1
   fi
   if grep -o '<script[^>]*>' "$page" | grep -qv 'src='; then
     echo "build-pages: $page has an inline <script>, which the page's policy blocks" >&2

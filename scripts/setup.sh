@@ -42,7 +42,7 @@ if ! rustup toolchain list | grep "^$RUST_VERSION-" >/dev/null; then
     ln -s "$(rustc +stable --print sysroot)" "${RUSTUP_HOME:-$HOME/.rustup}/toolchains/$RUST_VERSION-$host"
   else
     say "installing Rust $RUST_VERSION"
-    rustup toolchain install "$RUST_VERSION" --profile minimal
+    rustup toolchain install "$RUST_VERSION" --profile minimal --component rustfmt,clippy
   fi
 fi
 if ! rustup target list --installed | grep -x wasm32-unknown-unknown >/dev/null; then

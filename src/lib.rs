@@ -4,8 +4,8 @@
 //! - [`state`]: the scenario (single source of truth, in context) and the form's draft of it;
 //!   the URL fragment sync.
 //! - [`views`]: one module per view, each its own page ([`start_page`]); [`components`]:
-//!   fields, messages, charts.
-//! - [`parse`] and [`field_spec`]: reading typed text; fields described as data.
+//!   one `Field` for every input (described in `shardcalc_core::field`), one `DataTable`
+//!   for every table, pickers, charts.
 //! - [`worker_client`]: the background worker (`src/bin/worker.rs`) that imports configs and
 //!   renders SVG on request, outside the page's first download.
 //! - [`share`]: the scenario as a JSON file and saved in browser storage; [`embed`]: one chart
@@ -20,11 +20,9 @@ pub mod components;
 pub mod delegated;
 pub mod dom;
 pub mod embed;
-pub mod field_spec;
 pub mod form_html;
 pub mod html_text;
 pub mod panic_banner;
-pub mod parse;
 pub mod share;
 pub mod single_file;
 pub mod state;

@@ -5,6 +5,7 @@
 //! ids stay unique) and drives it the way a person would: typing fires `input` events,
 //! choosing fires `change` events.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::model::ModelView;
@@ -160,17 +161,6 @@ async fn a_window_covering_the_sequence_is_a_note_not_an_error() {
     assert!(!page.exists("#stale-note"), "a note must not block the results");
     page.type_into("#workload-seq_len", "4096").await;
     assert_eq!(page.text("#workload-seq_len-note"), "");
-}
-
-#[wasm_bindgen_test]
-fn names_field_matches_whole_paths_only() {
-    use shardcalc::components::names_field;
-    assert!(names_field("must divide attention.num_heads (30 is ...)", "model.attention.num_heads"));
-    assert!(names_field("must not exceed num_layers (3 > 2)", "model.num_layers"));
-    assert!(!names_field("must divide attention.num_heads", "model.attention.num_heads_x"));
-    assert!(!names_field("must divide attention.num_heads_x", "model.attention.num_heads"));
-    assert!(!names_field("must name at least one axis", "model.name"));
-    assert!(names_field("see model.name", "model.name"));
 }
 
 #[wasm_bindgen_test]
@@ -416,7 +406,9 @@ async fn every_field_survives_garbage() {
 
 #[wasm_bindgen_test]
 fn parse_reads_numbers_and_explains_refusals() {
-    use shardcalc::parse::{parse_count, parse_pattern, parse_positive_real};
+    use shardcalc_core::model::AttentionLayout;
+    use shardcalc_core::text::{count as parse_count, pattern as parse_pattern, positive_real as parse_positive_real};
+    let locals = |p: &str| AttentionLayout { local: None, pattern: parse_pattern(p).unwrap() }.locals_per_global();
     assert_eq!(parse_count(" 4,096 "), Ok(4096));
     assert_eq!(parse_count("8e3"), Ok(8000));
     assert!(parse_count("8.5").unwrap_err().contains("whole number"));
@@ -445,21 +437,25 @@ fn parse_reads_numbers_and_explains_refusals() {
     assert!(parse_positive_real("inf").unwrap_err().contains("finite"));
     assert_eq!(parse_pattern("l l g").map(|p| p.len()), Ok(3));
     let lglg = parse_pattern("LGLG").unwrap();
-    assert_eq!(shardcalc::parse::minimal_period(&lglg), 2);
-    assert_eq!(shardcalc::parse::locals_per_global(&lglg), Some(1));
-    assert_eq!(shardcalc::parse::locals_per_global(&parse_pattern("LLGLG").unwrap()), None);
-    assert_eq!(shardcalc::parse::locals_per_global(&parse_pattern("L").unwrap()), None);
+    assert_eq!(shardcalc_core::model::minimal_period(&lglg), 2);
+    assert_eq!(locals("LGLG"), Some(1));
+    assert_eq!(locals("LLGLG"), None);
+    assert_eq!(locals("L"), None);
     assert!(parse_pattern("").is_err());
     assert_eq!(thousands(1234), "1,234");
 }
 
-/// The shared chip and topology picker: a default on first render, a full v5p pod from its
+/// The shared chip and topology picker: the page's default shown, a full v5p pod from its
 /// shape, a shape the chip refuses explained and kept, a GPU's own default on switching.
 #[wasm_bindgen_test]
 async fn the_hardware_picker_writes_valid_hardware_only() {
     use shardcalc::components::HardwarePicker;
-    let page =
-        open_with(false, || view! { <HardwarePicker default_chip="tpu-v5p" default_shape="4x4x4" /> }.into_any()).await;
+    // The training page's defaults: a v5p 4x4x4, shown, not written.
+    let page = open_with(false, || {
+        shardcalc::state::use_app_state().use_defaults(shardcalc_core::view::training::with_defaults);
+        view! { <HardwarePicker /> }.into_any()
+    })
+    .await;
     assert!(page.text("#hw-summary").starts_with("64 devices of TPU v5p"), "{}", page.text("#hw-summary"));
     page.type_into("#hw-shape", "16x20x28").await;
     assert!(page.text("#hw-summary").starts_with("8960 devices"), "{}", page.text("#hw-summary"));
@@ -520,39 +516,46 @@ async fn an_edited_preset_is_not_shared_under_the_preset_s_name() {
     assert_eq!(preset(&page), "llama-3-8b");
 }
 
-/// The draft's `FieldMap` behaves as the `BTreeMap` it replaced: the same answers to a long
-/// random sequence of inserts, removals and retains, the same order, and equality that does
-/// not depend on the order of insertion.
+/// Re-selecting the custom chip after a catalog chip brings the custom chip back (it stays
+/// on offer), with the shape kept where it fits.
 #[wasm_bindgen_test]
-fn the_draft_s_field_map_behaves_as_a_btreemap() {
-    use shardcalc::state::FieldMap;
-    use std::collections::BTreeMap;
-    let (mut ours, mut reference) = (FieldMap::new(), BTreeMap::new());
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    for step in 0..5_000u64 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let path = format!("model.field_{}", x % 23);
-        match x % 7 {
-            0 => assert_eq!(ours.remove(&path), reference.remove(&path)),
-            1 => {
-                ours.retain(|p, _| !p.ends_with('1'));
-                reference.retain(|p: &String, _| !p.ends_with('1'));
-            }
-            _ => assert_eq!(
-                ours.insert(path.clone(), step.to_string()),
-                reference.insert(path.clone(), step.to_string())
-            ),
-        }
-        assert_eq!(ours.get(&path), reference.get(&path));
-        assert_eq!(ours.contains_key(&path), reference.contains_key(&path));
-        assert!(ours.iter().eq(reference.iter()), "step {step}");
-    }
-    let (mut a, mut b) = (FieldMap::new(), FieldMap::new());
-    a.insert("b".into(), "1".into());
-    a.insert("a".into(), "2".into());
-    b.insert("a".into(), "2".into());
-    b.insert("b".into(), "1".into());
-    assert_eq!(a, b);
+async fn the_custom_chip_comes_back_when_chosen_again() {
+    use shardcalc::components::HardwarePicker;
+    use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
+    let page = open_with(false, || {
+        let state = shardcalc::state::use_app_state();
+        let mut chip = shardcalc_core::hardware::catalog::get("tpu-v5e").unwrap();
+        chip.id = "my-chip".into();
+        chip.name = "My chip".into();
+        chip.source = "my measurements".into();
+        chip.as_of = "2026-11-26".into();
+        let s = Scenario {
+            hardware: Some(HardwareSection {
+                chip: ChipSource::Custom(Box::new(chip)),
+                topology: Some(shardcalc_core::hardware::topology::Topology::tpu_slice(&[4, 4], 1)),
+            }),
+            ..Scenario::default()
+        };
+        state.load(s).unwrap();
+        view! { <HardwarePicker /> }.into_any()
+    })
+    .await;
+    assert!(page.text("#hw-summary").contains("My chip"), "{}", page.text("#hw-summary"));
+    page.choose("#hw-chip", "tpu-v5p").await;
+    assert!(page.text("#hw-summary").contains("TPU v5p"), "{}", page.text("#hw-summary"));
+    assert!(page.text("#hw-chip").contains("Custom: My chip"), "still on offer");
+    page.choose("#hw-chip", "custom").await;
+    assert!(page.text("#hw-summary").starts_with("16 devices of My chip"), "{}", page.text("#hw-summary"));
+    assert_eq!(page.find::<web_sys::HtmlSelectElement>("#hw-chip").value(), "custom");
+}
+
+/// A model edited from a preset is not shown under the preset's name on the other pages:
+/// the model page's edit reaches the training page's title as "<name> (edited)".
+#[wasm_bindgen_test]
+async fn an_edited_preset_keeps_no_preset_name_on_other_views() {
+    use shardcalc::views::training::TrainingView;
+    let page = open_with(false, || view! { <ModelView /><TrainingView /> }.into_any()).await;
+    assert!(page.text("#training-model").starts_with("Llama 3 8B: "), "{}", page.text("#training-model"));
+    page.type_into("#model-d_model", "4160").await;
+    assert!(page.text("#training-model").starts_with("Llama 3 8B (edited): "), "{}", page.text("#training-model"));
 }

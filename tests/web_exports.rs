@@ -6,9 +6,10 @@
 //! replacing `HTMLAnchorElement.prototype.click`, as the e2e tests do), the messages, and the
 //! embed of one table or chart.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
-use shardcalc::components::{ChartCanvas, CsvButton};
+use shardcalc::components::{CellIds, ChartCanvas, DataTable, RowAction, TableExports};
 use shardcalc::embed::{Embed, EmbedMissing};
 use shardcalc::App;
 use shardcalc_charts::table::Table;
@@ -73,63 +74,89 @@ async fn wait_for_text(page: &Page, selector: &str, needle: &str) -> String {
     panic!("{selector} never showed {needle:?}: {shown}");
 }
 
-/// "Download CSV" and "Download Markdown" offer the table, from data or from CSV text; CSV
-/// text that does not parse says why after the buttons and offers nothing.
+/// "Download CSV" and "Download Markdown" offer the table: its column names and exact cells.
 #[wasm_bindgen_test]
 async fn table_downloads_carry_the_table() {
-    let page = Page::mount(
-        || {
-            let csv = sample().to_csv();
-            view! {
-                <CsvButton name="sample" table=sample() />
-                <CsvButton name="sample-text" csv=csv />
-                <CsvButton name="broken" csv="a,\"b\nc".to_string() />
-            }
-            .into_any()
-        },
-        1,
-    )
-    .await;
+    let page = Page::mount(|| view! { <TableExports name="sample" table=sample() /> }.into_any(), 1).await;
     assert_eq!(page.text("#table-sample button.csv"), "Download CSV");
     assert_eq!(page.text("#sample-md"), "Download Markdown");
     capture_downloads();
-    for id in ["#sample-csv", "#sample-md", "#sample-text-csv", "#sample-text-md"] {
+    for id in ["#sample-csv", "#sample-md"] {
         page.click(id).await;
     }
     let got = downloads().await;
     let expected = [
         ("shardcalc-sample.csv", "text/csv", sample().to_csv()),
         ("shardcalc-sample.md", "text/markdown", sample().to_markdown()),
-        ("shardcalc-sample-text.csv", "text/csv", sample().to_csv()),
-        ("shardcalc-sample-text.md", "text/markdown", sample().to_markdown()),
     ];
     assert_eq!(got.len(), expected.len(), "{got:?}");
     for (g, (name, mime, text)) in got.iter().zip(expected) {
         assert_eq!((g.0.as_str(), g.1.as_str(), g.2.as_str()), (name, mime, text.as_str()));
     }
-
-    assert!(!page.exists("#broken-export-error"));
-    page.click("#broken-csv").await;
-    let why = Table::from_csv("a,\"b\nc").unwrap_err();
-    assert_eq!(page.text("#broken-export-error"), why);
-    assert_eq!(page.attr("#broken-export-error", "class"), "field-error");
-    page.click("#broken-md").await;
-    assert_eq!(page.count("#table-broken .field-error"), 1, "one message, not one per click");
-    assert_eq!(downloads().await.len(), 4, "nothing offered for the broken table");
 }
 
-/// A component unmounted takes its action with it; one mounted later under the same name
-/// gets the clicks (its own data).
+/// A component unmounted takes its handler with it; one mounted later under the same name
+/// downloads its own data.
 #[wasm_bindgen_test]
 async fn a_remounted_table_downloads_its_own_data() {
-    let first = Page::mount(|| view! { <CsvButton name="again" csv="x\n1\n".to_string() /> }.into_any(), 1).await;
+    let table = |column: &str, cell: &str| {
+        let mut t = Table::new([column]);
+        t.push([cell]);
+        t
+    };
+    let first = Page::mount(move || view! { <TableExports name="again" table=table("x", "1") /> }.into_any(), 1).await;
     drop(first);
-    let page = Page::mount(|| view! { <CsvButton name="again" csv="y\n2\n".to_string() /> }.into_any(), 1).await;
+    let page = Page::mount(move || view! { <TableExports name="again" table=table("y", "2") /> }.into_any(), 1).await;
     capture_downloads();
     page.click("#again-csv").await;
     let got = downloads().await;
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(got[0].2, "y\r\n2\r\n", "CSV lines end in CRLF (RFC 4180)");
+}
+
+/// One table, rendered on the page: labels and cells as shown, columns without a label left
+/// out, rows grouped under headings, ids on a column's cells, a button per row; a change
+/// rewrites only the cells that changed.
+#[wasm_bindgen_test]
+async fn a_data_table_shows_the_cells_as_shown_and_follows_changes() {
+    let clicked = RwSignal::new(None::<usize>);
+    let table = RwSignal::new(Table::default());
+    let make = |step: &str| {
+        let mut t = Table::labelled(&[("group", ""), ("key", "Key"), ("step_time_s", "Step time"), ("unit", "")]);
+        t.push_shown(vec![
+            ("Decode".into(), "Decode".into()),
+            ("decode.step".into(), "decode.step".into()),
+            (step.into(), format!("{step} s")),
+            ("s".into(), "s".into()),
+        ]);
+        t.push(["Prefill", "prefill.ttft", "2", "s"]);
+        t
+    };
+    table.set(make("0.5"));
+    let page = Page::mount(
+        move || {
+            let ids = CellIds { key: 1, value: 2, prefix: "row-", strip: "" };
+            let action = RowAction { label: "Go", stem: "go", on: Callback::new(move |i| clicked.set(Some(i))) };
+            view! { <DataTable id="t" table=table group_by=0 cell_ids=ids action=action /> }.into_any()
+        },
+        1,
+    )
+    .await;
+    let headers: Vec<String> =
+        (0..page.count("#t thead th")).map(|i| page.text(&format!("#t thead th:nth-child({})", i + 1))).collect();
+    assert_eq!(headers, ["Key", "Step time", ""]);
+    assert_eq!(page.count("#t tr.group"), 2, "a heading per group");
+    assert_eq!(page.text("#t tr.group"), "Decode");
+    assert_eq!(page.text("#row-decode-step"), "0.5 s");
+    assert_eq!(page.text("#row-prefill-ttft"), "2");
+    assert_eq!(page.attr("#row-prefill-ttft", "class"), "num");
+    let cell: web_sys::Node = page.find("#row-decode-step");
+    table.set(make("0.25"));
+    page.settle().await;
+    assert_eq!(page.text("#row-decode-step"), "0.25 s");
+    assert!(cell.is_same_node(Some(&page.find::<web_sys::Node>("#row-decode-step"))), "the same cell, rewritten");
+    page.click("#t-go-1").await;
+    assert_eq!(clicked.get_untracked(), Some(1));
 }
 
 /// `?embed=table-<name>` renders that table (exact cells, escaped) and marks it the embed
@@ -140,8 +167,8 @@ async fn an_embedded_table_shows_its_cells() {
         || {
             provide_context(Embed::from_query("?embed=table-sample"));
             view! {
-                <CsvButton name="sample" table=sample() />
-                <CsvButton name="other" table=sample() />
+                <TableExports name="sample" table=sample() />
+                <TableExports name="other" table=sample() />
                 <EmbedMissing />
             }
             .into_any()
@@ -176,7 +203,7 @@ async fn a_missing_embed_lists_what_is_there() {
         || {
             provide_context(Embed::from_query("?embed=nothing"));
             view! {
-                <CsvButton name="sample" table=sample() />
+                <TableExports name="sample" table=sample() />
                 <EmbedMissing />
             }
             .into_any()
@@ -253,7 +280,7 @@ async fn an_embedded_chart_is_the_target() {
             view! {
                 <ChartCanvas id="chart-params" chart=chart caption="Parameters".to_string() />
                 <ChartCanvas id="chart-other" chart=chart caption="Other".to_string() />
-                <CsvButton name="params" table=sample() />
+                <TableExports name="params" table=sample() />
             }
             .into_any()
         },

@@ -4,6 +4,7 @@
 //! person would (typing fires `input`, choosing fires `change`, buttons are clicked); the
 //! expected numbers come from core or from the book.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::components::scene_canvas;
@@ -183,4 +184,41 @@ fn png_export_paints_the_scene() {
     blank.set_width(scene.width);
     blank.set_height(scene.height);
     assert!(url.len() > 4 * blank.to_data_url().unwrap().len());
+}
+
+/// The page's defaults (the book's v5e 8×4, its collectives and roofline op) are shown, not
+/// written: the link to another page carries the scenario as it came until the user edits.
+#[wasm_bindgen_test]
+async fn the_page_s_defaults_are_shown_not_written_until_an_edit() {
+    let page = open().await;
+    let shared = |page: &Page| {
+        let href = page.attr("#nav-training", "href");
+        let link = href.split_once("#s=").map(|(_, l)| l.to_string()).unwrap_or_default();
+        shardcalc_core::permalink::decode(&link).expect("the link decodes")
+    };
+    assert!(page.text("#spec-chip").starts_with("TPU v5e"));
+    assert_eq!(shared(&page), shardcalc_core::scenario::Scenario::default(), "nothing written by opening the page");
+    page.type_into("#hw-shape", "4x4").await;
+    let s = shared(&page);
+    let hw = s.hardware.expect("an edit shares what the page shows");
+    assert_eq!(hw.chip, shardcalc_core::hardware::query::ChipSource::Preset("tpu-v5e".into()));
+    assert_eq!(hw.topology.map(|t| t.devices()), Some(16.0));
+}
+
+/// A link override that reads but overflows once scaled (1e300 GB/s is infinite bytes/s) is
+/// refused at its input, not stored as infinity (which JSON writes as null, "absent").
+#[wasm_bindgen_test]
+async fn a_non_finite_link_override_is_refused_at_its_input() {
+    let page = open().await;
+    page.type_into("#axis-1-link", "22.5").await;
+    let before = page.text("#topology-table");
+    page.type_into("#axis-1-link", "1e300").await;
+    let e = page.text("#axis-1-link-error");
+    assert!(e.contains("too large"), "{e}");
+    assert_eq!(page.text("#topology-table"), before, "the override stays at 22.5 GB/s");
+    let href = page.attr("#nav-training", "href");
+    let link = href.split_once("#s=").map(|(_, l)| l.to_string()).unwrap_or_default();
+    let s = shardcalc_core::permalink::decode(&link).expect("the link decodes");
+    let axis = s.hardware.and_then(|h| h.topology).map(|t| t.axes[1].link_one_way);
+    assert_eq!(axis, Some(Some(shardcalc_core::units::BytesPerSec(22.5e9))));
 }

@@ -3,6 +3,7 @@
 //! check the numbers against core and the charts redrawn, refuse bad text next to its field
 //! while the page lives on.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::serving::rows::{seconds, show, Unit};
@@ -218,6 +219,8 @@ async fn every_field_survives_garbage() {
     page.choose("#preset", "mixtral-8x7b").await;
     page.type_into("#hw-shape", "4x4").await;
     page.choose("#inference-sharding-weights", "weight_stationary_2d").await;
+    // Speculative decoding on, so that its acceptance and cost ratio are shown too.
+    page.type_into("#inference-speculative-draft_len", "4").await;
     let inputs = page.all(".serving input[type=text]");
     // Chip shape and slices, 4 workload, D, model and expert axes (2D, MoE), 3 prefill, 3
     // speculative, price, reserved HBM.

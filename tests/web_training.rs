@@ -5,6 +5,7 @@
 //! Each test mounts the page in its own container (removed at the end) and drives it as a
 //! person would: typing fires `input`, choosing fires `change`, buttons are clicked.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::training::TrainingView;

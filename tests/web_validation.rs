@@ -2,6 +2,7 @@
 //! `cargo test -p shardcalc --target wasm32-unknown-unknown --test web_validation`.
 //! The page mounts in its own container, removed at the end.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
 use shardcalc::views::validation::{csv, ValidationView};

@@ -1,6 +1,7 @@
 //! Benchmarks of shardcalc-core, native (issue 7): what the page computes on every input
 //! change, and the importers. Run with `./dev.sh bench` (which prints a median per
 //! benchmark) or `cargo bench -p shardcalc-bench [FILTER]`.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use shardcalc_core::flops::{flops_vs_seq_len, training_flops, FlopConvention};

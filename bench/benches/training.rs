@@ -5,6 +5,7 @@
 //! (tests/web_training.rs times it there); the calibrated variants plan with the physical
 //! model, the page's default. `./dev.sh bench training` or
 //! `cargo bench -p shardcalc-bench --bench training`.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use shardcalc_core::efficiency::calibration::bundled;

@@ -10,15 +10,12 @@ use crate::collective_times::{collective_times_chart, QueryPoint};
 use crate::{bars, lines, roofline, serving, training, Chart};
 use shardcalc_core::collectives::CollectiveKind;
 use shardcalc_core::error::Invalid;
-use shardcalc_core::hardware::chip::{Chip, ChipFamily};
-use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
-use shardcalc_core::hardware::topology::Topology;
+use shardcalc_core::hardware::query::RooflineQuery;
 use shardcalc_core::inference::defaults::with_serving_defaults;
 use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
-use shardcalc_core::roofline::matmul::Matmul;
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::TrainingReport;
 
@@ -169,55 +166,8 @@ fn seq_len_chart(s: &Scenario) -> Result<Chart, Invalid> {
     Ok(Chart::SeqLen(lines::flops_vs_seq_len_chart(&m, s.conventions.flops)))
 }
 
-/// The chip the hardware page starts with (book chapters 1-3 use the v5e throughout).
-pub const DEFAULT_CHIP: &str = "tpu-v5e";
-/// Its topology: the book's Pop Quiz 2 mesh `{'X': 8, 'Y': 4}` (no wraparound).
-pub const DEFAULT_SHAPE: [u64; 2] = [8, 4];
-
-/// A first topology for `chip`: one full NVLink domain for a GPU, a 4x4x4 cube for a 3D
-/// torus, the book's 8x4 for a 2D one (smaller when the pod is).
-#[must_use]
-pub fn default_topology(chip: &Chip) -> Topology {
-    match chip.family {
-        ChipFamily::Gpu => Topology::gpu_cluster(chip.scale_up.max_chips.max(1), 1),
-        ChipFamily::Tpu if chip.scale_up.links_per_chip >= 6 && chip.scale_up.max_chips >= 64 => {
-            Topology::tpu_slice(&[4, 4, 4], 1)
-        }
-        ChipFamily::Tpu if chip.scale_up.max_chips >= 32 => Topology::tpu_slice(&DEFAULT_SHAPE, 1),
-        ChipFamily::Tpu => Topology::tpu_slice(&[chip.scale_up.max_chips.max(1)], 1),
-    }
-}
-
-/// `s` with what the hardware page shows when the scenario does not say: the default chip
-/// and topology, the book's `X[256, 8192] · W[8192, 32768]` in bf16 as the roofline op and,
-/// for a scenario without hardware, the book's Pop Quiz 2 AllGather (34 MB over `y`, about
-/// 560 µs) and an AllReduce of the same array over both axes as collectives.
-#[must_use]
-pub fn with_hardware_defaults(s: &Scenario) -> Scenario {
-    let mut s = s.clone();
-    if s.hardware.is_none() {
-        s.hardware = Some(HardwareSection {
-            chip: ChipSource::Preset(DEFAULT_CHIP.into()),
-            topology: Some(Topology::tpu_slice(&DEFAULT_SHAPE, 1)),
-        });
-        if s.collectives.is_empty() {
-            let query = |kind, axes: &[&str]| CollectiveQuery {
-                kind,
-                array_bytes: 2.0 * 2048.0 * 8192.0,
-                axes: axes.iter().map(|a| (*a).to_string()).collect(),
-            };
-            s.collectives =
-                vec![query(CollectiveKind::AllGather, &["y"]), query(CollectiveKind::AllReduce, &["x", "y"])];
-        }
-    }
-    if let Some(hw) = s.hardware.as_mut().filter(|h| h.topology.is_none()) {
-        hw.topology = hw.chip.resolve().ok().map(|c| default_topology(&c));
-    }
-    if s.roofline.is_none() {
-        s.roofline = Some(RooflineQuery::Matmul(Matmul::bf16(256.0, 8192.0, 32768.0)));
-    }
-    s
-}
+pub use shardcalc_core::hardware::shape::default_topology;
+pub use shardcalc_core::view::hardware::{with_defaults as with_hardware_defaults, DEFAULT_CHIP, DEFAULT_SHAPE};
 
 /// The chart's queries: each answered collective of a kind the chart draws.
 #[must_use]
@@ -330,6 +280,7 @@ mod tests {
 
     #[test]
     fn hardware_defaults_are_valid_and_reproduce_pop_quiz_2() {
+        use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
         let s = with_hardware_defaults(&Scenario::default());
         assert!(s.validate().is_ok());
         let hw = s.validate_hardware().unwrap().unwrap();

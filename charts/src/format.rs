@@ -139,15 +139,7 @@ fn three_significant(v: f64) -> String {
 
 /// Inserts a comma every three digits from the right of a string of ASCII digits.
 fn group_digits(digits: &str) -> String {
-    let len = digits.chars().count();
-    let mut out = String::with_capacity(len + len / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (len - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    shardcalc_core::text::group_digits(digits)
 }
 
 #[cfg(test)]

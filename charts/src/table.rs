@@ -1,6 +1,8 @@
-//! A result table as data: column names and rows of cell text. One [`Table`] feeds every
-//! export of a table (CSV, Markdown) and the table an embed shows, so they cannot disagree.
-//! Cells hold exact values (full-precision numbers, not the page's rounded display).
+//! A result table as data: column names and rows of cell text, and how the page shows them.
+//! One [`Table`] is rendered three ways, so they cannot disagree: as CSV and Markdown (the
+//! column keys and the exact cells: full-precision numbers in SI units), and as the page's
+//! HTML table (`DataTable` in the app: the column labels and the cells as shown, e.g.
+//! `850 ms` for `0.85`). A column without a label is exported but not shown on the page.
 
 use std::fmt::Write as _;
 
@@ -14,18 +16,66 @@ pub struct Table {
     pub columns: Vec<String>,
     /// Rows of cells, each as long as `columns` (shorter rows are padded when written).
     pub rows: Vec<Vec<String>>,
+    /// Column headers as the page shows them (empty: the column names; an empty label hides
+    /// the column on the page).
+    pub labels: Vec<String>,
+    /// Cells as the page shows them, by row and column (missing: the exact cell).
+    pub shown: Vec<Vec<String>>,
 }
 
 impl Table {
     /// An empty table with these columns.
     #[must_use]
     pub fn new<S: Into<String>>(columns: impl IntoIterator<Item = S>) -> Self {
-        Self { columns: columns.into_iter().map(Into::into).collect(), rows: Vec::new() }
+        Self { columns: columns.into_iter().map(Into::into).collect(), ..Self::default() }
     }
 
-    /// Appends a row.
+    /// An empty table of `(name, label)` columns: names for the exports, labels for the page
+    /// (an empty label: exported only).
+    #[must_use]
+    pub fn labelled(columns: &[(&str, &str)]) -> Self {
+        Self {
+            columns: columns.iter().map(|(c, _)| (*c).to_string()).collect(),
+            labels: columns.iter().map(|(_, l)| (*l).to_string()).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Appends a row, shown as exported.
     pub fn push<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
         self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    /// Appends a row of `(exact, shown)` cells.
+    pub fn push_shown(&mut self, cells: Vec<(String, String)>) {
+        let (exact, shown) = cells.into_iter().unzip();
+        self.shown.resize(self.rows.len(), Vec::new());
+        self.rows.push(exact);
+        self.shown.push(shown);
+    }
+
+    /// The page's header of column `i`.
+    #[must_use]
+    pub fn label(&self, i: usize) -> &str {
+        self.labels.get(i).or(self.columns.get(i)).map_or("", String::as_str)
+    }
+
+    /// Whether the page shows column `i`.
+    #[must_use]
+    pub fn is_shown(&self, i: usize) -> bool {
+        !self.label(i).is_empty()
+    }
+
+    /// The exact cell at row `r`, column `c` ("" when missing).
+    #[must_use]
+    pub fn cell(&self, r: usize, c: usize) -> &str {
+        self.rows.get(r).and_then(|row| row.get(c)).map_or("", String::as_str)
+    }
+
+    /// The cell at row `r`, column `c` as the page shows it.
+    #[must_use]
+    pub fn shown_cell(&self, r: usize, c: usize) -> &str {
+        self.shown.get(r).and_then(|row| row.get(c)).map_or_else(|| self.cell(r, c), String::as_str)
     }
 
     /// Whether the table has no rows.
@@ -153,7 +203,7 @@ impl Table {
         }
         let mut records = records.into_iter();
         let columns = records.next().ok_or_else(|| "CSV has no header line".to_string())?;
-        Ok(Self { columns, rows: records.collect() })
+        Ok(Self { columns, rows: records.collect(), ..Self::default() })
     }
 }
 
@@ -236,6 +286,17 @@ mod tests {
         assert_eq!(lines[3], "| mlp | MLP line two | 5637144576 |");
         assert_eq!(lines[4], "| attention | a \\| b \\<script\\> |  |");
         assert_eq!(lines.len(), 5);
+    }
+
+    #[test]
+    fn the_page_shows_labels_and_shown_cells_the_exports_keys_and_exact_cells() {
+        let mut t = Table::labelled(&[("step_time_s", "Step time"), ("unit", "")]);
+        t.push_shown(vec![("0.85".into(), "850 ms".into()), ("s".into(), "s".into())]);
+        t.push(["1.5", "s"]);
+        assert_eq!(t.to_csv(), "step_time_s,unit\r\n0.85,s\r\n1.5,s\r\n");
+        assert_eq!((t.label(0), t.is_shown(1)), ("Step time", false));
+        assert_eq!((t.shown_cell(0, 0), t.shown_cell(1, 0), t.cell(0, 0)), ("850 ms", "1.5", "0.85"));
+        assert_eq!(Table::new(["a"]).label(0), "a");
     }
 
     #[test]

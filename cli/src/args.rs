@@ -17,6 +17,8 @@ pub enum Command {
     Schema(String),
     /// Print the calibration and the grouped validation splits.
     Validation,
+    /// List every field `--set` takes.
+    Fields,
     /// Draw one chart of the catalog as SVG.
     Chart(ChartArgs),
     /// List the charts of the catalog.
@@ -53,6 +55,38 @@ pub struct EvalArgs {
     pub serving: Box<ServingArgs>,
     /// `--mesh dp=..,fsdp=..,tp=..,ep=..,cp=..,pp=..`: set `training.mesh`.
     pub mesh: Option<String>,
+    /// `--set PATH=VALUE`, in order: any field of the scenario, read as the page reads it.
+    pub set: Vec<(String, String)>,
+    /// `--view NAME`: print what that page shows instead of the report.
+    pub view: Option<View>,
+}
+
+/// A page whose evaluation `shardcalc eval --view` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The model page.
+    Model,
+    /// The hardware & collectives page.
+    Hardware,
+    /// The training page.
+    Training,
+    /// The serving page.
+    Serving,
+    /// The validation page.
+    Validation,
+}
+
+impl View {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "model" => View::Model,
+            "hardware" => View::Hardware,
+            "training" => View::Training,
+            "serving" => View::Serving,
+            "validation" => View::Validation,
+            _ => return None,
+        })
+    }
 }
 
 /// Options of `shardcalc chart`.
@@ -101,9 +135,16 @@ USAGE:
                  [--remat none|save_matmuls|full] [--convention maxtext|notebook|six_nd|book]
                  [--chip ID] [--mesh dp=N,fsdp=N,tp=N,ep=N,cp=N,pp=N]
                  [--prompt-len P --output-len G] [--batch B]
-                 [--weights-dtype D] [--kv-dtype D]
+                 [--weights-dtype D] [--kv-dtype D] [--set PATH=VALUE]...
+                 [--view model|hardware|training|serving|validation]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
+      --set reads VALUE into the field at PATH exactly as the page's field reads it
+      (e.g. --set training.global_batch=1024 --set hardware.topology=8x8x8); it is
+      applied after every other option, in order. `shardcalc fields` lists the paths.
+      --view prints what that page shows instead (its defaults filled in where the
+      scenario has no section for it): e.g. training adds the explored mesh, the bands
+      and the planning problems to the search's best plan.
       --chip sets the scenario's hardware chip (keeping its topology), which adds the
       `hardware` section; `collectives` and `roofline` come from the scenario file.
       --prompt-len and --output-len add an `inference` section (serving: decode step,
@@ -116,6 +157,7 @@ USAGE:
       `#chart-NAME` canvas shows for that scenario); without -o the SVG goes to standard
       output. For documentation builds: no browser needed.
   shardcalc chart --list     List the chart names (and the page each is on).
+  shardcalc fields           List every field --set takes (path, unit, label).
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links,
                              scale-out bandwidth, per-hop latencies; n/a: none published).
@@ -149,6 +191,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     match cmd.as_str() {
         "help" | "--help" | "-h" => Ok(Command::Help),
         "presets" => Ok(Command::Presets),
+        "fields" => Ok(Command::Fields),
         "chips" => Ok(Command::Chips),
         "validation" => Ok(Command::Validation),
         "schema" => {
@@ -179,6 +222,21 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--weights-dtype" => a.serving.weights_dtype = Some(value(arg, &mut it)?.clone()),
                     "--kv-dtype" => a.serving.kv_dtype = Some(value(arg, &mut it)?.clone()),
                     "--mesh" => a.mesh = Some(value(arg, &mut it)?.clone()),
+                    "--set" => {
+                        let pair = value(arg, &mut it)?;
+                        let (path, text) = pair
+                            .split_once('=')
+                            .ok_or_else(|| UsageError(format!("--set: {pair:?} is not PATH=VALUE")))?;
+                        a.set.push((path.trim().to_string(), text.to_string()));
+                    }
+                    "--view" => {
+                        let name = value(arg, &mut it)?;
+                        a.view = Some(View::parse(name).ok_or_else(|| {
+                            UsageError(format!(
+                                "--view: unknown page {name:?}; use model, hardware, training, serving or validation"
+                            ))
+                        })?);
+                    }
                     flag if flag.starts_with('-') => {
                         return Err(UsageError(format!("eval: unknown option {flag}")));
                     }
@@ -254,6 +312,19 @@ mod tests {
                 ..EvalArgs::default()
             })
         );
+    }
+
+    #[test]
+    fn parses_set_and_view() {
+        let c = parse(&args("eval --set training.global_batch=1024 --set hardware.topology= --view training")).unwrap();
+        let Command::Eval(a) = c else { panic!("not eval") };
+        assert_eq!(
+            a.set,
+            [("training.global_batch".to_string(), "1024".to_string()), ("hardware.topology".into(), String::new())]
+        );
+        assert_eq!(a.view, Some(View::Training));
+        assert!(parse(&args("eval --set seq_len")).unwrap_err().0.contains("PATH=VALUE"));
+        assert!(parse(&args("eval --view nope")).unwrap_err().0.contains("--view"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 mod args;
 
-use args::{ChartArgs, Command, EvalArgs, ServingArgs, USAGE};
+use args::{ChartArgs, Command, EvalArgs, ServingArgs, View, USAGE};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
@@ -20,6 +20,7 @@ use shardcalc_core::report::evaluate;
 use shardcalc_core::scenario::{ModelSource, Scenario, MAX_SCENARIO_BYTES};
 use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::units::Seconds;
+use shardcalc_core::view;
 use std::process::ExitCode;
 
 /// A failure with its exit status.
@@ -110,6 +111,9 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
         let training =
             s.training.as_mut().ok_or_else(|| Failure::invalid("--mesh: the scenario has no `training` section"))?;
         training.mesh = Some(mesh);
+    }
+    for (path, text) in &a.set {
+        shardcalc_core::field::apply(&mut s, path, text).map_err(|e| Failure::invalid(format!("--set {e}")))?;
     }
     if let Some(c) = &a.convention {
         s.conventions.flops = FlopConvention::parse(c).ok_or_else(|| {
@@ -241,9 +245,25 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             out
         }
         Command::Chart(a) => chart(&a)?,
+        Command::Fields => {
+            let mut out = String::new();
+            for path in shardcalc_core::field::paths() {
+                if let Some(f) = shardcalc_core::field::find(path) {
+                    out.push_str(&format!("{:<44} {:<12} {}\n", f.path, f.unit, f.label));
+                }
+            }
+            out
+        }
         Command::Eval(a) => {
             let s = scenario_from_args(&a, &mut warnings)?;
-            to_json(&evaluate(&s)?)?
+            match a.view {
+                None => to_json(&evaluate(&s)?)?,
+                Some(View::Model) => to_json(&view::model::evaluate(&s)?)?,
+                Some(View::Hardware) => to_json(&view::hardware::evaluate(&s)?)?,
+                Some(View::Training) => to_json(&view::training::evaluate(&s)?)?,
+                Some(View::Serving) => to_json(&view::serving::evaluate(&s)?)?,
+                Some(View::Validation) => to_json(&view::validation::evaluate(&s))?,
+            }
         }
     };
     Ok((out, warnings))

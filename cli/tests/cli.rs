@@ -1,4 +1,5 @@
 //! End-to-end tests of the `shardcalc` binary.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -384,4 +385,58 @@ fn validation_prints_the_grouped_splits() {
     assert_eq!(chips["stats"]["count"], 51);
     let median = chips["stats"]["median_abs_mfu_pts"].as_f64().unwrap();
     assert_eq!(chips["meets_goal"], median <= 5.0);
+}
+
+/// `--set` reads a value into any field as the page's field reads it; a bad value names the
+/// field and changes nothing.
+#[test]
+fn set_writes_any_field_as_the_page_reads_it() {
+    let (code, out, err) = shardcalc(&[
+        "eval",
+        "--set",
+        "training.global_batch.unit=sequences",
+        "--set",
+        "training.global_batch=1,024",
+        "--set",
+        "hardware.chip=tpu-v5p",
+        "--set",
+        "hardware.topology=4x4x4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["training"]["global_batch_sequences"], 1024, "{}", v["training"]);
+    assert_eq!(v["hardware"]["topology"]["devices"], 64.0);
+    let (code, _, err) = shardcalc(&["eval", "--set", "training.seq_len=abc"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--set training.seq_len: is not a number"), "{err}");
+    let (code, _, err) = shardcalc(&["eval", "--set", "training.nope=1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("training.nope") && err.contains("shardcalc fields"), "{err}");
+    let (code, out, _) = shardcalc(&["fields"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().any(|l| l.starts_with("inference.prompt_len ")), "{out}");
+}
+
+/// `--view` prints what a page shows: its defaults where the scenario has no section, and
+/// what the page adds to the report (the explored mesh, bands, FLOPs per dollar).
+#[test]
+fn view_prints_what_each_page_shows() {
+    let (code, out, err) = shardcalc(&["eval", "--view", "training", "--set", "training.mesh.tp=4"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["devices"], 64, "the training page's v5p 4x4x4");
+    assert!(v["bands"]["step_time_s"]["value"].is_f64());
+    assert!(v["conflicts"][0]["message"].as_str().unwrap_or("").contains("hardware.topology"), "{v}");
+    let (_, out, _) = shardcalc(&["eval", "--view", "serving"]);
+    let v = json(&out);
+    assert!(v["decode"]["step_time_s"].is_f64() && v["bands"]["ttft_s"]["ideal"].is_f64());
+    let (_, out, _) = shardcalc(&["eval", "--view", "hardware"]);
+    assert!(json(&out)["hardware"]["flops_per_dollar"].is_f64());
+    let (_, out, _) = shardcalc(&["eval", "--view", "model"]);
+    let v = json(&out);
+    assert!(v["params"]["total"].is_u64() && v["attention_crossover_tokens"].is_u64(), "{v}");
+    let (_, out, _) = shardcalc(&["eval", "--view", "validation", "--set", "conventions.prediction=calibrated"]);
+    let v = json(&out);
+    assert_eq!(v["mode"], "calibrated");
+    assert!(v["held_back"]["stats"]["count"].as_u64().unwrap_or(0) > 0);
 }

@@ -11,12 +11,37 @@ pub struct FieldError {
     pub field: String,
     /// What is wrong and, where possible, how to fix it.
     pub message: String,
+    /// Other fields the problem involves (a conflict between two fields names the second
+    /// here): a form shows the message at each of them. Paths as `field`'s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
 }
 
 impl FieldError {
     /// A new error for `field`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self { field: field.into(), message: message.into(), related: Vec::new() }
+    }
+
+    /// The same error, also involving the fields at `paths`.
+    #[must_use]
+    pub fn related_to(mut self, paths: &[&str]) -> Self {
+        self.related.extend(paths.iter().map(|p| (*p).to_string()));
+        self
+    }
+
+    /// Whether the error concerns the field at `path`: it is the error's field or one of its
+    /// related fields.
+    #[must_use]
+    pub fn concerns(&self, path: &str) -> bool {
+        self.field == path || self.related.iter().any(|r| r == path)
+    }
+
+    /// The error with `prefix.` before its field and its related fields.
+    #[must_use]
+    pub fn prefixed(self, prefix: &str) -> Self {
+        let under = |p: String| if p.is_empty() { prefix.to_string() } else { format!("{prefix}.{p}") };
+        Self { field: under(self.field), message: self.message, related: self.related.into_iter().map(under).collect() }
     }
 }
 
@@ -64,10 +89,11 @@ impl Invalid {
             .collect()
     }
 
-    /// Prefix every field path with `prefix.` (used when a model sits inside a scenario).
+    /// Prefix every field path with `prefix.` (used when a model sits inside a scenario),
+    /// related fields' too.
     #[must_use]
     pub fn prefixed(self, prefix: &str) -> Self {
-        Self(self.0.into_iter().map(|e| FieldError::new(format!("{prefix}.{}", e.field), e.message)).collect())
+        Self(self.0.into_iter().map(|e| e.prefixed(prefix)).collect())
     }
 }
 
@@ -103,6 +129,12 @@ impl Checker {
         self.errors.push(FieldError::new(field, message));
     }
 
+    /// Record an error of `field` that also involves the fields at `related` (a conflict
+    /// between them; the message says how to fix it).
+    pub fn push_related(&mut self, field: &str, related: &[&str], message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, message).related_to(related));
+    }
+
     /// Require `lo <= value <= hi` for an integer field.
     pub fn range(&mut self, field: &str, value: u64, lo: u64, hi: u64) {
         if value < lo {
@@ -136,11 +168,23 @@ impl Checker {
         }
     }
 
+    /// Record an error of `field` involving `related` too, when `cond` is false.
+    pub fn ensure_related(&mut self, cond: bool, field: &str, related: &[&str], message: impl FnOnce() -> String) {
+        if !cond {
+            self.push_related(field, related, message());
+        }
+    }
+
     /// Merge errors from a nested validation, prefixing their paths.
     pub fn merge(&mut self, prefix: &str, result: Result<(), Invalid>) {
         if let Err(e) = result {
             self.errors.extend(e.prefixed(prefix).0);
         }
+    }
+
+    /// Record every error of `e` as it is (paths and related fields unchanged).
+    pub fn extend(&mut self, e: Invalid) {
+        self.errors.extend(e.0);
     }
 
     /// Whether any error was recorded so far.

@@ -21,6 +21,10 @@ pub struct HardwareReport {
     pub critical_intensities: Vec<CriticalIntensity>,
     /// The book's β (7.3.2): HBM bandwidth over bidirectional ICI bandwidth of one axis.
     pub hbm_over_ici: f64,
+    /// bf16 FLOPs one dollar buys at the chip's price per chip-hour (book 8.1: FLOPs/$ =
+    /// peak × 3600 / price); absent without a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops_per_dollar: Option<f64>,
     /// The resolved mesh axes, when the scenario has a topology.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<TopologyReport>,
@@ -198,11 +202,22 @@ pub fn hardware_report(hw: &ResolvedHardware, has_topology: bool) -> HardwareRep
         chip: crate::hardware::catalog::with_provenance(hw.chip.clone()),
         critical_intensities: critical_intensities(&hw.chip),
         hbm_over_ici: hbm_over_ici(&hw.chip),
+        flops_per_dollar: flops_per_dollar(&hw.chip),
         topology: has_topology.then(|| TopologyReport {
             devices: hw.axes.iter().map(|a| a.size as f64).product(),
             axes: hw.axes.clone(),
         }),
     }
+}
+
+/// bf16 FLOPs per dollar at the chip's price per chip-hour (book 8.1: peak × 3600 / price);
+/// `None` without a positive price (or for a price so small the ratio overflows).
+#[must_use]
+pub fn flops_per_dollar(chip: &Chip) -> Option<f64> {
+    chip.price_per_chip_hour_usd
+        .filter(|p| *p > 0.0)
+        .map(|p| chip.peak_flops.bf16.get() * 3600.0 / p)
+        .filter(|x| x.is_finite())
 }
 
 /// The `collectives` section: every query on the resolved `axes`.

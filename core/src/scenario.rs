@@ -37,7 +37,52 @@ impl ModelSource {
             ModelSource::Custom(m) => Ok(m.as_ref().clone()),
         }
     }
+
+    /// The preset this model is, or was edited from: the preset itself, or a custom model
+    /// named after a preset (`<name> (edited)` or `<name>`).
+    #[must_use]
+    pub fn origin(&self) -> Option<&'static presets::Preset> {
+        match self {
+            ModelSource::Preset(id) => presets::all().iter().find(|p| p.id == *id),
+            ModelSource::Custom(m) => presets::all()
+                .iter()
+                .find(|p| m.name == p.config.name || m.name.strip_suffix(EDITED).is_some_and(|n| n == p.config.name)),
+        }
+    }
+
+    /// Whether this is a preset as published (not edited).
+    #[must_use]
+    pub fn is_preset(&self) -> bool {
+        matches!(self, ModelSource::Preset(_))
+    }
+
+    /// Applies `f` to the model. A model edited from a preset is named `<preset's name>
+    /// (edited)` (unless `f` renamed it), so no page presents it as the preset; one edited
+    /// back to its preset is the preset again (a short link). A preset that does not
+    /// resolve is left alone.
+    pub fn edit(&mut self, f: impl FnOnce(&mut ModelConfig)) {
+        let origin = self.origin();
+        let Ok(mut m) = self.resolve() else { return };
+        f(&mut m);
+        if let Some(p) = origin {
+            let mut plain = m.clone();
+            if plain.name.strip_suffix(EDITED) == Some(p.config.name.as_str()) {
+                plain.name.clone_from(&p.config.name);
+            }
+            if plain == p.config {
+                *self = ModelSource::Preset(p.id.clone());
+                return;
+            }
+            if m.name == p.config.name {
+                m.name.push_str(EDITED);
+            }
+        }
+        *self = ModelSource::Custom(Box::new(m));
+    }
 }
+
+/// What an edited preset's name ends with.
+pub const EDITED: &str = " (edited)";
 
 /// Counting conventions that differ between tools, each an explicit choice.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -148,23 +193,17 @@ impl Scenario {
                 Some(m)
             }
             Err(e) => {
-                for err in e.0 {
-                    c.push(err.field, err.message);
-                }
+                c.extend(e);
                 None
             }
         };
         c.merge("workload", self.workload.validate());
         c.merge("training", self.training.as_ref().map_or(Ok(()), crate::training::TrainingSection::validate));
         if let Err(e) = self.validate_hardware() {
-            for err in e.0 {
-                c.push(err.field, err.message);
-            }
+            c.extend(e);
         }
         if let Err(e) = crate::inference::evaluate::validate_section(self.inference.as_ref(), self.hardware.as_ref()) {
-            for err in e.0 {
-                c.push(err.field, err.message);
-            }
+            c.extend(e);
         }
         c.finish()?;
         model.ok_or_else(|| Invalid::one("model", "could not be resolved"))
@@ -216,6 +255,32 @@ mod tests {
         assert_eq!(s.workload.grad_accum, 1);
         assert_eq!(s.conventions.flops, FlopConvention::MaxText);
         assert_eq!(s.validate().unwrap().d_model, 8192);
+    }
+
+    #[test]
+    fn an_edited_preset_is_named_as_edited_until_it_is_the_preset_again() {
+        let mut m = ModelSource::Preset("llama-3-8b".into());
+        m.edit(|c| c.d_model = 8192);
+        let name = m.resolve().unwrap().name;
+        assert!(name.ends_with(" (edited)") && !m.is_preset(), "{name}");
+        assert_eq!(m.origin().map(|p| p.id.as_str()), Some("llama-3-8b"));
+        m.edit(|c| c.d_model = 4096);
+        assert_eq!(m, ModelSource::Preset("llama-3-8b".into()), "back to the preset: a short link");
+        m.edit(|c| c.name = "mine".into());
+        assert_eq!((m.resolve().unwrap().name, m.origin()), ("mine".to_string(), None));
+    }
+
+    #[test]
+    fn a_conflict_names_its_other_field_as_data() {
+        let mut s = crate::inference::defaults::with_serving_defaults(&Scenario::default());
+        crate::field::apply(&mut s, "inference.sharding.model_axes", "x").unwrap();
+        let e = s.validate().unwrap_err();
+        let conflict = e.0.iter().find(|e| e.field == "inference.sharding").unwrap();
+        assert!(conflict.concerns("hardware.topology"), "{conflict:?}");
+        let mut m = Scenario::default();
+        crate::field::apply(&mut m, "model.attention.num_kv_heads", "5").unwrap();
+        let e = m.validate().unwrap_err();
+        assert_eq!(e.0[0].related, ["model.attention.num_heads"], "prefixed like the field");
     }
 
     #[test]

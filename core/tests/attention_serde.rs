@@ -2,6 +2,7 @@
 //! attention_de.rs) accepts and refuses the same JSON objects as serde's internally tagged
 //! derive it replaced, and decodes the same values. The derive is kept here, verbatim
 //! (same attributes), as the reference each document is checked against.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use serde::Deserialize;
 use shardcalc_core::model::{Attention, GqaAttention, LocalAttention, MlaAttention};

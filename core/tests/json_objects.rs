@@ -3,6 +3,7 @@
 //! except one deliberate difference: a struct written as an array of its fields (serde's
 //! positional form, which nothing writes) is refused. `SHARDCALC_JSON_CASES` sets the number
 //! of mutated documents (default 4,000).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use serde_json::{json, Value};
 use shardcalc_core::hardware::catalog;

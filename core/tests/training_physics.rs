@@ -1,6 +1,7 @@
 //! The physical step model's terms (issue 16, items 1-4), each against a count by hand or
 //! a source's statement: planned with every rate at its peak (`Calibration::PEAK`), so the
 //! only thing between the FLOPs or bytes and the seconds is the chip's catalogue rate.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use shardcalc_core::efficiency::Calibration;
 use shardcalc_core::flops::{forward_per_token, FlopConvention};

@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
+use super::field::element_id;
 use crate::dom::element_by_id;
-use crate::field_spec::field_id;
 use crate::state::use_app_state;
 
 /// A polite live region listing each problem as `path: message`, each a link that moves the
-/// focus to its field; hidden when there are none.
+/// focus to its field; absent when there are none.
 #[component]
 pub fn ErrorSummary() -> impl IntoView {
     let state = use_app_state();
@@ -27,7 +27,7 @@ pub fn ErrorSummary() -> impl IntoView {
                 <ul>
                     {move || {
                         state.errors.get().into_iter().map(|e| {
-                            let id = field_id(&e.field);
+                            let id = element_id(&e.field);
                             let href = format!("#{id}");
                             // Moves the focus to the field (the URL's fragment keeps the scenario).
                             let focus = move |ev: leptos::ev::MouseEvent| {

@@ -1,37 +1,43 @@
-//! Reusable components: form fields driven by specs (`crate::field_spec`), fields of the
-//! sections views edit directly ([`SectionField`]), the model preset picker, the chip and
-//! topology picker, field messages, the error summary, a chart canvas with downloads (and
-//! [`SceneChart`], an SVG chart that links no plotters), a CSV download button, and the
+//! Reusable components: one [`Field`] for every input (driven by `shardcalc_core::field`),
+//! one [`DataTable`] for every result table and [`TableExports`] for its downloads, the model
+//! preset picker, the chip and topology picker, the error summary, a chart canvas with
+//! downloads (and [`SceneChart`], an SVG chart that links no plotters), and the
 //! ideal/calibrated prediction switch and the uncertainty band line under a headline number.
 
 mod band_line;
 mod chart_backend;
 mod chart_canvas;
-mod choice;
-mod csv_button;
+mod data_table;
 mod error_summary;
-mod field_message;
+mod field;
 mod hardware_picker;
 mod measured_canvas;
-mod number_field;
 mod prediction_switch;
 mod preset_picker;
 mod scene_chart;
-mod section_field;
-mod text_field;
+mod table_exports;
 
 pub use band_line::band_text;
 pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
-pub use choice::{CheckField, SelectField};
-pub use csv_button::CsvButton;
+pub use data_table::{CellIds, DataTable, RowAction};
 pub use error_summary::ErrorSummary;
-pub use field_message::{names_field, FieldMessage, FieldMessages};
-pub use hardware_picker::{parse_shape, shape_of, topology_for, HardwarePicker};
+pub use field::{element_id, options_view, Field, Fields, PlanProblems, ProblemBox};
+pub use hardware_picker::HardwarePicker;
 pub use measured_canvas::MeasuredCanvas;
-pub use number_field::NumberField;
 pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use scene_chart::{scene_canvas, Figure, SceneChart};
-pub use section_field::{messages_under, SectionField};
-pub use text_field::TextField;
+pub use table_exports::TableExports;
+
+/// The messages of `err` for fields under `prefix` (e.g. `hardware.topology`), joined for one
+/// field message; every message when none is under it (a conflict elsewhere still shows).
+#[must_use]
+pub fn messages_under(err: &shardcalc_core::error::Invalid, prefix: &str) -> String {
+    let under: Vec<String> = err.0.iter().filter(|e| e.field.starts_with(prefix)).map(ToString::to_string).collect();
+    if under.is_empty() {
+        err.0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    } else {
+        under.join("; ")
+    }
+}

@@ -1,39 +1,34 @@
-//! The "roofline (ideal)" / "calibrated" switch: `conventions.prediction`, so it lives in
-//! the link. Any view whose numbers come from the training planner or the serving model
-//! can show it.
+//! The "roofline (ideal)" / "calibrated" switch: the field `conventions.prediction`, so it
+//! lives in the link. Any view whose numbers come from the training planner or the serving
+//! model can show it.
 
 use leptos::prelude::*;
+use shardcalc_core::field::conventions::CONVENTION_FIELDS;
 use shardcalc_core::validation::PredictionMode;
 
 use crate::state::use_app_state;
 
 /// Two radio buttons, `#prediction-ideal` and `#prediction-calibrated`, in the fieldset
-/// `#prediction-mode`; writing `conventions.prediction` of the scenario (and of the model
-/// form's draft, which owns the conventions).
+/// `#prediction-mode`.
 #[component]
 pub fn PredictionSwitch() -> impl IntoView {
     let state = use_app_state();
-    let current = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
-    let choose = move |mode: PredictionMode| {
-        state.draft.update(|d| d.conventions.prediction = mode);
-        if let Err(e) = state.try_update(|s| s.conventions.prediction = mode) {
-            state.notice.set(Some(format!("Cannot switch the prediction: {e}")));
-        }
-    };
+    let field = &CONVENTION_FIELDS[1];
+    let current = Memo::new(move |_| state.draft.with(|d| field.text(&d.scenario)));
     let radios = PredictionMode::ALL
         .iter()
         .map(|&mode| {
             let id = format!("prediction-{}", mode.id());
-            let label_for = id.clone();
+            let for_id = id.clone();
             view! {
-                <label class="radio" for=label_for>
+                <label class="radio" for=for_id>
                     <input
                         type="radio"
                         id=id
                         name="prediction-mode"
                         value=mode.id()
-                        prop:checked=move || current.get() == mode
-                        on:change=move |_| choose(mode)
+                        prop:checked=move || current.with(|c| c == mode.id())
+                        on:change=move |_| state.set(field, mode.id())
                     />
                     {mode.label()}
                 </label>
@@ -42,12 +37,9 @@ pub fn PredictionSwitch() -> impl IntoView {
         .collect_view();
     view! {
         <fieldset class="prediction-switch" id="prediction-mode">
-            <legend>"Prediction"</legend>
+            <legend>{field.label}</legend>
             <div class="radios">{radios}</div>
-            <p class="hint">
-                "Roofline: every rate at its peak, as the book computes it. Calibrated: the roofline with the \
-                 efficiencies fitted on published runs (see the Validation page)."
-            </p>
+            <p class="hint">{field.hint}</p>
         </fieldset>
     }
 }

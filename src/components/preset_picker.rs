@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use shardcalc_charts::format::{percent, short_count, thousands};
 use shardcalc_core::params::count_params;
 use shardcalc_core::presets::{self, Preset};
+use shardcalc_core::scenario::ModelSource;
 
 use crate::dom::event_value;
-use crate::form_html::option_html;
 use crate::html_text::{attr, el, escape};
 use crate::state::use_app_state;
 
@@ -40,35 +40,45 @@ pub fn PresetPicker() -> impl IntoView {
 }
 
 /// The preset drop-down alone (`#preset`, described by `#preset-info` when the page has it).
-/// Choosing a preset replaces the model (workload and convention stay) and rebuilds the form;
-/// while the model is edited, the list shows "custom". Pages that only pick a model use this
-/// without [`PresetInfo`] (4 KB of gzipped wasm less). The options are HTML text
-/// (`crate::form_html`), written again only when the selected one changes.
+/// Choosing a preset replaces the model (workload and conventions stay); while the model is
+/// edited, the list shows "custom". Pages that only pick a model use this without
+/// [`PresetInfo`].
 #[component]
 pub fn PresetSelect() -> impl IntoView {
     let state = use_app_state();
-    let selected = Memo::new(move |_| state.draft.with(|d| d.unchanged_preset().unwrap_or(CUSTOM).to_string()));
+    let selected = Memo::new(move |_| {
+        state.draft.with(|d| match &d.scenario.model {
+            ModelSource::Preset(id) => id.clone(),
+            ModelSource::Custom(_) => CUSTOM.to_string(),
+        })
+    });
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_value(&ev);
-        if let Some(p) = presets::get(&id) {
-            state.load_model(p.config, Some(p.id));
+        if presets::get(&id).is_some() {
+            state.forget("model");
+            state.update(|s| s.model = ModelSource::Preset(id.clone()));
+            // Every model field shows the preset's value, even one holding unread text.
+            state.generation.update(|g| *g += 1);
         }
     };
-    view! { <select id="preset" aria-describedby="preset-info" inner_html=move || selected.with(|s| options_html(s)) on:change=on_change></select> }
-}
-
-/// The placeholder and the presets grouped by family, `selected` selected.
-fn options_html(selected: &str) -> String {
-    let custom = if selected == CUSTOM { " selected" } else { "" };
-    let mut out = format!(r#"<option value="{CUSTOM}" disabled{custom}>Custom model (edited or imported)</option>"#);
-    for (family, list) in families() {
-        out += &format!("<optgroup{}>", attr("label", family));
-        for p in list {
-            out += &option_html(&p.id, &p.config.name, p.id == selected);
-        }
-        out += "</optgroup>";
+    let options = families()
+        .into_iter()
+        .map(|(family, list)| {
+            let items = list
+                .into_iter()
+                .map(|p| view! { <option value=p.id.clone() selected=move || selected.with(|s| *s == p.id)>{p.config.name.clone()}</option> })
+                .collect_view();
+            view! { <optgroup label=family>{items}</optgroup> }
+        })
+        .collect_view();
+    view! {
+        <select id="preset" aria-describedby="preset-info" prop:value=selected on:change=on_change>
+            <option value=CUSTOM disabled selected=move || selected.with(|s| s == CUSTOM)>
+                "Custom model (edited or imported)"
+            </option>
+            {options}
+        </select>
     }
-    out
 }
 
 /// Source, date, note and published parameter count of the preset the model came from, as
@@ -77,11 +87,13 @@ fn options_html(selected: &str) -> String {
 #[component]
 pub fn PresetInfo() -> impl IntoView {
     let state = use_app_state();
-    let origin = Memo::new(move |_| state.draft.with(|d| d.preset.clone()));
-    let edited = Memo::new(move |_| state.draft.with(|d| d.preset.is_some() && d.unchanged_preset().is_none()));
+    let origin = Memo::new(move |_| {
+        state.draft.with(|d| d.scenario.model.origin().map(|p| (p.id.clone(), !d.scenario.model.is_preset())))
+    });
     let html = Memo::new(move |_| {
-        let edited = edited.get();
-        origin.with(|id| id.as_deref().and_then(presets::get).map(|p| info_html(&p, edited)).unwrap_or_default())
+        origin.with(|o| {
+            o.as_ref().and_then(|(id, edited)| presets::get(id).map(|p| info_html(&p, *edited))).unwrap_or_default()
+        })
     });
     view! { <div class="preset-info" id="preset-info" inner_html=html></div> }
 }

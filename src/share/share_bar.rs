@@ -55,7 +55,7 @@ pub fn ShareBar() -> impl IntoView {
         "save-button" => {
             let typed = input_by_id("save-name").map(|i| i.value()).unwrap_or_default();
             let name = if typed.trim().is_empty() { untrack(model_name) } else { typed };
-            let scenario = state.scenario.get_untracked();
+            let scenario = state.shown.get_untracked();
             show(match storage::save_new(&name, &scenario) {
                 Ok(_) if untrack(|| state.is_stale()) => Message::Done(format!(
                     "Saved “{}” with the last valid inputs (the form has problems). The Saved page lists it.",
@@ -66,7 +66,7 @@ pub fn ShareBar() -> impl IntoView {
             });
         }
         "download-json" => {
-            if let Err(e) = state.scenario.with_untracked(document::download) {
+            if let Err(e) = state.shown.with_untracked(document::download) {
                 show(Message::Failed(format!("The download failed: {e}")));
             }
         }

@@ -1,128 +1,101 @@
-//! The form's working copy of the scenario's model, workload and conventions: every value as
-//! last read, the text of every field as typed (so invalid text survives a re-render), and the
-//! fields whose text could not be read. The scenario follows [`Draft::scenario_over`] only
-//! while [`Draft::errors_over`] is empty; the sections other views own (hardware, ...) are
-//! never touched by the draft.
+//! The form's working copy of the scenario. A value that makes the scenario invalid is kept
+//! here, with its problem, and tried again with every later edit ([`Pending`]); everything
+//! that is valid on its own reaches the scenario at once. So an independent mistake (an fp8
+//! format the chip lacks) never holds back other edits, and a conflict between two fields
+//! (heads and KV heads) resolves as soon as the second field makes the pair valid. Text that
+//! does not read at all is kept in its input with its message ([`Draft::unreadable`]).
+
+use std::collections::BTreeMap;
 
 use shardcalc_core::error::{FieldError, Invalid};
+use shardcalc_core::field::Field;
 use shardcalc_core::flops::Workload;
-use shardcalc_core::model::ModelConfig;
-use shardcalc_core::presets;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario};
 
-use super::field_map::FieldMap;
-use crate::field_spec::NumberSpec;
+/// An edit the scenario refused, kept in the form and tried again.
+#[derive(Clone)]
+pub enum Pending {
+    /// A field's text.
+    Field(&'static Field, String),
+    /// The model, workload and conventions of a scenario that loaded with problems in them
+    /// (a link, a file): the form shows them until they are fixed.
+    Sections(Box<(ModelSource, Workload, Conventions)>),
+}
 
-/// The form's state. Field paths are scenario paths (`model.d_model`, `workload.seq_len`).
-#[derive(Clone, Debug, PartialEq)]
+impl Pending {
+    /// Applies the edit to `s` (a field's text that no longer reads changes nothing).
+    pub fn apply(&self, s: &mut Scenario) {
+        match self {
+            Pending::Field(field, text) => {
+                let _ = field.apply(s, text);
+            }
+            Pending::Sections(sections) => {
+                let (model, workload, conventions) = sections.as_ref().clone();
+                s.model = model;
+                s.workload = workload;
+                s.conventions = conventions;
+            }
+        }
+    }
+
+    /// Whether the edit is of the field at `path` or under it.
+    #[must_use]
+    pub fn is_under(&self, path: &str) -> bool {
+        match self {
+            Pending::Field(field, _) => {
+                field.path == path || field.path.strip_prefix(path).is_some_and(|r| r.starts_with('.'))
+            }
+            Pending::Sections(_) => ["model", "workload", "conventions"].contains(&path),
+        }
+    }
+}
+
+/// The form's state. Field paths are `shardcalc_core::field` paths.
+#[derive(Clone)]
 pub struct Draft {
-    /// The architecture, with every field that could be read.
-    pub model: ModelConfig,
-    /// The preset the model was loaded from, if any (it may have been edited since).
-    pub preset: Option<String>,
-    /// Batch and sequence.
-    pub workload: Workload,
-    /// Counting conventions.
-    pub conventions: Conventions,
-    /// Text of each field as typed, by path.
-    pub text: FieldMap,
+    /// What the form shows: the scenario (with the page's defaults) and the pending edits.
+    pub scenario: Scenario,
     /// Why a field's text could not be read, by path.
-    pub unreadable: FieldMap,
+    pub unreadable: BTreeMap<String, String>,
+    /// Edits the scenario refused, in the order they were made.
+    pub pending: Vec<Pending>,
 }
 
 impl Draft {
-    /// The draft of a scenario; its model source must resolve.
-    ///
-    /// # Errors
-    /// An unknown preset (field `model.preset`).
-    pub fn from_scenario(s: &Scenario) -> Result<Self, Invalid> {
-        let model = s.model.resolve()?;
-        let preset = match &s.model {
-            ModelSource::Preset(id) => Some(id.clone()),
-            ModelSource::Custom(_) => None,
-        };
-        Ok(Self {
-            model,
-            preset,
-            workload: s.workload.clone(),
-            conventions: s.conventions.clone(),
-            text: FieldMap::new(),
-            unreadable: FieldMap::new(),
-        })
+    /// A draft of `scenario`, with nothing pending.
+    #[must_use]
+    pub fn new(scenario: Scenario) -> Self {
+        Self { scenario, unreadable: BTreeMap::new(), pending: Vec::new() }
     }
 
-    /// `base` with the draft's model, workload and conventions: the model by preset id while
-    /// it still equals that preset (short links), else in full. A preset edited without a new
-    /// name is named "<preset's name> (edited)", so the other pages' chart titles and tables do
-    /// not present it as the preset.
-    #[must_use]
-    pub fn scenario_over(&self, base: &Scenario) -> Scenario {
-        Scenario {
-            model: match self.unchanged_preset() {
-                Some(id) => ModelSource::Preset(id.to_string()),
-                None => ModelSource::Custom(Box::new(self.edited_model())),
-            },
-            workload: self.workload.clone(),
-            conventions: self.conventions.clone(),
-            ..base.clone()
+    /// The draft of `base` (the scenario with the page's defaults) with the pending edits.
+    pub fn rebuild(&mut self, base: Scenario) {
+        let mut s = base;
+        for p in &self.pending {
+            p.apply(&mut s);
         }
+        self.scenario = s;
     }
 
-    /// The model as the scenario holds it when it is not an unchanged preset.
-    fn edited_model(&self) -> ModelConfig {
-        let mut model = self.model.clone();
-        let preset = self.preset.as_deref().and_then(|id| presets::all().iter().find(|p| p.id == id));
-        if preset.is_some_and(|p| p.config.name == model.name) {
-            model.name.push_str(" (edited)");
-        }
-        model
-    }
-
-    /// The preset id, while the model is still exactly that preset.
+    /// Every problem: unreadable text first, then the scenario's validation (without the
+    /// problems of fields whose text is unreadable: their stored value is stale).
     #[must_use]
-    pub fn unchanged_preset(&self) -> Option<&str> {
-        let id = self.preset.as_deref()?;
-        presets::all().iter().any(|p| p.id == id && p.config == self.model).then_some(id)
-    }
-
-    /// Every problem: unreadable text first, then core's validation of what could be read,
-    /// applied over `base` (leaving out fields whose text is unreadable: their stored value is
-    /// stale).
-    #[must_use]
-    pub fn errors_over(&self, base: &Scenario) -> Vec<FieldError> {
+    pub fn problems(&self) -> Vec<FieldError> {
         let mut out: Vec<FieldError> =
             self.unreadable.iter().map(|(path, message)| FieldError::new(path.clone(), message.clone())).collect();
-        if let Err(Invalid(errors)) = self.scenario_over(base).validate() {
+        if let Err(Invalid(errors)) = self.scenario.validate() {
             out.extend(errors.into_iter().filter(|e| !self.unreadable.contains_key(&e.field)));
         }
         out
     }
 
-    /// The text to show in the field at `path`: as typed, else the current value.
-    #[must_use]
-    pub fn text_of(&self, path: &str, current: Option<String>) -> String {
-        self.text.get(path).cloned().or(current).unwrap_or_default()
-    }
-
-    /// Records `text` typed into the number field `spec` and stores its value if it reads.
-    pub fn type_number(&mut self, spec: &NumberSpec, text: &str) {
-        self.text.insert(spec.path.to_string(), text.to_string());
-        match spec.kind.read(text) {
-            Ok(value) => {
-                self.unreadable.remove(spec.path);
-                (spec.set)(self, value);
-            }
-            Err(message) => {
-                self.unreadable.insert(spec.path.to_string(), message);
-            }
-        }
-    }
-
-    /// Forgets typed text and unreadable marks of `path` and every path under it (used when
-    /// a section disappears, e.g. MoE switched off, so hidden text cannot block the results).
-    pub fn forget(&mut self, path: &str) {
+    /// Forgets the unread text and the pending edits of `path` and every path under it (a
+    /// section switched off, a model replaced); `true` when something was forgotten.
+    pub fn forget(&mut self, path: &str) -> bool {
         let under = |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.'));
-        self.text.retain(|p, _| !under(p));
+        let before = (self.unreadable.len(), self.pending.len());
         self.unreadable.retain(|p, _| !under(p));
+        self.pending.retain(|p| !p.is_under(path));
+        before != (self.unreadable.len(), self.pending.len())
     }
 }

@@ -1,42 +1,51 @@
-//! Page state shared by every view through Leptos context: the scenario (the single source of
-//! truth for results, charts and the URL) and the form's [`Draft`] of it.
+//! Page state shared by every view through Leptos context: the scenario the page shares (the
+//! single source of truth for the URL, the links and what is saved), the page's defaults, and
+//! the form's [`Draft`] of it.
+//!
+//! Edits go through [`AppState::set`] (one field's text, read by its `shardcalc_core::field`
+//! description) or [`AppState::update`] (an action such as "explore this mesh"): both change
+//! the draft and, when the draft validates, the scenario.
 
 mod draft;
-mod field_map;
 pub mod url;
 
-pub use draft::Draft;
-pub use field_map::FieldMap;
+pub use draft::{Draft, Pending};
 
 use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};
-use shardcalc_core::model::ModelConfig;
+use shardcalc_core::field::Field;
 use shardcalc_core::scenario::Scenario;
+
+/// A page's defaults: the scenario as the page shows it when it has no section for the page
+/// (`shardcalc_core::view::*::with_defaults`).
+pub type Defaults = fn(&Scenario) -> Scenario;
+
+fn no_defaults(s: &Scenario) -> Scenario {
+    s.clone()
+}
 
 /// Everything views share. `Copy`: signals are handles.
 #[derive(Clone, Copy)]
 pub struct AppState {
-    /// The last valid scenario. Results, charts and the URL follow it; other views (hardware,
-    /// training, serving) read and write it too.
+    /// The scenario the page shares: what arrived (a link, a saved scenario, a file) and the
+    /// user's edits, always valid. The URL and the links to other pages follow it. A page's
+    /// defaults are shown ([`Self::shown`]) but not written into it until the user edits.
     pub scenario: RwSignal<Scenario>,
+    /// What the results show: [`Self::scenario`] with the page's defaults.
+    pub shown: Memo<Scenario>,
     /// The form's working copy, which may be invalid.
     pub draft: RwSignal<Draft>,
     /// Problems with the draft, each naming its field; empty when the results are current.
     pub errors: Memo<Vec<FieldError>>,
-    /// Bumped when the draft is replaced wholesale (preset, import, link), so forms whose
-    /// inputs are uncontrolled rebuild from the draft.
+    /// Bumped when the draft is replaced wholesale (a link, a file, a saved scenario), so
+    /// every field shows the new text even where the user had typed something unreadable.
     pub generation: RwSignal<u64>,
     /// A page-level message, e.g. why the link's scenario could not be read.
     pub notice: RwSignal<Option<String>>,
-    /// The link fragment (`#s=...`) of the scenario as it reached this page, before the page
-    /// filled in its defaults ([`Self::fill_defaults`]); `None` once the user has edited
-    /// anything. While it is set, the URL and the links to other pages carry it.
-    arrived: StoredValue<Option<String>>,
-    /// Whether the user has edited anything on this page (defaults filled after that are
-    /// shared like any edit).
-    edited: StoredValue<bool>,
-    /// [`Self::shared_fragment`], encoded once per scenario change for all its readers (the
-    /// URL sync, the navigation's links, the serving page's model-page link).
+    /// The page's defaults.
+    defaults: RwSignal<Defaults>,
+    /// The link fragment (`#s=...`) of [`Self::scenario`], encoded once per change for all its
+    /// readers (the URL sync, the navigation's links).
     shared: Memo<String>,
 }
 
@@ -45,53 +54,46 @@ impl AppState {
     /// by the default scenario, with a notice.
     #[must_use]
     pub fn new(initial: Scenario) -> Self {
-        let (scenario, draft, notice) = match Draft::from_scenario(&initial) {
-            Ok(draft) => (initial, draft, None),
-            Err(e) => {
-                // The default scenario names a bundled preset (core's tests check they
-                // load); the empty model only guards against a broken build.
-                let draft = Draft::from_scenario(&Scenario::default()).unwrap_or_else(|_| empty_draft());
-                let scenario = draft.scenario_over(&Scenario::default());
-                (scenario, draft, Some(format!("{e}; showing the default scenario")))
-            }
+        let (initial, notice) = match initial.model.resolve() {
+            Ok(_) => (initial, None),
+            Err(e) => (Scenario::default(), Some(format!("{e}; showing the default scenario"))),
         };
-        let draft = RwSignal::new(draft);
-        let scenario = RwSignal::new(scenario);
-        let arrived = StoredValue::new(None::<String>);
+        let scenario = RwSignal::new(initial.clone());
+        let defaults = RwSignal::new(no_defaults as Defaults);
+        let draft = RwSignal::new(Draft::new(initial));
         Self {
             scenario,
+            // Always "changed": the scenario changes only on an edit, and the memos reading
+            // this compare what they compute.
+            shown: Memo::new_with_compare(move |_| scenario.with(|s| defaults.get()(s)), |_, _| true),
             draft,
-            errors: Memo::new(move |_| draft.with(|d| scenario.with(|s| d.errors_over(s)))),
+            errors: Memo::new(move |_| draft.with(Draft::problems)),
             generation: RwSignal::new(0),
             notice: RwSignal::new(notice),
-            arrived,
-            edited: StoredValue::new(false),
-            // `arrived` is not reactive: every change of it comes with a change of the scenario
-            // (`fill_defaults` fills, `leave_view` restores) or is followed by one (an edit's
-            // commit, `load`), which re-runs this.
-            shared: Memo::new(move |_| scenario.with(|s| arrived.get_value().unwrap_or_else(|| url::fragment(s)))),
+            defaults,
+            shared: Memo::new(move |_| scenario.with(url::fragment)),
         }
     }
 
-    /// Fills in what this page shows when the scenario does not say (e.g. the hardware page's
-    /// v5e 8×4 and roofline op, the training page's v5p 4×4×4), like [`Self::try_update`], but
-    /// keeps them out of the shared scenario until the user edits something: the URL and
-    /// the links to other pages ([`Self::shared_fragment`]) carry the scenario as it arrived,
-    /// so one page's defaults never become another page's inputs. After the first edit, what
-    /// the page shows is what is shared. Saving and downloading write what the page shows.
-    pub fn fill_defaults(&self, f: impl FnOnce(&mut Scenario)) {
-        let before = (!self.edited.get_value() && self.arrived.with_value(Option::is_none))
-            .then(|| self.scenario.with_untracked(url::fragment));
-        if self.apply(f).is_ok() {
-            if let Some(before) = before.filter(|b| self.scenario.with_untracked(|s| url::fragment(s) != *b)) {
-                self.arrived.set_value(Some(before));
-            }
+    /// The page's defaults from now on (a view calls this when it mounts): the form starts
+    /// from the scenario with them, and the results show them; the shared scenario gets them
+    /// only with the user's first edit.
+    pub fn use_defaults(&self, defaults: Defaults) {
+        self.defaults.set(defaults);
+        if let Some(draft) = self.draft.try_get_untracked() {
+            self.settle(draft);
         }
     }
 
-    /// The link fragment (`#s=...`) of the scenario this page shares, in its URL and its links
-    /// to other pages: as it arrived while the page shows only its own defaults on top of it,
-    /// else the scenario's. Tracks [`Self::scenario`].
+    /// Leaving this view for another in the same page (the single-file build): its unedited
+    /// defaults are dropped, and the next view starts from the shared scenario as a fresh
+    /// page would.
+    pub fn leave_view(&self) {
+        self.defaults.set(no_defaults);
+        self.draft.set(Draft::new(self.scenario.get_untracked()));
+    }
+
+    /// The link fragment (`#s=...`) of the scenario this page shares. Tracks it.
     pub fn shared_fragment(&self) -> String {
         self.shared.get()
     }
@@ -107,104 +109,147 @@ impl AppState {
         self.shared.try_get_untracked()
     }
 
-    /// Leaving this view for another in the same page (the single-file build): the page's
-    /// unedited defaults are taken back, and the next view starts as a fresh page would.
-    pub fn leave_view(&self) {
-        let arrived = self.arrived.try_update_value(Option::take).flatten();
-        if let Some(Some(Ok(s))) = arrived.as_deref().map(url::scenario_in_fragment) {
-            self.scenario.set(s);
+    /// The user typed or chose `text` in `field`: text that does not read is kept with its
+    /// message; a value is kept in the form and reaches the scenario when the scenario is
+    /// valid with it ([`Draft`] says how refused values are retried).
+    pub fn set(&self, field: &'static Field, text: &str) {
+        let Some(mut draft) = self.draft.try_get_untracked() else { return };
+        draft.pending.retain(|p| !matches!(p, Pending::Field(f, _) if f.path == field.path));
+        let mut candidate = draft.scenario.clone();
+        match field.apply(&mut candidate, text) {
+            Ok(()) => {
+                draft.unreadable.remove(field.path);
+            }
+            Err(e) => {
+                draft.unreadable.insert(field.path.to_string(), e.message);
+                self.settle(draft);
+                return;
+            }
         }
-        self.edited.set_value(false);
+        let text = text.to_string();
+        self.edit(draft, candidate, Pending::Field(field, text.clone()), move |s| {
+            let _ = field.apply(s, &text);
+        });
     }
 
-    /// The user changed something: from now on the page shares what it shows.
-    fn mark_edited(&self) {
-        self.edited.set_value(true);
-        self.arrived.set_value(None);
+    /// Applies an action to the form (a preset chosen, a mesh explored), as [`Self::set`]
+    /// does a field's value.
+    pub fn update(&self, f: impl Fn(&mut Scenario)) {
+        let Some(draft) = self.draft.try_get_untracked() else { return };
+        let mut candidate = draft.scenario.clone();
+        f(&mut candidate);
+        // An action the scenario refuses is not kept: it has no field to show it.
+        let _ = self.try_edit(draft, candidate, f);
     }
 
-    /// Applies an edit to the draft; when the draft is then valid, it becomes the scenario.
-    pub fn edit(&self, f: impl FnOnce(&mut Draft)) {
-        self.mark_edited();
-        self.draft.update(f);
-        self.commit();
+    /// Forgets the unread text and pending edits under `path` (a field that no longer
+    /// applies).
+    pub fn forget(&self, path: &str) {
+        let Some(mut draft) = self.draft.try_get_untracked() else { return };
+        if draft.forget(path) {
+            self.settle(draft);
+        }
     }
 
-    /// Replaces everything with `scenario` (a link, later a saved scenario) and rebuilds forms.
-    /// An invalid `scenario` fills the form (showing its problems) but not the results.
+    /// Applies `f` to the form and the scenario when the scenario is valid with it, else
+    /// reports why: the hardware page's edits, which refuse what does not fit and show the
+    /// message next to the control.
+    ///
+    /// # Errors
+    /// The scenario's problems with the edit, each naming its field; nothing changes then.
+    pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
+        let Some(mut draft) = self.draft.try_get_untracked() else { return Ok(()) };
+        let mut candidate = draft.scenario.clone();
+        f(&mut candidate);
+        candidate.validate()?;
+        draft.pending.clear();
+        self.commit(candidate);
+        self.settle(draft);
+        Ok(())
+    }
+
+    /// Replaces the model (an import), keeping everything else, and every model field's text.
+    pub fn load_model(&self, model: shardcalc_core::model::ModelConfig) {
+        self.forget("model");
+        self.update(move |s| s.model = shardcalc_core::scenario::ModelSource::Custom(Box::new(model.clone())));
+        self.generation.update(|g| *g += 1);
+    }
+
+    /// Replaces everything with `scenario` (a link, a saved scenario, a file) and every
+    /// field's text. A `scenario` with problems in its model, workload or conventions fills
+    /// the form (showing its problems) but not the results; they follow once it is fixed.
     ///
     /// # Errors
     /// When its model does not resolve; nothing changes then.
     pub fn load(&self, scenario: Scenario) -> Result<(), Invalid> {
-        let draft = Draft::from_scenario(&scenario)?;
-        // What was loaded is what the page shares (defaults are filled only when a view mounts).
-        self.arrived.set_value(None);
+        scenario.model.resolve()?;
+        let mut draft = Draft::new(Scenario::default());
         if scenario.validate().is_ok() {
             self.scenario.set(scenario);
+        } else {
+            draft.pending.push(Pending::Sections(Box::new((scenario.model, scenario.workload, scenario.conventions))));
         }
-        self.draft.set(draft);
+        self.settle(draft);
         self.generation.update(|g| *g += 1);
-        self.commit();
         Ok(())
     }
 
-    /// Replaces the model (a preset or an import), keeping workload and conventions, and
-    /// rebuilds forms.
-    pub fn load_model(&self, model: ModelConfig, preset: Option<String>) {
-        self.mark_edited();
-        self.draft.update(|d| {
-            d.model = model;
-            d.preset = preset;
-            d.forget("model");
-        });
-        self.generation.update(|g| *g += 1);
-        self.commit();
+    /// The edit `redo` (giving `candidate` on the draft, `pending` to keep): the whole draft
+    /// when it is valid with it; else the edit alone on the scenario, then each pending edit
+    /// that is valid on top; else the edit is kept pending.
+    fn edit(&self, draft: Draft, candidate: Scenario, pending: Pending, redo: impl Fn(&mut Scenario)) {
+        if self.try_edit(draft.clone(), candidate, redo).is_err() {
+            let mut draft = draft;
+            draft.pending.push(pending);
+            self.settle(draft);
+        }
     }
 
-    /// Applies `f` to a copy of the scenario and keeps the copy only when the whole scenario
-    /// still validates: how views edit the sections the model form does not own (hardware,
-    /// training, inference), so `scenario` (and the link) is always valid. The model form's
-    /// draft is rebased on the new scenario.
-    ///
-    /// # Errors
-    /// The copy's problems, each naming its field; nothing changes then.
-    pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
-        self.mark_edited();
-        self.apply(f)
-    }
-
-    /// [`Self::try_update`] without counting as the user's edit.
-    fn apply(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
-        let Some(mut next) = self.scenario.try_get_untracked() else {
+    /// [`Self::edit`] without keeping a refused edit.
+    fn try_edit(&self, mut draft: Draft, candidate: Scenario, redo: impl Fn(&mut Scenario)) -> Result<(), Invalid> {
+        if candidate.validate().is_ok() {
+            draft.pending.clear();
+            self.commit(candidate);
+            self.settle(draft);
             return Ok(());
-        };
-        f(&mut next);
-        next.validate()?;
-        if self.scenario.with_untracked(|s| *s != next) {
-            self.scenario.set(next);
         }
+        let mut alone = self.shown.get_untracked();
+        redo(&mut alone);
+        alone.validate()?;
+        self.commit(alone);
+        // Each refused edit that is now valid goes through.
+        let mut kept = Vec::new();
+        for p in std::mem::take(&mut draft.pending) {
+            let mut next = self.shown.get_untracked();
+            p.apply(&mut next);
+            if next.validate().is_ok() {
+                self.commit(next);
+            } else {
+                kept.push(p);
+            }
+        }
+        draft.pending = kept;
+        self.settle(draft);
         Ok(())
+    }
+
+    /// The draft rebuilt over the scenario.
+    fn settle(&self, mut draft: Draft) {
+        draft.rebuild(self.shown.get_untracked());
+        self.draft.set(draft);
+    }
+
+    /// The scenario is now `next` (valid). Not compared with the old one: an edit that changes
+    /// nothing is rare, the memos downstream compare what they compute, and comparing whole
+    /// scenarios would link every section's comparison into every page.
+    fn commit(&self, next: Scenario) {
+        self.scenario.set(next);
     }
 
     /// Whether the results lag behind the form (the form has problems).
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.errors.with(|e| !e.is_empty())
-    }
-
-    fn commit(&self) {
-        if !self.errors.with_untracked(Vec::is_empty) {
-            return;
-        }
-        let next = self.scenario.with_untracked(|base| self.draft.with_untracked(|d| d.scenario_over(base)));
-        // `next` is the scenario with the draft's parts replaced, so only those can differ
-        // (comparing whole scenarios would link every section's comparison into every page).
-        let changed = self.scenario.with_untracked(|s| {
-            s.model != next.model || s.workload != next.workload || s.conventions != next.conventions
-        });
-        if changed {
-            self.scenario.set(next);
-        }
     }
 }
 
@@ -218,40 +263,4 @@ pub fn use_app_state() -> AppState {
         provide_context(state);
         state
     })
-}
-
-/// A draft with the smallest valid-looking model, used only if the bundled presets failed to
-/// load (they are checked by core's tests).
-fn empty_draft() -> Draft {
-    use shardcalc_core::model::{Attention, AttentionLayout, Embeddings, GqaAttention, Mlp, MlpKind, Norm};
-    let model = ModelConfig {
-        name: "empty".into(),
-        d_model: 64,
-        num_layers: 1,
-        vocab_size: 256,
-        attention: Attention::Gqa(GqaAttention {
-            num_heads: 1,
-            num_kv_heads: 1,
-            head_dim: 64,
-            qk_norm: false,
-            bias: Default::default(),
-            sinks: false,
-        }),
-        layout: AttentionLayout::default(),
-        mlp: Mlp { kind: MlpKind::Gated, d_ff: 256, bias: false },
-        moe: None,
-        norm: Norm::default(),
-        block: Default::default(),
-        embeddings: Embeddings::default(),
-        mtp: None,
-    };
-    let defaults = Scenario::default();
-    Draft {
-        model,
-        preset: None,
-        workload: defaults.workload,
-        conventions: defaults.conventions,
-        text: Default::default(),
-        unreadable: Default::default(),
-    }
 }

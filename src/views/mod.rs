@@ -4,9 +4,9 @@
 //!
 //! Adding a view: a module here rendering its panel from [`crate::state::AppState`], a
 //! variant of [`View`] (label, id, HTML file), a bin `src/bin/<id>.rs` calling
-//! [`crate::start_page`], `<id>.html` at the root (a copy of `index.html` naming the bin), and
-//! a line in `src/bin/all.rs` (the single-file offline build, which holds every view);
-//! `scripts/build-pages.sh` builds every root `*.html`.
+//! [`crate::start_page`], a line in `scripts/build-pages.sh`'s `PAGES` (file, bin, title: the
+//! page is `pages/template.html` filled in), a line in `src/bin/all.rs` (the single-file
+//! offline build, which holds every view), and an evaluator in `shardcalc_core::view`.
 //!
 //! No code may `match` a `View` to render it: that would link every view into every page.
 

@@ -15,15 +15,8 @@ pub mod mfu;
 pub mod pareto;
 pub mod step;
 
-use shardcalc_core::error::Invalid;
-use shardcalc_core::flops::FlopConvention;
-use shardcalc_core::hardware::query::ResolvedHardware;
-use shardcalc_core::model::ModelConfig;
-use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::mesh::{Mesh, Parallelism};
-use shardcalc_core::training::section::{default_hardware, TrainingSection};
-use shardcalc_core::training::tensors::Remat;
-use shardcalc_core::training::{plan, TrainingReport};
+use shardcalc_core::training::TrainingReport;
 
 use crate::format::thousands;
 use crate::theme::Rgb;
@@ -35,73 +28,7 @@ pub fn training_series(name: String, color: Rgb, style: XyStyle, points: Vec<(f6
     XySeries { name, color, points, width: 2, style }
 }
 
-/// The section the training page searches (its "best"): the scenario's without the
-/// explored mesh; while a mesh is explored, `microbatches` is that mesh's, so the search
-/// tries every count.
-#[must_use]
-pub fn search_section(s: &TrainingSection) -> TrainingSection {
-    let mut out = s.clone();
-    if out.mesh.take().is_some() {
-        out.microbatches = None;
-    }
-    out
-}
-
-/// The section of the explored mesh (`training.mesh`), planned without a search; `None`
-/// when no mesh is explored.
-#[must_use]
-pub fn explore_section(s: &TrainingSection) -> Option<TrainingSection> {
-    s.mesh?;
-    let mut out = s.clone();
-    out.search = None;
-    Some(out)
-}
-
-/// What the training charts are computed from: a scenario's model, hardware, `training`
-/// section and FLOP convention.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TrainingInputs {
-    /// The model.
-    pub model: ModelConfig,
-    /// Chip and topology.
-    pub hw: ResolvedHardware,
-    /// The `training` section.
-    pub section: TrainingSection,
-    /// FLOP convention of model FLOPs and MFU.
-    pub convention: FlopConvention,
-}
-
-impl TrainingInputs {
-    /// A scenario's inputs; a scenario without `hardware` or `training` gets the training
-    /// page's (core's [`default_hardware`] and `TrainingSection::default()`).
-    ///
-    /// # Errors
-    /// The scenario's problems, each naming its field.
-    pub fn of(s: &Scenario) -> Result<Self, Invalid> {
-        let mut s = s.clone();
-        if s.hardware.is_none() {
-            s.hardware = Some(default_hardware());
-        }
-        let section = s.training.get_or_insert_with(TrainingSection::default).clone();
-        let model = s.validate()?;
-        let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `training`"))?;
-        Ok(Self { model, hw, section, convention: s.conventions.flops })
-    }
-
-    /// The search's best ([`search_section`]).
-    ///
-    /// # Errors
-    /// As [`plan`].
-    pub fn best(&self) -> Result<TrainingReport, Invalid> {
-        plan(&self.model, &self.hw, &search_section(&self.section), self.convention)
-    }
-
-    /// The explored mesh's plan, when a mesh is explored.
-    #[must_use]
-    pub fn explored(&self) -> Option<Result<TrainingReport, Invalid>> {
-        explore_section(&self.section).map(|s| plan(&self.model, &self.hw, &s, self.convention))
-    }
-}
+pub use shardcalc_core::view::training::{explore_section, remat_of, search_section, TrainingInputs};
 
 /// The bars of the breakdown charts: the search's best, then the explored mesh.
 #[must_use]
@@ -117,12 +44,6 @@ pub fn breakdown_rows<'a>(
         rows.push((format!("yours: {}", mesh_label(&e.mesh.degrees)), e));
     }
     rows
-}
-
-/// The remat policy a plan used: the preset it names, else the section's (custom) one.
-#[must_use]
-pub fn remat_of(r: &TrainingReport, section: &TrainingSection) -> Remat {
-    Remat::preset(&r.remat).unwrap_or_else(|| section.remat.clone())
 }
 
 /// The MFU curves of the best plan and the explored one (each its mesh, microbatches

@@ -5,6 +5,7 @@ pub mod chip;
 pub mod edit;
 pub mod intensity;
 pub mod query;
+pub mod shape;
 pub mod topology;
 mod validate;
 

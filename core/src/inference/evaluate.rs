@@ -382,7 +382,7 @@ pub fn validate_section(section: Option<&InferenceSection>, hardware: Option<&Ha
         .unwrap_or_default();
     let sh = &section.sharding;
     if hw.topology.is_none() && (sh.model_axes.is_some() || !sh.d_axes.is_empty() || !sh.expert_axes.is_empty()) {
-        c.push("inference.sharding", "naming mesh axes needs a `hardware.topology`");
+        c.push_related("inference.sharding", &["hardware.topology"], "naming mesh axes needs a `hardware.topology`");
     } else {
         c.merge("inference", section.validate(&names));
     }

@@ -106,6 +106,15 @@ impl AttentionLayout {
         self.pattern.get(idx).copied().unwrap_or(LayerKind::Global)
     }
 
+    /// `n` when the pattern repeats n local layers then one global layer (`LLLLLG` → 5,
+    /// `G` → 0, `LGLG` → 1, since it repeats `LG`).
+    #[must_use]
+    pub fn locals_per_global(&self) -> Option<u64> {
+        let unit = self.pattern.get(..minimal_period(&self.pattern))?;
+        let (last, rest) = unit.split_last()?;
+        (*last == LayerKind::Global && rest.iter().all(|k| *k == LayerKind::Local)).then_some(rest.len() as u64)
+    }
+
     /// Keys a query attends to at most in a local layer with context `t` (the KV-cache
     /// cap for local layers, book 7 and Gemma/Mistral docs).
     #[must_use]
@@ -118,9 +127,32 @@ impl AttentionLayout {
     }
 }
 
+/// Length of the shortest prefix whose repetition is the pattern (layer `i` has kind
+/// `pattern[i % len]`, so repeating a whole pattern changes nothing; the period divides the
+/// length, unlike an imported list of layers, `import::pattern`).
+#[must_use]
+pub fn minimal_period(pattern: &[LayerKind]) -> usize {
+    let n = pattern.len();
+    (1..=n)
+        .find(|&p| n.is_multiple_of(p) && pattern.iter().zip(pattern.iter().cycle().skip(p)).all(|(a, b)| a == b))
+        .unwrap_or(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locals_per_global_reads_the_repeating_unit() {
+        use LayerKind::{Global as G, Local as L};
+        let of = |p: Vec<LayerKind>| AttentionLayout { local: None, pattern: p }.locals_per_global();
+        assert_eq!(of(vec![L, L, L, L, L, G]), Some(5));
+        assert_eq!(of(vec![G]), Some(0));
+        assert_eq!(of(vec![L, G, L, G]), Some(1));
+        assert_eq!(of(vec![G, L]), None);
+        assert_eq!(of(vec![]), None);
+        assert_eq!(minimal_period(&[L, G, L]), 3);
+    }
 
     #[test]
     fn gemma3_27b_has_10_global_layers() {

@@ -10,7 +10,7 @@ mod attention_de;
 mod layout;
 mod validate;
 
-pub use layout::{AttentionLayout, LayerKind, LocalAttention};
+pub use layout::{minimal_period, AttentionLayout, LayerKind, LocalAttention};
 pub use validate::{
     largest_divisor_at_most, MAX_EXPERTS, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS, MAX_PATTERN, MAX_TOKENS, MAX_VOCAB,
     MAX_WIDTH,

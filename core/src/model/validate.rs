@@ -41,8 +41,9 @@ impl ModelConfig {
                 c.range("attention.num_kv_heads", a.num_kv_heads, 1, MAX_HEADS);
                 c.range("attention.head_dim", a.head_dim, 1, MAX_HEAD_DIM);
                 if a.num_kv_heads > a.num_heads {
-                    c.push(
+                    c.push_related(
                         "attention.num_kv_heads",
+                        &["attention.num_heads"],
                         format!(
                             "must not exceed attention.num_heads ({} > {}); lower it or raise attention.num_heads",
                             a.num_kv_heads, a.num_heads
@@ -56,8 +57,9 @@ impl ModelConfig {
                     } else {
                         String::new()
                     };
-                    c.push(
+                    c.push_related(
                         "attention.num_kv_heads",
+                        &["attention.num_heads"],
                         format!(
                             "must divide attention.num_heads ({} is not a multiple of {}){hint}",
                             a.num_heads, a.num_kv_heads
@@ -88,9 +90,11 @@ impl ModelConfig {
         }
         let has_local = l.pattern.contains(&LayerKind::Local);
         match l.local {
-            None if has_local => {
-                c.push("layout.local", "the pattern has local layers, so set a sliding window or chunk size")
-            }
+            None if has_local => c.push_related(
+                "layout.local",
+                &["layout.pattern"],
+                "the pattern has local layers, so set a sliding window or chunk size",
+            ),
             Some(LocalAttention::SlidingWindow { window }) => {
                 c.range("layout.local.window", window, 1, MAX_TOKENS);
             }
@@ -106,8 +110,9 @@ impl ModelConfig {
             c.range("moe.num_experts", m.num_experts, 1, MAX_EXPERTS);
             c.range("moe.experts_per_token", m.experts_per_token, 1, MAX_EXPERTS);
             if m.experts_per_token > m.num_experts {
-                c.push(
+                c.push_related(
                     "moe.experts_per_token",
+                    &["moe.num_experts"],
                     format!(
                         "must not exceed moe.num_experts ({} > {}); lower it or raise moe.num_experts",
                         m.experts_per_token, m.num_experts
@@ -121,16 +126,18 @@ impl ModelConfig {
             }
             c.range("moe.every", m.every, 1, MAX_LAYERS);
             if m.first_dense_layers > self.num_layers {
-                c.push(
+                c.push_related(
                     "moe.first_dense_layers",
+                    &["num_layers"],
                     format!(
                         "must not exceed num_layers ({} > {}); lower it or raise num_layers",
                         m.first_dense_layers, self.num_layers
                     ),
                 );
             } else if moe_layers == 0 && self.num_layers >= 1 && m.every >= 1 {
-                c.push(
+                c.push_related(
                     "moe.first_dense_layers",
+                    &["moe.every"],
                     "leaves no MoE layer; lower first_dense_layers or moe.every, or remove MoE",
                 );
             }

@@ -26,14 +26,7 @@ use crate::scenario::Scenario;
 use crate::units::{Bytes, Flops, Seconds};
 
 fn under(prefix: &str, e: Invalid) -> Invalid {
-    Invalid(
-        e.0.into_iter()
-            .map(|f| {
-                let field = if f.field.is_empty() { prefix.to_string() } else { format!("{prefix}.{}", f.field) };
-                FieldError::new(field, f.message)
-            })
-            .collect(),
-    )
+    Invalid(e.0.into_iter().map(|f| f.prefixed(prefix)).collect())
 }
 
 /// Up to eight degrees from 1 to `devices` that divide it and pass `ok`, as `1, 2, 4`.
@@ -54,7 +47,7 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
     let p = &setup.profile;
     let n = setup.devices;
     let mut c = crate::error::Checker::new();
-    c.ensure(p.tp_divides(mesh.tp), "training.mesh.tp", || {
+    c.ensure_related(p.tp_divides(mesh.tp), "training.mesh.tp", &["model.attention.num_heads", "model.mlp.d_ff"], || {
         let widths = match p.expert {
             Some(e) if e.shared_d_ff > 0 => format!("the MLP widths (F = {}, expert F = {}, shared F = {})", p.d_ff, e.d_ff, e.shared_d_ff),
             Some(e) => format!("the MLP widths (F = {}, expert F = {})", p.d_ff, e.d_ff),
@@ -69,20 +62,25 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
         )
     });
     match p.expert {
-        Some(e) => c.ensure(e.experts.is_multiple_of(mesh.ep.max(1)), "training.mesh.ep", || {
-            format!(
+        Some(e) => c.ensure_related(
+            e.experts.is_multiple_of(mesh.ep.max(1)),
+            "training.mesh.ep",
+            &["model.moe.num_experts"],
+            || {
+                format!(
                 "{} conflicts with the model's {} experts (model.moe.num_experts): EP must divide them; ep = {} would",
                 mesh.ep,
                 e.experts,
                 degrees_that(n, |d| e.experts.is_multiple_of(d))
             )
-        }),
+            },
+        ),
         None => c.ensure(mesh.ep == 1, "training.mesh.ep", || {
             "must be 1: the model has no experts (model.moe); use fsdp or dp for those ways".into()
         }),
     }
     let v = setup.options.pipeline.chunks();
-    c.ensure(mesh.pp.saturating_mul(v).max(1) <= p.layers, "training.mesh.pp", || {
+    c.ensure_related(mesh.pp.saturating_mul(v).max(1) <= p.layers, "training.mesh.pp", &["training.pipeline.virtual_stages", "model.num_layers"], || {
         format!(
             "{} stages × {v} virtual stages (training.pipeline.virtual_stages) exceed the {} layers (model.num_layers): every chunk needs a layer (uneven stages are allowed); pp = {} would",
             mesh.pp,
@@ -90,7 +88,7 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
             degrees_that(n, |d| d.saturating_mul(v).max(1) <= p.layers)
         )
     });
-    c.ensure(setup.seq_len.is_multiple_of(mesh.cp.max(1)), "training.mesh.cp", || {
+    c.ensure_related(setup.seq_len.is_multiple_of(mesh.cp.max(1)), "training.mesh.cp", &["training.seq_len"], || {
         format!(
             "{} must divide the sequence length {} (training.seq_len); cp = {} would",
             mesh.cp,
@@ -98,7 +96,7 @@ fn check_mesh(setup: &Setup, mesh: &Mesh) -> Result<(), Invalid> {
             degrees_that(n, |d| setup.seq_len.is_multiple_of(d))
         )
     });
-    c.ensure(mesh.data_shards() <= setup.sequences, "training.mesh", || {
+    c.ensure_related(mesh.data_shards() <= setup.sequences, "training.mesh", &["training.global_batch"], || {
         format!(
             "dp·fsdp·ep = {} exceeds the batch's {} sequences (training.global_batch): every data shard needs a whole sequence; raise the batch to at least {} sequences, or move ways from dp, fsdp and ep to tp, cp or pp",
             mesh.data_shards(),
@@ -237,17 +235,18 @@ fn explicit_config(
     })?;
     let m = section.microbatches.unwrap_or(1);
     if !setup.options.pipeline.takes_microbatches(mesh.pp, m) {
-        return Err(Invalid::one(
+        return Err(Invalid(vec![FieldError::new(
             "training.microbatches",
             format!(
                 "{m} with {} pipeline stages: the interleaved schedule (training.pipeline.schedule) needs a multiple of the stages (Megatron-LM; MaxText's num_pipeline_microbatches); microbatches = {} would",
                 mesh.pp,
                 (1..=4).map(|k| (k * mesh.pp).to_string()).collect::<Vec<_>>().join(", ")
             ),
-        ));
+        )
+        .related_to(&["training.pipeline.schedule", "training.mesh.pp"])]));
     }
     if mc.sequences_per_shard % m != 0 {
-        return Err(Invalid::one(
+        return Err(Invalid(vec![FieldError::new(
             "training.microbatches",
             format!(
                 "{m} must divide the {} sequences each data shard processes (training.global_batch over dp·fsdp·ep = {}); microbatches = {} would",
@@ -255,7 +254,8 @@ fn explicit_config(
                 mc.mesh.data_shards(),
                 super::search::divisors(mc.sequences_per_shard).iter().take(8).map(u64::to_string).collect::<Vec<_>>().join(", ")
             ),
-        ));
+        )
+        .related_to(&["training.global_batch"])]));
     }
     Ok((split, m, RematCost::of(&section.remat.placements(), &setup.profile)))
 }
@@ -289,13 +289,14 @@ fn with_variant(setup: &Setup, v: Variant) -> Setup {
 }
 
 fn no_mesh(setup: &Setup) -> Invalid {
-    Invalid::one(
+    Invalid(vec![FieldError::new(
         "training",
         format!(
             "no mesh of the topology's {} devices divides the model, the {} sequences of {} tokens and the topology's axes: change the chip count (hardware.topology), the batch (training.global_batch) or the sequence length (training.seq_len)",
             setup.devices, setup.sequences, setup.seq_len
         ),
     )
+    .related_to(&["hardware.topology", "training.global_batch", "training.seq_len"])])
 }
 
 fn rows(

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 /// What widens a band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum BandTerm {
     /// The physical model's counted kernel losses at peak rates: padding, attention
@@ -76,6 +77,7 @@ impl BandTerm {
 
 /// One headline number with its band.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Band {
     /// The number as shown (in the scenario's prediction mode).
     pub value: f64,
@@ -160,6 +162,7 @@ fn envelope(values: &[f64]) -> (f64, f64) {
 
 /// The bands of a training plan's headline numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrainingBands {
     /// Seconds per step.
     pub step_time_s: Band,
@@ -273,6 +276,7 @@ pub fn training_bands_of(
 
 /// The bands of a serving report's headline numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServingBands {
     /// One decode step, seconds.
     pub decode_step_s: Band,

@@ -14,7 +14,7 @@ use super::collective_kinds::kind_name;
 use super::derived::Derived;
 use super::units::{bytes, seconds};
 use super::{csv, html};
-use crate::components::{CsvButton, Figure, SceneChart};
+use crate::components::{Figure, SceneChart, TableExports};
 
 /// Display name of a regime.
 #[must_use]
@@ -157,10 +157,10 @@ pub fn CollectivesSection(
         <section class="result-section" aria-labelledby="collectives-heading">
             <h3 id="collectives-heading">"Collectives"</h3>
             <div inner_html=body></div>
-            <div class="actions"><CsvButton name="collectives" csv=csv_text /></div>
+            <div class="actions"><TableExports name="collectives" table=csv_text /></div>
             <SceneChart id="chart-collective-times" figure=figure />
             <div inner_html=summary></div>
-            <div class="actions"><CsvButton name="collective-summary" csv=summary_csv /></div>
+            <div class="actions"><TableExports name="collective-summary" table=summary_csv /></div>
         </section>
     }
 }

@@ -1,5 +1,5 @@
-//! The hardware page's tables as CSV (RFC 4180), numbers in base units (bytes, seconds,
-//! FLOP/s) at full precision.
+//! The hardware page's tables as exported (CSV and Markdown, `shardcalc_charts::table`),
+//! numbers in base units (bytes, seconds, FLOP/s) at full precision.
 
 use shardcalc_core::collectives::summary::SummaryRow;
 use shardcalc_core::collectives::{AxisShape, CollectiveKind, Network, Regime};
@@ -7,22 +7,9 @@ use shardcalc_core::hardware::intensity::Channel;
 use shardcalc_core::report_hardware::{CollectiveReport, HardwareReport, RooflineReport};
 use shardcalc_core::roofline::Resource;
 
+use shardcalc_charts::table::Table;
+
 use super::spec_table::SpecRow;
-
-/// One CSV field, quoted when it contains a comma, quote or line break.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn line(fields: &[String]) -> String {
-    let mut out = fields.iter().map(|f| field(f)).collect::<Vec<_>>().join(",");
-    out.push_str("\r\n");
-    out
-}
 
 /// The id serde gives an enum value in JSON (`all_gather`, `scale_up`, ...), written out
 /// here so the page does not link serde_json's `Value` serializer for it.
@@ -111,20 +98,12 @@ fn num(x: f64) -> String {
 /// The spec table: field path, label, value (base unit; empty when not published), source,
 /// date, and the other sources as `value (source; note)` joined by ` | `.
 #[must_use]
-pub fn spec(rows: &[SpecRow]) -> String {
-    let mut out = line(&[
-        "field".into(),
-        "label".into(),
-        "value".into(),
-        "unit".into(),
-        "source".into(),
-        "as_of".into(),
-        "other_sources".into(),
-    ]);
+pub fn spec(rows: &[SpecRow]) -> Table {
+    let mut out = Table::new(["field", "label", "value", "unit", "source", "as_of", "other_sources"]);
     for r in rows {
         let others: Vec<String> =
             r.others.iter().map(|(v, s, n)| format!("{v} ({s}{}{n})", if n.is_empty() { "" } else { "; " })).collect();
-        out += &line(&[
+        out.push([
             r.field.path.into(),
             r.field.label.into(),
             r.value.map(num).unwrap_or_default(),
@@ -156,16 +135,11 @@ fn base_unit(path: &str) -> &'static str {
 
 /// Critical intensities.
 #[must_use]
-pub fn intensities(r: &HardwareReport) -> String {
-    let mut out = line(&[
-        "channel".into(),
-        "links".into(),
-        "dtype".into(),
-        "bandwidth_bytes_per_s".into(),
-        "critical_intensity_flop_per_byte".into(),
-    ]);
+pub fn intensities(r: &HardwareReport) -> Table {
+    let mut out =
+        Table::new(["channel", "links", "dtype", "bandwidth_bytes_per_s", "critical_intensity_flop_per_byte"]);
     for row in &r.critical_intensities {
-        out += &line(&[
+        out.push([
             id(&row.channel),
             row.links.map(|l| l.to_string()).unwrap_or_default(),
             row.dtype.name().into(),
@@ -178,17 +152,10 @@ pub fn intensities(r: &HardwareReport) -> String {
 
 /// The topology's resolved axes.
 #[must_use]
-pub fn topology(r: &HardwareReport) -> String {
-    let mut out = line(&[
-        "axis".into(),
-        "size".into(),
-        "network".into(),
-        "shape".into(),
-        "link_bytes_per_s_one_way".into(),
-        "hop_latency_s".into(),
-    ]);
+pub fn topology(r: &HardwareReport) -> Table {
+    let mut out = Table::new(["axis", "size", "network", "shape", "link_bytes_per_s_one_way", "hop_latency_s"]);
     for a in r.topology.iter().flat_map(|t| &t.axes) {
-        out += &line(&[
+        out.push([
             a.name.clone(),
             a.size.to_string(),
             id(&a.network),
@@ -202,19 +169,19 @@ pub fn topology(r: &HardwareReport) -> String {
 
 /// The answered collectives.
 #[must_use]
-pub fn collectives(rs: &[CollectiveReport]) -> String {
-    let mut out = line(&[
-        "kind".into(),
-        "axes".into(),
-        "array_bytes".into(),
-        "time_s".into(),
-        "regime".into(),
-        "bytes_per_link".into(),
-        "latency_floor_s".into(),
-        "bandwidth_time_s".into(),
+pub fn collectives(rs: &[CollectiveReport]) -> Table {
+    let mut out = Table::new([
+        "kind",
+        "axes",
+        "array_bytes",
+        "time_s",
+        "regime",
+        "bytes_per_link",
+        "latency_floor_s",
+        "bandwidth_time_s",
     ]);
     for c in rs {
-        out += &line(&[
+        out.push([
             id(&c.kind),
             c.axes.join("+"),
             num(c.array_bytes.get()),
@@ -230,10 +197,10 @@ pub fn collectives(rs: &[CollectiveReport]) -> String {
 
 /// The roofline: one row per resource, then the op's numbers.
 #[must_use]
-pub fn roofline(r: &RooflineReport) -> String {
+pub fn roofline(r: &RooflineReport) -> Table {
     let t = &r.times;
-    let mut out = line(&["quantity".into(), "value".into(), "unit".into()]);
-    let mut row = |q: &str, v: String, u: &str| out += &line(&[q.into(), v, u.into()]);
+    let mut out = Table::new(["quantity", "value", "unit"]);
+    let mut row = |q: &str, v: String, u: &str| out.push([q.into(), v, u.into()]);
     row("bound", id(&r.bound), "");
     row("time_lower", num(r.time_s.get()), "s");
     row("time_upper", num(r.upper_time_s.get()), "s");
@@ -257,16 +224,10 @@ pub fn roofline(r: &RooflineReport) -> String {
 
 /// Chapter 3's summary table.
 #[must_use]
-pub fn summary(rows: &[SummaryRow]) -> String {
-    let mut out = line(&[
-        "operation".into(),
-        "description".into(),
-        "syntax".into(),
-        "runtime".into(),
-        "multiple_of_all_gather".into(),
-    ]);
+pub fn summary(rows: &[SummaryRow]) -> Table {
+    let mut out = Table::new(["operation", "description", "syntax", "runtime", "multiple_of_all_gather"]);
     for r in rows {
-        out += &line(&[
+        out.push([
             r.name.clone(),
             r.description.clone(),
             r.syntax.clone(),

@@ -51,20 +51,20 @@ impl Derived {
     /// Memos over `state.scenario`.
     #[must_use]
     pub fn new(state: AppState) -> Self {
-        let section = Memo::new(move |_| state.scenario.with(|s| s.hardware.clone()));
+        let section = Memo::new(move |_| state.shown.with(|s| s.hardware.clone()));
         let resolved = Memo::new(move |_| section.with(|s| resolve(s.as_ref())));
         let report = Memo::new(move |_| {
             let has_topology = section.with(|s| s.as_ref().is_some_and(|h| h.topology.is_some()));
             resolved.with(|r| r.as_ref().ok().map(|hw| hardware_report(hw, has_topology)))
         });
-        let queries = Memo::new(move |_| state.scenario.with(|s| s.collectives.clone()));
+        let queries = Memo::new(move |_| state.shown.with(|s| s.collectives.clone()));
         let collectives = Memo::new(move |_| {
             resolved.with(|r| match r {
                 Ok(hw) => queries.with(|q| collective_reports(q, &hw.axes).map_err(|e| e.to_string())),
                 Err(e) => Err(e.clone()),
             })
         });
-        let roofline_query = Memo::new(move |_| state.scenario.with(|s| s.roofline.clone()));
+        let roofline_query = Memo::new(move |_| state.shown.with(|s| s.roofline.clone()));
         let chip = Memo::new(move |_| resolved.with(|r| r.as_ref().ok().map(|hw| hw.chip.clone())));
         let roofline = Memo::new(move |_| {
             roofline_query.with(|q| {

@@ -12,7 +12,7 @@ use shardcalc_core::report_hardware::HardwareReport;
 use super::derived::Derived;
 use super::units::{intensity, rate, seconds};
 use super::{csv, html};
-use crate::components::CsvButton;
+use crate::components::TableExports;
 
 /// What a row of the intensity table measures against.
 #[must_use]
@@ -52,10 +52,10 @@ pub fn numbers_html(r: &HardwareReport) -> String {
         "<p>Critical arithmetic intensity (book 1.1): peak FLOP/s over the bandwidth of a channel; an op with fewer FLOPs per byte through that channel is bound by it. β = HBM bandwidth / bidirectional bandwidth of one link (book 7.3.2): {}.</p>",
         html::value("beta", &significant(r.hbm_over_ici, 3), true)
     );
-    let per_dollar = c.price_per_chip_hour_usd.map(|price| {
+    let per_dollar = r.flops_per_dollar.zip(c.price_per_chip_hour_usd).map(|(per_dollar, price)| {
         format!(
             "{} bf16 FLOPs per dollar at {} USD per chip-hour (book 8.1: FLOPs/$ = peak × 3600 / price).",
-            significant(c.peak_flops.bf16.get() * 3600.0 / price, 3),
+            significant(per_dollar, 3),
             significant(price, 3)
         )
     });
@@ -134,9 +134,9 @@ pub fn DerivedNumbers(
             <div inner_html=body></div>
             <div class="actions">
                 <span>"Critical intensities:"</span>
-                <CsvButton name="intensities" csv=intensity_csv />
+                <TableExports name="intensities" table=intensity_csv />
                 <span>"Topology:"</span>
-                <CsvButton name="topology" csv=topology_csv />
+                <TableExports name="topology" table=topology_csv />
             </div>
         </section>
     }

@@ -19,9 +19,11 @@ use super::collective_kinds::kind_id;
 use super::controls::value_of;
 use super::derived::Derived;
 use super::edit::{edit_chip, editable_copy, today, update};
-use super::units::parse_bytes;
-use crate::parse::{parse_count, parse_nonnegative_real, parse_positive_real};
 use crate::state::AppState;
+use shardcalc_core::text::{
+    bytes as parse_bytes, count as parse_count, nonnegative_real as parse_nonnegative_real,
+    positive_real as parse_positive_real,
+};
 
 /// Name of the die-to-die axis the checkbox adds.
 pub const D2D_AXIS: &str = "d2d";
@@ -141,7 +143,17 @@ fn optional(
     if value.trim().is_empty() {
         Ok(None)
     } else {
-        parse(value).map(|x| Some(x * scale)).map_err(|m| format!("{what}: {m}"))
+        // A number that reads but overflows once scaled (1e300 GB/s) is refused here: it would
+        // otherwise be stored as infinity, which JSON writes as null (absent).
+        let x = parse(value).map_err(|m| format!("{what}: {m}"))? * scale;
+        if x.is_finite() {
+            Ok(Some(x))
+        } else {
+            Err(format!(
+                "{what}: is too large (the limit is {} in these units)",
+                shardcalc_core::text::shortest(f64::MAX / scale)
+            ))
+        }
     }
 }
 

@@ -44,7 +44,7 @@ pub fn edit_chip(state: AppState, path: &str, f: impl FnOnce(&mut Chip) -> Resul
 type ChipEdit<'a> = Box<dyn FnOnce(&mut Chip) -> Result<(), String> + 'a>;
 
 fn edit_chip_boxed(state: AppState, path: &str, f: ChipEdit<'_>) -> Result<(), String> {
-    let chip = state.scenario.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
+    let chip = state.shown.with_untracked(|s| match s.hardware.as_ref().map(|h| &h.chip) {
         Some(ChipSource::Custom(c)) => Some(c.as_ref().clone()),
         _ => None,
     });

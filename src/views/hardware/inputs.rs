@@ -252,7 +252,7 @@ pub fn HardwareInputs(
             // Read, not only tracked: a memo that is never read is never computed, so it
             // would never report a change.
             key.with(|_| ());
-            state.scenario.with_untracked(|s| render(&controls(s)))
+            state.shown.with_untracked(|s| render(&controls(s)))
         })
     };
     let chip_html = html(chip_key, chip_controls);

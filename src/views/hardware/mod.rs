@@ -21,7 +21,7 @@ pub mod units;
 pub use derived::Derived;
 
 use leptos::prelude::*;
-use shardcalc_charts::catalog::{with_hardware_defaults, DEFAULT_CHIP};
+use shardcalc_core::view::hardware::with_defaults as with_hardware_defaults;
 
 use crate::components::HardwarePicker;
 use crate::state::use_app_state;
@@ -30,16 +30,16 @@ use crate::state::use_app_state;
 #[component]
 pub fn HardwareView() -> impl IntoView {
     let state = use_app_state();
-    // A scenario without hardware, or without a roofline op, gets the page's defaults (the
-    // book's v5e examples) once, so that every section has something to show; they are not
-    // shared with other pages until the user edits something (`AppState::fill_defaults`).
-    state.fill_defaults(|s| *s = with_hardware_defaults(s));
+    // A scenario without hardware, or without a roofline op, is shown with the page's
+    // defaults (the book's v5e examples); they are not shared with other pages until the
+    // user edits something (`AppState::use_defaults`).
+    state.use_defaults(with_hardware_defaults);
     let derived = Derived::new(state);
     view! {
         <div class="columns hardware-view">
             <section class="inputs" aria-labelledby="hw-inputs-heading">
                 <h2 id="hw-inputs-heading">"Chip and topology"</h2>
-                <HardwarePicker default_chip=DEFAULT_CHIP default_shape="8x4" />
+                <HardwarePicker />
                 <inputs::HardwareInputs derived=derived />
             </section>
             <section class="results" aria-labelledby="hw-results-heading">

@@ -12,7 +12,7 @@ use shardcalc_core::roofline::Resource;
 use super::derived::Derived;
 use super::units::{bytes, intensity, seconds};
 use super::{csv, html};
-use crate::components::{CsvButton, Figure, SceneChart};
+use crate::components::{Figure, SceneChart, TableExports};
 
 /// Display name of a resource.
 #[must_use]
@@ -142,7 +142,7 @@ pub fn RooflineSection(
         <section class="result-section" aria-labelledby="roofline-heading">
             <h3 id="roofline-heading">"Roofline"</h3>
             <div inner_html=body></div>
-            <div class="actions"><CsvButton name="roofline" csv=csv_text /></div>
+            <div class="actions"><TableExports name="roofline" table=csv_text /></div>
             <SceneChart id="chart-roofline" figure=figure />
         </section>
     }

@@ -8,7 +8,7 @@ use shardcalc_core::hardware::chip::{Chip, ChipFamily};
 use super::chip_fields::{display, ChipField, CHIP_FIELDS};
 use super::derived::Derived;
 use super::{csv, html};
-use crate::components::CsvButton;
+use crate::components::TableExports;
 
 /// One row: the field, its value (absent = not published), source, date and the other
 /// sources' values as text.
@@ -121,7 +121,7 @@ pub fn SpecSection(
         <section class="result-section" aria-labelledby="spec-heading">
             <div inner_html=body></div>
             <div class="actions">
-                <CsvButton name="spec" csv=csv_text />
+                <TableExports name="spec" table=csv_text />
             </div>
         </section>
     }

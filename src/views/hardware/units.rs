@@ -1,48 +1,8 @@
-//! Quantities as the hardware page shows and reads them: bytes with a suffix (`34MB`,
-//! `32 MiB`), rates and times with units, numbers written back into inputs.
+//! Quantities as the hardware page shows them: rates and times with units, numbers written
+//! back into inputs (reading them is `shardcalc_core::text`'s).
 
 use shardcalc_charts::collective_times::seconds_label;
 use shardcalc_charts::format::{si, significant};
-
-use crate::parse::parse_positive_real;
-
-/// Byte suffixes accepted after a number, longest first (decimal and binary).
-const BYTE_SUFFIXES: [(&str, f64); 10] = [
-    ("kib", 1024.0),
-    ("mib", 1_048_576.0),
-    ("gib", 1_073_741_824.0),
-    ("tib", 1_099_511_627_776.0),
-    ("kb", 1e3),
-    ("mb", 1e6),
-    ("gb", 1e9),
-    ("tb", 1e12),
-    ("k", 1e3),
-    ("b", 1.0),
-];
-
-/// An array size: `33554432`, `34MB`, `32 MiB`, `8.4e6 B`, `1.5 GB` (kB/MB/GB are powers
-/// of ten, KiB/MiB/GiB of two).
-///
-/// # Errors
-/// A message saying what is wrong with the text.
-pub fn parse_bytes(text: &str) -> Result<f64, String> {
-    let trimmed = text.trim();
-    let lower = trimmed.to_ascii_lowercase();
-    let (number, scale) = BYTE_SUFFIXES
-        .iter()
-        .find_map(|(suffix, scale)| lower.strip_suffix(suffix).map(|n| (n.trim_end().to_string(), *scale)))
-        .unwrap_or((lower.clone(), 1.0));
-    if number.ends_with(|c: char| c.is_ascii_alphabetic()) {
-        return Err(format!("unknown unit in {trimmed:?}; use B, kB, MB, GB, TB or KiB, MiB, GiB, TiB"));
-    }
-    let x = parse_positive_real(&number)?;
-    let bytes = x * scale;
-    if bytes.is_finite() && bytes <= 1e30 {
-        Ok(bytes)
-    } else {
-        Err("is too large (at most 1e30 bytes)".into())
-    }
-}
 
 /// A number for an input: up to six decimals, no exponent below 1e15, no grouping
 /// (`197`, `0.045`, `8960`).

@@ -10,7 +10,7 @@ use shardcalc_core::report::{FlopsByConvention, FlopsSummary};
 
 use super::csv;
 use super::derived::{summary, Derived};
-use crate::components::{ChartCanvas, CsvButton};
+use crate::components::{ChartCanvas, TableExports};
 use crate::html_text::{attr, el, escape};
 
 /// `class="num"` or `class="num selected"`, and an id when `id` is not empty.
@@ -117,17 +117,24 @@ pub fn FlopSection(
     let report = derived.report;
     let conv = derived.convention;
     let chart = Memo::new(move |_| {
-        report.with(|r| r.as_ref().ok().map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get())))
+        report.with(|r| {
+            r.as_ref()
+                .map(|e| &e.report)
+                .ok()
+                .map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
+        })
     });
     let table_html = Memo::new(move |_| {
         let selected = conv.get();
-        report.with(|r| r.as_ref().map(|r| flops_html(&r.flops, selected)).unwrap_or_default())
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| flops_html(&r.flops, selected)).unwrap_or_default())
     });
     let differences = Memo::new(move |_| {
         let selected = conv.get();
-        report.with(|r| r.as_ref().map(|r| differences_html(&r.flops, selected)).unwrap_or_default())
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| differences_html(&r.flops, selected)).unwrap_or_default())
     });
-    let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::flops(&r.flops)).unwrap_or_default()));
+    let table = Signal::derive(move || {
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| csv::flops(&r.flops)).unwrap_or_default())
+    });
     let caption = Signal::derive(move || {
         format!(
             "Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.",
@@ -139,7 +146,7 @@ pub fn FlopSection(
             <h3 id="flops-heading">"Training FLOPs per device and optimizer step"</h3>
             <div inner_html=table_html></div>
             <div class="actions">
-                <CsvButton name="flops" table=table />
+                <TableExports name="flops" table=table />
             </div>
             <h4>"How the conventions differ"</h4>
             <div inner_html=differences></div>

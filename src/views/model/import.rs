@@ -78,7 +78,7 @@ pub fn ImportConfig() -> impl IntoView {
                         match shardcalc_core::json::from_str::<ModelConfig>(&model) {
                             Ok(model) => {
                                 let name = model.name.clone();
-                                state.load_model(model, None);
+                                state.load_model(model);
                                 Outcome::Imported { name, warnings }
                             }
                             Err(e) => Outcome::Failed(vec![format!("The imported model could not be read: {e}")]),

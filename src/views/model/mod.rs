@@ -1,22 +1,16 @@
 //! The model view: pick, import or edit an architecture and a training step on the left;
 //! parameters, FLOPs, charts and the MaxText notebook's tables on the right.
 
-mod access;
-mod attention_inputs;
 pub mod csv;
 mod derived;
-mod extras_inputs;
-mod ffn_inputs;
 mod flop_table;
 mod import;
 mod inputs;
-mod layout_inputs;
 mod notebook_table;
 mod param_table;
 mod results;
 mod seq_len;
 pub mod span_note;
-mod workload_inputs;
 
 pub use derived::{summary, Derived};
 
@@ -28,6 +22,7 @@ use crate::state::use_app_state;
 #[component]
 pub fn ModelView() -> impl IntoView {
     let state = use_app_state();
+    state.use_defaults(|s| s.clone());
     let derived = Derived::new(state);
     view! {
         <div class="columns">
@@ -35,11 +30,7 @@ pub fn ModelView() -> impl IntoView {
                 <h2 id="inputs-heading">"Inputs"</h2>
                 <crate::components::PresetPicker />
                 <import::ImportConfig />
-                // Rebuilt from the draft whenever it is replaced wholesale (uncontrolled inputs).
-                {move || {
-                    state.generation.track();
-                    view! { <inputs::ModelForm /> }
-                }}
+                <inputs::ModelForm />
             </section>
             <section class="results" aria-labelledby="results-heading">
                 <h2 id="results-heading">"Results"</h2>

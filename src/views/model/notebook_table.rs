@@ -7,7 +7,7 @@ use shardcalc_core::notebook::{NotebookFamily, NotebookRow, NotebookTables};
 
 use super::csv;
 use super::derived::Derived;
-use crate::components::CsvButton;
+use crate::components::TableExports;
 use crate::html_text::{el, escape, table};
 
 fn value(v: f64, unit: &str) -> String {
@@ -64,15 +64,18 @@ pub fn NotebookSection(
     derived: Derived,
 ) -> impl IntoView {
     let report = derived.report;
-    let html = Memo::new(move |_| report.with(|r| r.as_ref().map(|r| notebook_html(&r.notebook)).unwrap_or_default()));
-    let data =
-        Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::notebook(&r.notebook)).unwrap_or_default()));
+    let html = Memo::new(move |_| {
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| notebook_html(&r.notebook)).unwrap_or_default())
+    });
+    let data = Signal::derive(move || {
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| csv::notebook(&r.notebook)).unwrap_or_default())
+    });
     view! {
         <section class="result-section" aria-labelledby="notebook-heading">
             <h3 id="notebook-heading">"MaxText notebook check"</h3>
             <div inner_html=html></div>
             <div class="actions">
-                <CsvButton name="notebook" table=data />
+                <TableExports name="notebook" table=data />
             </div>
         </section>
     }

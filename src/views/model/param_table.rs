@@ -10,7 +10,7 @@ use shardcalc_core::units::Params;
 use super::csv;
 use super::derived::Derived;
 use super::results::exact_params;
-use crate::components::{ChartCanvas, CsvButton};
+use crate::components::{ChartCanvas, TableExports};
 use crate::html_text::{attr, el, escape, table, with_short};
 
 /// `#params-table` as HTML text: components with parameters, then the total
@@ -62,16 +62,22 @@ pub fn ParamSection(
     derived: Derived,
 ) -> impl IntoView {
     let report = derived.report;
-    let chart = Memo::new(move |_| report.with(|r| r.as_ref().ok().map(|r| param_breakdown(&r.model.name, &r.params))));
+    let chart = Memo::new(move |_| {
+        report.with(|r| r.as_ref().map(|e| &e.report).ok().map(|r| param_breakdown(&r.model.name, &r.params)))
+    });
     // Text, compared before it is written: the table changes only when the parameters do.
-    let html = Memo::new(move |_| report.with(|r| r.as_ref().map(|r| params_html(&r.params)).unwrap_or_default()));
-    let table = Signal::derive(move || report.with(|r| r.as_ref().map(|r| csv::params(&r.params)).unwrap_or_default()));
+    let html = Memo::new(move |_| {
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| params_html(&r.params)).unwrap_or_default())
+    });
+    let table = Signal::derive(move || {
+        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| csv::params(&r.params)).unwrap_or_default())
+    });
     view! {
         <section class="result-section" aria-labelledby="params-heading">
             <h3 id="params-heading">"Parameters"</h3>
             <div inner_html=html></div>
             <div class="actions">
-                <CsvButton name="params" table=table />
+                <TableExports name="params" table=table />
             </div>
             <ChartCanvas
                 id="chart-params"

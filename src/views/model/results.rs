@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, short_count, si, significant, thousands};
-use shardcalc_core::flops::attention_crossover;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
 use shardcalc_core::report::Report;
 use shardcalc_core::units::Params;
@@ -134,12 +133,12 @@ fn HeadlineCards(
     /// The memos the cards read.
     derived: Derived,
 ) -> impl IntoView {
-    let state = use_app_state();
     let conv = derived.convention;
     let html = Memo::new(move |_| {
         let conv = conv.get();
-        let crossover = Derived::with_model(state, |m| attention_crossover(m, conv));
-        derived.report.with(|r| r.as_ref().map(|r| cards_html(r, conv, crossover)).unwrap_or_default())
+        derived.report.with(|r| {
+            r.as_ref().map(|e| cards_html(&e.report, conv, Some(e.attention_crossover_tokens))).unwrap_or_default()
+        })
     });
     view! { <div inner_html=html></div> }
 }

@@ -1,46 +1,29 @@
-//! A note, not an error, where the sequence length and the local attention span meet: a
-//! sliding window or chunk at least as long as the sequence makes local layers attend to the
-//! whole sequence, so they cost what global layers cost. Valid (a short sequence on Gemma or
-//! Mistral is a fair question), but worth saying at both fields, with what to change.
+//! A note, not an error, where the sequence length and the local attention span meet
+//! (`shardcalc_core::view::model::span_note`), shown under both fields.
 
 use leptos::prelude::*;
-use shardcalc_charts::format::thousands;
-use shardcalc_core::model::{LayerKind, LocalAttention};
+use shardcalc_core::field::Field;
+use shardcalc_core::view::model::span_note;
 
-use crate::state::{use_app_state, Draft};
+use crate::components::element_id;
+use crate::state::use_app_state;
 
-/// The note for `d`, when its local layers span the whole sequence.
-#[must_use]
-pub fn span_note(d: &Draft) -> Option<String> {
-    if !d.model.layout.pattern.contains(&LayerKind::Local) {
-        return None;
-    }
-    let (what, span) = match d.model.layout.local? {
-        LocalAttention::SlidingWindow { window } => ("sliding window", window),
-        LocalAttention::Chunked { chunk } => ("chunk", chunk),
-    };
-    let seq = d.workload.seq_len;
-    (seq > 0 && span >= seq).then(|| {
-        format!(
-            "Note: the {what} ({} tokens) is at least the sequence length ({} tokens), so local layers \
-             attend to the whole sequence and cost what global layers cost. Lengthen the sequence or \
-             shorten the {what} to see what local attention saves.",
-            thousands(span),
-            thousands(seq)
-        )
-    })
-}
-
-/// [`span_note`] under the field whose element id is `field`, as `#<field>-note` (a polite
-/// status: it does not block the results).
+/// The note under `field` as `#<field's id>-note` (a polite status: it does not block the
+/// results), while the field applies.
 #[component]
 pub fn SpanNote(
-    /// Element id of the field the note follows, e.g. `workload-seq_len`.
-    field: &'static str,
+    /// The field the note follows (the sequence length, the window, the chunk).
+    field: &'static Field,
 ) -> impl IntoView {
     let state = use_app_state();
-    let note = Memo::new(move |_| state.draft.with(span_note));
+    let note = Memo::new(move |_| {
+        state.draft.with(|d| d.scenario.model.resolve().ok().and_then(|m| span_note(&m, d.scenario.workload.seq_len)))
+    });
+    let applies = Memo::new(move |_| state.draft.with(|d| field.applies_to(&d.scenario)));
+    let id = format!("{}-note", element_id(field.path));
     view! {
-        <p class="field-note" id=format!("{field}-note") role="status">{note}</p>
+        <Show when=move || applies.get()>
+            <p class="field-note" id=id.clone() role="status">{note}</p>
+        </Show>
     }
 }

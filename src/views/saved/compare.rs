@@ -8,7 +8,7 @@ use shardcalc_core::hardware::query::ChipSource;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 
-use crate::components::CsvButton;
+use crate::components::TableExports;
 
 /// The serde name of a value (`save_matmuls`, `six_nd`).
 fn serde_id<T: serde::Serialize>(value: &T) -> String {
@@ -136,7 +136,7 @@ pub fn Comparison(
                 </table>
             </div>
             <div class="actions">
-                <CsvButton name="compare" table=Signal::from(table) />
+                <TableExports name="compare" table=Signal::from(table) />
             </div>
         </section>
     }

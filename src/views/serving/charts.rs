@@ -9,8 +9,9 @@ use shardcalc_charts::xy::XyChart;
 use shardcalc_core::inference::InferenceReport;
 
 use super::derived::Derived;
-use crate::components::{ChartCanvas, CsvButton};
-use crate::parse::shortest;
+use shardcalc_core::text::shortest;
+
+use crate::components::{ChartCanvas, TableExports};
 
 /// A chart's lines as a table: `series,<x label>,<y label>` with one row per point.
 #[must_use]
@@ -44,7 +45,7 @@ fn ServingChart(
     view! {
         <ChartCanvas id=canvas chart=data caption=caption />
         <div class="actions">
-            <CsvButton name=name table=table />
+            <TableExports name=name table=table />
         </div>
     }
 }
@@ -66,7 +67,7 @@ pub fn ServingCharts(
     let kv = build(kv_memory_chart);
     let ratio = Memo::new(move |_| {
         let name = derived.model_name();
-        let (p, g) = derived.section.with(|s| s.as_ref().map_or((0, 0), |s| (s.prompt_len, s.output_len)));
+        let (p, g) = derived.lengths();
         derived.with_report(|r| prefill_decode_ratio_chart(&name, p, g, r))
     });
     view! {

@@ -12,10 +12,8 @@ use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::validation::bands::{Band, ServingBands};
 
 use super::derived::Derived;
-use super::fields::use_refused;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
 use crate::components::band_text;
-use crate::html_text::escape;
 use crate::state::use_app_state;
 
 /// Which band of [`ServingBands`] a headline carries, and how its numbers read.
@@ -59,7 +57,7 @@ struct Headline {
     band: Option<Banded>,
 }
 
-const HEADLINES: [Headline; 7] = [
+static HEADLINES: [Headline; 7] = [
     Headline {
         id: "serving-step",
         title: "Decode step (per-token latency)",
@@ -170,57 +168,82 @@ const HEADLINES: [Headline; 7] = [
     },
 ];
 
-/// The cards as HTML text (every value escaped): one string per change is far less code
-/// than a view per card. Without a report the cards keep their titles with empty values.
-fn cards_html(derived: Derived) -> String {
-    let mode = derived.prediction.get();
-    let mut out = String::new();
-    for h in &HEADLINES {
-        let (value, detail) = derived.with_report(|r| ((h.value)(r), (h.detail)(r))).unwrap_or_default();
-        out += &format!(
-            r#"<div class="card" id="{id}"><h3>{}</h3><p class="value" id="{id}-value">{}</p><p class="detail" id="{id}-detail">{}</p>"#,
-            escape(h.title),
-            escape(&value),
-            escape(&detail),
-            id = h.id
-        );
-        if let Some(banded) = &h.band {
-            let text = derived.bands.with(|b| {
-                b.as_ref().and_then(banded.of).map(|band| band_text(band, mode, banded.number)).unwrap_or_default()
-            });
-            out += &format!(r#"<p class="detail band" id="{}-band">{}</p>"#, h.id, escape(&text));
+/// One headline card: `#<id>` with its title, `#<id>-value`, `#<id>-detail` and, when
+/// banded, `#<id>-band`.
+#[component]
+fn Card(
+    /// What the card shows.
+    headline: &'static Headline,
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let read = move |f: fn(&InferenceReport) -> String| move || derived.with_report(f).unwrap_or_default();
+    let band = move |banded: &'static Banded| {
+        move || {
+            let mode = derived.prediction();
+            derived
+                .with_bands(|b| (banded.of)(b).map(|band| band_text(band, mode, banded.number)))
+                .flatten()
+                .unwrap_or_default()
         }
-        out += "</div>";
+    };
+    view! {
+        <div class="card" id=headline.id>
+            <h3>{headline.title}</h3>
+            <p class="value" id=format!("{}-value", headline.id)>{read(headline.value)}</p>
+            <p class="detail" id=format!("{}-detail", headline.id)>{read(headline.detail)}</p>
+            {headline.band.as_ref().map(|b| view! { <p class="detail band" id=format!("{}-band", headline.id)>{band(b)}</p> })}
+        </div>
     }
-    let speculative = derived.with_report(|r| {
-        r.speculative.as_ref().map(|s| {
-            let value = format!("{} tokens/step · {}×", significant(s.expected_tokens_per_step, 3), significant(s.speedup, 3));
-            let detail = format!(
-                "per-token latency {} (plain {}); {} per chip",
-                seconds(s.time_per_token_s.get()),
-                seconds(r.decode.step.step_time_s.get()),
-                show(s.tokens_per_s_per_chip, Unit::TokensPerS)
-            );
-            format!(
-                r#"<div class="card" id="serving-speculative"><h3>Speculative decoding</h3><p class="value" id="serving-speculative-value">{}</p><p class="detail" id="serving-speculative-detail">{}</p></div>"#,
-                escape(&value),
-                escape(&detail)
-            )
-        })
-    });
-    out += &speculative.flatten().unwrap_or_default();
-    out
 }
 
-/// The headline cards, a stale note while an input is refused, a message when nothing can be
-/// computed, and the plan's caveats.
+/// Speculative decoding's card (`#serving-speculative`), when it is on.
+#[component]
+fn SpeculativeCard(
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let texts = move || {
+        derived
+            .with_report(|r| {
+                r.speculative.as_ref().map(|s| {
+                    let value = format!(
+                        "{} tokens/step · {}×",
+                        significant(s.expected_tokens_per_step, 3),
+                        significant(s.speedup, 3)
+                    );
+                    let detail = format!(
+                        "per-token latency {} (plain {}); {} per chip",
+                        seconds(s.time_per_token_s.get()),
+                        seconds(r.decode.step.step_time_s.get()),
+                        show(s.tokens_per_s_per_chip, Unit::TokensPerS)
+                    );
+                    (value, detail)
+                })
+            })
+            .flatten()
+    };
+    move || {
+        texts().map(|(value, detail)| {
+            view! {
+                <div class="card" id="serving-speculative">
+                    <h3>"Speculative decoding"</h3>
+                    <p class="value" id="serving-speculative-value">{value}</p>
+                    <p class="detail" id="serving-speculative-detail">{detail}</p>
+                </div>
+            }
+        })
+    }
+}
+
+/// The headline cards, a stale note while the form has problems, a message when nothing can
+/// be computed, and the plan's caveats.
 #[component]
 pub fn Headline(
     /// The memos the cards read.
     derived: Derived,
 ) -> impl IntoView {
     let state = use_app_state();
-    let refused = use_refused();
     let error = move || {
         derived.report.with(|r| match r {
             Err(e) => {
@@ -231,17 +254,21 @@ pub fn Headline(
     };
     let notes = move || {
         derived
-            .with_report(|r| r.notes.iter().map(|n| format!("<li>{}</li>", escape(n))).collect::<String>())
+            .with_report(|r| r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view())
             .unwrap_or_default()
     };
+    let cards = HEADLINES.iter().map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
     view! {
-        <Show when=move || state.is_stale() || refused.any()>
+        <Show when=move || state.is_stale()>
             <p class="stale" id="stale-note" role="status">
                 "These results are for the last valid inputs: fix the problems marked in the form to update them."
             </p>
         </Show>
         {error}
-        <div class="cards" id="serving-headline" inner_html=move || cards_html(derived)></div>
-        <ul class="notes" id="serving-notes" inner_html=notes></ul>
+        <div class="cards" id="serving-headline">
+            {cards}
+            <SpeculativeCard derived=derived />
+        </div>
+        <ul class="notes" id="serving-notes">{notes}</ul>
     }
 }

@@ -1,27 +1,22 @@
 //! The serving view (book chapters 7 and 8): model, chip and topology, formats, workload and
 //! sharding on the left; on the right the headline numbers with the term that binds each,
-//! every number of the plan in one table (CSV), and the four serving charts. Computes only
-//! `shardcalc_core::inference::evaluate::scenario_inference`; edits `scenario.inference` and
-//! `scenario.hardware` through `AppState::try_update`, so the link always holds a valid plan.
+//! every number of the plan in one table (CSV), and the four serving charts. Everything it
+//! shows is `shardcalc_core::view::serving`'s (`shardcalc eval --view serving` prints the
+//! same); every input is a field of `shardcalc_core::field::serving` (add a control there and
+//! put it in a group; see docs/architecture.md).
 
 mod charts;
 mod derived;
-mod dtype_inputs;
-mod fields;
-mod form;
 mod headline;
 mod inputs;
-mod options_inputs;
 pub mod rows;
-mod sharding_inputs;
-mod speculative_inputs;
 mod table;
 
 pub use derived::Derived;
 pub use rows::{rows, Row};
 
 use leptos::prelude::*;
-use shardcalc_core::inference::defaults::with_serving_defaults;
+use shardcalc_core::view::serving::with_defaults;
 
 use crate::state::use_app_state;
 
@@ -30,11 +25,8 @@ use crate::state::use_app_state;
 #[component]
 pub fn ServingView() -> impl IntoView {
     let state = use_app_state();
-    if state.scenario.with_untracked(|s| s.inference.is_none() || s.hardware.is_none()) {
-        state.fill_defaults(|s| *s = with_serving_defaults(s));
-    }
+    state.use_defaults(with_defaults);
     let derived = Derived::new(state);
-    fields::Refused::provide();
     view! {
         <div class="columns serving">
             <section class="inputs" aria-labelledby="serving-inputs-heading">

@@ -98,7 +98,7 @@ impl Row {
     #[must_use]
     pub fn exact(&self) -> String {
         match &self.value {
-            Value::Number(x) => crate::parse::shortest(*x),
+            Value::Number(x) => shardcalc_core::text::shortest(*x),
             Value::Text(t) => t.clone(),
         }
     }
@@ -372,18 +372,24 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.0
 }
 
-/// The rows as a table (CSV, Markdown, embeds): `group,key,quantity,value,unit`, keys
-/// prefixed `inference.`, exact values.
+/// The rows as one table: exported as `group,quantity,value,unit,key` (keys prefixed
+/// `inference.`, exact values), shown grouped with the values formatted.
 #[must_use]
 pub fn table(rows: &[Row]) -> Table {
-    let mut out = Table::new(["group", "key", "quantity", "value", "unit"]);
+    let mut out = Table::labelled(&[
+        ("group", ""),
+        ("quantity", "Quantity"),
+        ("value", "Value"),
+        ("unit", ""),
+        ("key", "Key (shardcalc eval)"),
+    ]);
     for r in rows {
-        out.push([
-            r.group.to_string(),
-            format!("inference.{}", r.key),
-            r.label.to_string(),
-            r.exact(),
-            r.unit.symbol().to_string(),
+        out.push_shown(vec![
+            (r.group.to_string(), r.group.to_string()),
+            (r.label.to_string(), r.label.to_string()),
+            (r.exact(), r.shown()),
+            (r.unit.symbol().to_string(), r.unit.symbol().to_string()),
+            (format!("inference.{}", r.key), format!("inference.{}", r.key)),
         ]);
     }
     out

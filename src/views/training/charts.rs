@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::DrawingArea;
 use shardcalc_charts::bars::BarChart;
-use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto, TrainingInputs};
+use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto};
 use shardcalc_charts::xy::XyChart;
 use shardcalc_charts::ChartError;
 
@@ -80,10 +80,7 @@ fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
             Some(TrainingChart::Xy(pareto::pareto_chart(search, b.memory.capacity_bytes.get(), highlight.as_ref())))
         }),
         Which::Mfu => {
-            let section = derived.section.get()?;
-            let model = derived.model.get()?;
-            let hw = derived.hw.with(|h| h.as_ref().ok().cloned().flatten())?;
-            let inputs = TrainingInputs { model, hw, section, convention: derived.convention.get() };
+            let inputs = derived.inputs.with(|i| i.as_ref().ok().cloned())?;
             derived.with_plans(|b, e| {
                 let b = b?;
                 let curves = mfu_curves(&inputs, Some(b), e);

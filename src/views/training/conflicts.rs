@@ -1,105 +1,49 @@
-//! Problems the planner finds only when it combines fields (TP against the model's heads
-//! and widths, a mesh against the chip count, the batch against the data-parallel
-//! degree, a microbatch count against the batch): each message names the fields that
-//! conflict and how to fix them (core writes it), and shows next to every field it
-//! concerns and in a summary at the top of the results.
+//! Problems the planner finds only when it combines fields (TP against the model's heads and
+//! widths, a mesh against the chip count, the batch against the data-parallel degree, a
+//! microbatch count against the batch): each names the fields that conflict (its field and
+//! its related fields, as data) and how to fix them (core writes it). The fields show them
+//! ([`crate::components::PlanProblems`]); this is the summary at the top of the results.
 
 use leptos::prelude::*;
-use leptos::wasm_bindgen::JsCast;
 use shardcalc_core::error::FieldError;
+use shardcalc_core::field::{hardware, training};
 
-use super::derived::{text_of, Derived, PlanMemo};
-use crate::html_text::escape;
+use super::derived::Derived;
+use crate::components::element_id;
 
-/// Where each planner path shows in the page: the element id of its input and a label.
-/// A path matches its own entry or the longest entry it is under.
-const FIELDS: &[(&str, &str, &str)] = &[
+/// Where a problem of a path that is not one field's shows: a group's box or a section's
+/// first field, with a label.
+const GROUPS: [(&str, &str, &str); 5] = [
     ("model", "preset", "model"),
     ("hardware", "hw-chip", "chip"),
-    ("hardware.topology", "hw-shape", "topology"),
     ("training", "training-global_batch", "batch and topology"),
-    ("training.global_batch", "training-global_batch", "global batch"),
-    ("training.seq_len", "training-seq_len", "sequence length"),
-    ("training.token_budget", "training-token_budget", "token budget"),
-    ("training.price_per_chip_hour_usd", "training-price_per_chip_hour_usd", "price per chip-hour"),
-    ("training.dtypes", "training-dtypes-compute", "number formats"),
-    ("training.remat", "training-remat", "remat policy"),
-    ("training.search", "training-search-remat", "search options"),
-    ("training.pipeline", "training-pipeline-schedule", "pipeline"),
-    ("training.microbatches", "training-microbatches", "microbatches"),
     ("training.mesh", "training-explore", "explored mesh"),
-    ("training.mesh.dp", "training-mesh-dp", "DP degree"),
-    ("training.mesh.fsdp", "training-mesh-fsdp", "FSDP degree"),
-    ("training.mesh.tp", "training-mesh-tp", "TP degree"),
-    ("training.mesh.ep", "training-mesh-ep", "EP degree"),
-    ("training.mesh.cp", "training-mesh-cp", "CP degree"),
-    ("training.mesh.pp", "training-mesh-pp", "PP degree"),
+    ("training.search.remat", "training-search-remat", "policies searched"),
 ];
 
-/// The element id and label of the input a planner path belongs to.
+/// The element id and label of the input a problem belongs to: its field's, else the group's
+/// its path is (or is under).
 #[must_use]
-pub fn field_of(path: &str) -> (&'static str, &'static str) {
-    FIELDS
-        .iter()
-        .filter(|(p, _, _)| path == *p || path.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
-        .max_by_key(|(p, _, _)| p.len())
-        .map_or(("training-global_batch", "training"), |(_, id, label)| (*id, *label))
-}
-
-/// Every planning problem of the best and the explored plan, without repeats.
-#[must_use]
-pub fn plan_errors(best: PlanMemo, explored: PlanMemo) -> Vec<FieldError> {
-    let mut out: Vec<FieldError> = Vec::new();
-    for memo in [best, explored] {
-        memo.with(|r| {
-            if let Some(Err(e)) = r {
-                for f in &e.0 {
-                    if !out.contains(f) {
-                        out.push(f.clone());
-                    }
-                }
-            }
-        });
+pub fn place_of(e: &FieldError) -> (String, String) {
+    // This page's fields only (`field::find` would link every page's fields into this one).
+    let fields = training::GROUPS.iter().flat_map(|g| g.iter()).chain(hardware::PICKER.iter());
+    if let Some(f) = fields.into_iter().find(|f| f.path == e.field) {
+        return (element_id(f.path), f.label.to_string());
     }
-    out
-}
-
-/// The messages of `errors` for exactly the paths in `paths`, as `<p>` elements (escaped).
-#[must_use]
-pub fn messages_html(errors: &[FieldError], paths: &[&str]) -> String {
-    errors
+    GROUPS
         .iter()
-        .filter(|e| paths.contains(&e.field.as_str()))
-        .map(|e| format!("<p>{}</p>", escape(&e.to_string())))
-        .collect()
+        .filter(|(p, _, _)| e.field == *p || e.field.strip_prefix(p).is_some_and(|rest| rest.starts_with('.')))
+        .max_by_key(|(p, _, _)| p.len())
+        .map_or_else(
+            || ("training-global_batch".into(), "training".into()),
+            |(_, id, label)| ((*id).into(), (*label).into()),
+        )
 }
 
-/// The summary's content as HTML text: nothing without problems, else `#training-conflicts`
-/// with every problem, each after a button (`data-focus`: the element id of its field)
-/// that focuses the field ([`on_summary_click`]).
-fn summary_html(d: &Derived) -> String {
-    d.conflicts.with(|errors| {
-        if errors.is_empty() {
-            return String::new();
-        }
-        let mut out = String::from(
-            "<div class=\"error-summary\" id=\"training-conflicts\"><p>These inputs cannot be planned together; the results below are for the last plan that worked:</p><ul>",
-        );
-        for e in errors {
-            let (id, label) = field_of(&e.field);
-            out += &format!("<li><button type=\"button\" class=\"link\" data-focus=\"{id}\">{}</button>: {}</li>", escape(label), escape(&e.to_string()));
-        }
-        out + "</ul></div>"
-    })
-}
-
-/// A click on a summary's button focuses the field it names, or the first control of the
-/// group it names (a button, not a `#id` link: the fragment holds the scenario).
-fn on_summary_click(ev: &leptos::ev::MouseEvent) {
-    let id =
-        ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|e| e.get_attribute("data-focus"));
-    let Some(el) = id.and_then(|id| crate::dom::element_by_id(&id)) else { return };
-    // A group (the explored mesh's fieldset): its first control.
+/// Moves the focus to the field `id`, or to the first control of the group `id`.
+fn focus(id: &str) {
+    use leptos::wasm_bindgen::JsCast;
+    let Some(el) = crate::dom::element_by_id(id) else { return };
     let first = el
         .query_selector("input, select, button")
         .ok()
@@ -108,12 +52,37 @@ fn on_summary_click(ev: &leptos::ev::MouseEvent) {
     let _ = first.unwrap_or(el).focus();
 }
 
-/// All planning problems, each linked to its field, above the results (in a live region
-/// that stays, so a change of problems is announced).
+/// All planning problems, each with a button focusing its field, above the results (in a
+/// live region that stays, so a change of problems is announced): `#training-conflicts`.
 #[component]
 pub fn ConflictSummary(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    view! { <div role="status" aria-live="polite" inner_html=text_of(derived, summary_html) on:click=|ev| on_summary_click(&ev)></div> }
+    let list = move || {
+        derived.conflicts.with(|errors| {
+            (!errors.is_empty()).then(|| {
+                let items = errors
+                    .iter()
+                    .map(|e| {
+                        let (id, label) = place_of(e);
+                        let target = id.clone();
+                        view! {
+                            <li>
+                                <button type="button" class="link" data-focus=id on:click=move |_| focus(&target)>{label}</button>
+                                ": " {e.to_string()}
+                            </li>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <div class="error-summary" id="training-conflicts">
+                        <p>"These inputs cannot be planned together; the results below are for the last plan that worked:"</p>
+                        <ul>{items}</ul>
+                    </div>
+                }
+            })
+        })
+    };
+    view! { <div role="status" aria-live="polite">{list}</div> }
 }

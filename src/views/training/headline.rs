@@ -15,8 +15,7 @@ use shardcalc_core::validation::bands::{Band, TrainingBands};
 
 use crate::components::band_text;
 
-use super::derived::{text_of, Derived};
-use super::html;
+use super::derived::Derived;
 
 /// Seconds with a unit that suits them: `850 ms`, `5.21 s`.
 #[must_use]
@@ -178,7 +177,7 @@ fn cost_detail(r: &TrainingReport) -> String {
 }
 
 /// The headline numbers, in order.
-pub const HEADLINES: [Headline; 8] = [
+pub static HEADLINES: [Headline; 8] = [
     Headline {
         id: "training-mesh",
         title: "Best mesh",
@@ -249,11 +248,10 @@ pub const HEADLINES: [Headline; 8] = [
     },
 ];
 
-/// The band line of `banded` in the view's prediction mode: empty before a plan or when
-/// the number has no band (no budget, no price), the reason when the inputs cannot be
-/// banded.
+/// The band line of `banded` in the view's prediction mode: empty before a plan or when the
+/// number has no band (no budget, no price), the reason when the inputs cannot be banded.
 fn band_line(banded: &Banded, derived: Derived) -> String {
-    let mode = derived.prediction.get();
+    let mode = derived.inputs.with(|i| i.as_ref().map(|i| i.prediction).unwrap_or_default());
     derived.bands.with(|b| match b {
         Some(Ok(b)) => (banded.of)(b).map(|band| band_text(band, mode, banded.number)).unwrap_or_default(),
         Some(Err(e)) => format!("no band: {e}"),
@@ -261,26 +259,26 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
     })
 }
 
-/// The cards as HTML text: per headline `<div class="card" id="<id>">` with its title,
-/// `#<id>-value`, `#<id>-detail` and, when banded, `#<id>-band`.
-fn cards_html(derived: &Derived) -> String {
-    let mut out = String::new();
-    derived.with_shown(|r| {
-        for h in &HEADLINES {
-            let read = |f: fn(&TrainingReport) -> String| r.map(f).unwrap_or_default();
-            out.push_str("<div class=\"card\" id=\"");
-            out.push_str(h.id);
-            out.push_str("\">");
-            html::element(&mut out, "h3", "", "", h.title);
-            html::element(&mut out, "p", &format!("{}-value", h.id), "value", &read(h.value));
-            html::element(&mut out, "p", &format!("{}-detail", h.id), "detail", &read(h.detail));
-            if let Some(banded) = &h.band {
-                html::element(&mut out, "p", &format!("{}-band", h.id), "detail band", &band_line(banded, *derived));
-            }
-            out.push_str("</div>");
-        }
-    });
-    out
+/// One headline card: `#<id>` with its title, `#<id>-value`, `#<id>-detail` and, when
+/// banded, `#<id>-band`.
+#[component]
+fn Card(
+    /// What the card shows.
+    headline: &'static Headline,
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let read = move |f: fn(&TrainingReport) -> String| move || derived.with_shown(|r| r.map(f).unwrap_or_default());
+    view! {
+        <div class="card" id=headline.id>
+            <h3>{headline.title}</h3>
+            <p class="value" id=format!("{}-value", headline.id)>{read(headline.value)}</p>
+            <p class="detail" id=format!("{}-detail", headline.id)>{read(headline.detail)}</p>
+            {headline.band.as_ref().map(|banded| {
+                view! { <p class="detail band" id=format!("{}-band", headline.id)>{move || band_line(banded, derived)}</p> }
+            })}
+        </div>
+    }
 }
 
 /// The best plan's headline cards.
@@ -289,5 +287,6 @@ pub fn Headlines(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    view! { <div class="cards training-cards" inner_html=text_of(derived, cards_html)></div> }
+    let cards = HEADLINES.iter().map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
+    view! { <div class="cards training-cards">{cards}</div> }
 }

@@ -1,31 +1,30 @@
-//! The training view (issue 4; book chapters 5–6): model, hardware, batch and the
-//! training state on the left; the search's best mesh, whether it fits, step time, MFU,
-//! days and cost, the book's thresholds, every mesh ranked, an explorable mesh, and
-//! charts on the right. It computes only `training::plan` (never `report::evaluate`), in
-//! the prediction mode of the switch (`#prediction-mode`), and the headline numbers' bands.
+//! The training view (issue 4; book chapters 5–6): model, hardware, batch and the training
+//! state on the left; the search's best mesh, whether it fits, step time, MFU, days and cost,
+//! the book's thresholds, every mesh ranked, an explorable mesh, and charts on the right.
+//! Everything it shows is `shardcalc_core::view::training`'s (`shardcalc eval --view
+//! training` prints the same), in the prediction mode of the switch (`#prediction-mode`).
 //!
 //! | module | what |
 //! |---|---|
-//! | [`derived`] | memos: the search (only when its inputs change), the budget applied, the explored mesh |
-//! | [`fields`], [`conflicts`] | how inputs reach `training` ([`fields::apply`]); planning problems at their fields |
-//! | [`inputs`], [`remat_inputs`], [`explore`] | the form's fields as data; the explored mesh |
-//! | [`form`] | the form as HTML text, one handler for every edit, the problems under the fields |
+//! | [`derived`] | memos over core's stages: the search (only when its inputs change), the budget applied, the explored mesh, the bands |
+//! | [`form`] | the fields (`shardcalc_core::field::training`), the explored mesh and its buttons |
+//! | [`conflicts`] | the planning problems' summary (the fields show them too) |
 //! | [`headline`] | the headline numbers, with their uncertainty bands (`#<id>-band`) |
-//! | [`thresholds`], [`ranked`], [`details`], [`charts`], [`csv`] | results, tables, charts, CSV |
+//! | [`thresholds`], [`ranked`], [`details`], [`tables`], [`charts`] | results: tables (each one `Table`: page, CSV, Markdown) and charts |
+//!
+//! Adding a control: describe it in `shardcalc_core::field::training` (path, label, unit,
+//! hint, typed get/set) and put it in one of that module's groups; the form renders every
+//! group, and `shardcalc eval --set` reads it too. Its problems show at it when core's
+//! validation or the planner names its path (or lists it as related). See docs/architecture.md.
 
 pub mod charts;
 pub mod conflicts;
-pub mod csv;
 pub mod derived;
 pub mod details;
-pub mod explore;
-pub mod fields;
 pub mod form;
 pub mod headline;
-pub mod html;
-pub mod inputs;
 pub mod ranked;
-pub mod remat_inputs;
+pub mod tables;
 pub mod thresholds;
 
 pub use derived::Derived;
@@ -33,40 +32,35 @@ pub use derived::Derived;
 use leptos::prelude::*;
 use shardcalc_charts::format::short_count;
 use shardcalc_core::params::count_params;
-use shardcalc_core::training::section::{default_hardware, TrainingSection, DEFAULT_CHIP};
+use shardcalc_core::view::training::with_defaults;
 
-use crate::components::{HardwarePicker, PredictionSwitch, PresetPicker};
+use crate::components::{HardwarePicker, PlanProblems, PredictionSwitch, PresetPicker};
 use crate::state::use_app_state;
 
 /// The two-column training view (stacked on narrow screens).
 #[component]
 pub fn TrainingView() -> impl IntoView {
     let state = use_app_state();
-    // A scenario without hardware or `training` starts from core's defaults (a v5p 4×4×4,
-    // 2^20 tokens of 4096 per step), as the chart catalog does.
-    if state.scenario.with_untracked(|s| s.hardware.is_none() || s.training.is_none()) {
-        state.fill_defaults(|s| {
-            s.hardware.get_or_insert_with(default_hardware);
-            s.training.get_or_insert_with(TrainingSection::default);
-        });
-    }
+    // A scenario without hardware or `training` is shown with core's defaults (a v5p
+    // 4×4×4, 2^20 tokens of 4096 per step), which it shares only after an edit.
+    state.use_defaults(with_defaults);
     let derived = Derived::new(state);
-    provide_context(derived);
-    // HTML text like the results (escaped): no text node's rendering code on the page.
-    let model_line = derived::text_of(derived, |d| {
-        d.model.with(|m| {
-            m.as_ref()
-                .map(|m| {
-                    html::escape(&format!(
+    provide_context(PlanProblems(derived.conflicts));
+    let model_line = move || {
+        derived.inputs.with(|i| {
+            i.as_ref()
+                .map(|i| {
+                    let c = count_params(&i.model);
+                    format!(
                         "{}: {} parameters ({} active)",
-                        m.name,
-                        short_count(count_params(m).total.get()),
-                        short_count(count_params(m).active.get())
-                    ))
+                        i.model.name,
+                        short_count(c.total.get()),
+                        short_count(c.active.get())
+                    )
                 })
                 .unwrap_or_default()
         })
-    });
+    };
     view! {
         <div class="columns training">
             <section class="inputs" aria-labelledby="training-inputs-heading">
@@ -74,11 +68,10 @@ pub fn TrainingView() -> impl IntoView {
                 <fieldset>
                     <legend>"Model"</legend>
                     <PresetPicker />
-                    <p class="hint" id="training-model" inner_html=model_line></p>
+                    <p class="hint" id="training-model">{model_line}</p>
                     <p class="hint">"A model edited or imported on the Model page comes here through the link at the top."</p>
                 </fieldset>
-                <HardwarePicker default_chip=DEFAULT_CHIP default_shape="4x4x4" />
-                <div class="field-error conflict" id="hw-shape-conflict" aria-live="polite"></div>
+                <HardwarePicker />
                 <PredictionSwitch />
                 <form::TrainingForm derived=derived />
             </section>

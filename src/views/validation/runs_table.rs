@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 
 use super::derived::{rows, Derived};
 use super::{csv, mesh_text};
-use crate::components::CsvButton;
+use crate::components::TableExports;
 use crate::dom::event_value;
 use crate::html_text::{attr, el, escape, table, with_short};
 use crate::state::url;
@@ -211,7 +211,7 @@ pub fn RunsTable(
             <p class="note" id="validation-count" role="status">{count}</p>
             <div node_ref=wrap></div>
             <div class="actions">
-                <CsvButton name="validation-runs" table=runs />
+                <TableExports name="validation-runs" table=runs />
             </div>
         </section>
     }

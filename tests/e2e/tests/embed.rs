@@ -1,5 +1,6 @@
 //! Embed mode: `<page>.html?embed=<name>&theme=light|dark#s=...` renders one chart or one
 //! table and nothing else, sized to its frame. Needs `dist/` (`./dev.sh build`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod support;
 

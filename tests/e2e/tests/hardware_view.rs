@@ -1,6 +1,7 @@
 //! The hardware & collectives page of the release bundle in dist/, driven in headless
 //! Chromium like a person would: pick a chip, edit a custom chip's field, break it, reload
 //! the permalink. Needs `scripts/build-pages.sh` first; `./dev.sh test` does both.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,7 @@
 //! The model view of the release bundle in dist/, driven in headless Chromium like a person
 //! would: pick a preset, type, import a config, break a field, reload the permalink.
 //! Needs `trunk build --release` first; `./dev.sh test` does both.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::time::{Duration, Instant};
 

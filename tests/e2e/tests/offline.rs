@@ -2,6 +2,7 @@
 //! header works and requests nothing outside its origin; the single-file build works opened
 //! from `file://` and requests nothing at all. Needs `dist/` (`./dev.sh build`) and
 //! `dist-offline/shardcalc.html` (`./dev.sh offline`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! Saved scenarios in a real browser: save, list, rename, delete, compare; they survive a
 //! reload; damaged and old-format entries are recovered or kept, never dropped.
 //! Needs `dist/` (`./dev.sh build`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod support;
 

@@ -2,6 +2,7 @@
 //! with int8 weights and KV on a TPU v5e 4x2 (book 8.1), checked against core; a new batch;
 //! a refused value; the permalink reloaded; the input-to-repaint time measured.
 //! Needs `scripts/build-pages.sh` (or `./dev.sh build`) first.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::time::{Duration, Instant};
 

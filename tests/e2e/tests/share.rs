@@ -2,6 +2,7 @@
 //! CSV, Markdown, JSON) is produced and parses; a scenario file opens, and a bad one is
 //! refused with a message; payloads in a link, a file or a name stay text.
 //! Needs `dist/` (`./dev.sh build`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod support;
 

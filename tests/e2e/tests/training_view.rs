@@ -2,6 +2,7 @@
 //! Chromium like a person would: pick a preset and a chip, change the batch and the
 //! topology, read the best mesh and step time, break a field, reload the link.
 //! Needs `scripts/build-pages.sh` (or `./dev.sh build`) first; `./dev.sh test` does both.
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::time::{Duration, Instant};
 

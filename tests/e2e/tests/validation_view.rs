@@ -1,6 +1,7 @@
 //! The validation page of the release bundle in dist/ (`validation.html`), in headless
 //! Chromium: the held-back error, the filters, the prediction switch (which goes into the
 //! link), a run's link to the training page, screenshots. Needs `dist/` (`./dev.sh build`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use std::time::{Duration, Instant};
 

@@ -6,6 +6,7 @@
 //! chart is an image with a name, nothing is logged as an error; a screenshot of each view
 //! (`target/screenshots/view-<id>.png`, and `view-<id>-charts.png` scrolled to its first chart;
 //! listed in the README). Needs `dist/` (`./dev.sh build`).
+#![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod support;
 

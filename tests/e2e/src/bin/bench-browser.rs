@@ -24,10 +24,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use shardcalc_e2e::{dist_dir, target_dir, workspace_root, Browser};
 
-/// Budgets of issue 7.
+/// Budgets of issue 7 (time) and issue 18 (size: 350,000 bytes gzip per page).
 const REPAINT_BUDGET_MS: f64 = 16.0;
 const FIRST_RESULT_BUDGET_MS: f64 = 300.0;
-const SIZE_BUDGET_GZIP: u64 = 300_000;
+const SIZE_BUDGET_GZIP: u64 = 350_000;
 
 /// A page, the element whose text is its first result, and the fields timed on it:
 /// `(element id, other value, event)`; each change alternates the field's own value and the other.
@@ -283,7 +283,7 @@ async fn main() {
     let cores = shell("nproc");
     let load = shell("cut -d' ' -f1-3 /proc/loadavg");
     let chromium = shell("${CHROMIUM:-/usr/bin/chromium} --version");
-    let _ = writeln!(md, "Browser budgets (issue 7), {date}: {chromium} headless, {cores} cores ({}), load average {load}; release build in dist/.\n", cpu.trim());
+    let _ = writeln!(md, "Browser budgets (issues 7 and 18), {date}: {chromium} headless, {cores} cores ({}), load average {load}; release build in dist/.\n", cpu.trim());
 
     let _ = writeln!(md, "First result painted (navigation start to the later of: the end of the first frame showing the headline with every chart drawn, and the browser's first contentful paint; {loads} loads, the first cold; budget {FIRST_RESULT_BUDGET_MS} ms):\n");
     let _ = writeln!(md, "| page | charts | cold load | median | p95 | frame with result and charts, median | first contentful paint, median | budget |");

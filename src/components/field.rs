@@ -1,0 +1,239 @@
+//! One component for every input of every page: a `shardcalc_core::field::Field` rendered as
+//! a text input, a drop-down or a checkbox, with its label, unit, hint and problems.
+//!
+//! Element ids: the field's path with dots as dashes (`training.seq_len` → `#training-seq_len`;
+//! the hardware picker keeps `#hw-chip`, `#hw-shape`, `#hw-slices`), its wrapper
+//! `#<id>-field` (class `invalid` while it has a problem), `#<id>-hint`, `#<id>-error` (its
+//! own problems and the scenario's problems that name it) and, on pages that plan
+//! ([`PlanProblems`]), `#<id>-conflict` (the planner's problems that name it). Ids are for
+//! tests, embeds and labels; no behaviour reads them.
+
+use leptos::html::{Input, Select};
+use leptos::prelude::*;
+use shardcalc_core::error::FieldError;
+use shardcalc_core::field::{Choice, Field as CoreField, Kind};
+
+use crate::dom::{event_checked, event_value};
+use crate::state::use_app_state;
+
+/// The element id of the field at `path`.
+#[must_use]
+pub fn element_id(path: &str) -> String {
+    match path {
+        "hardware.chip" => "hw-chip".into(),
+        "hardware.topology" => "hw-shape".into(),
+        "hardware.topology.slices" => "hw-slices".into(),
+        _ => path.replace('.', "-"),
+    }
+}
+
+/// Problems found by evaluating the page rather than by validating the scenario (the
+/// training planner's conflicts), shown under the fields they concern. A page that plans
+/// provides it as context.
+#[derive(Clone, Copy)]
+pub struct PlanProblems(pub Memo<Vec<FieldError>>);
+
+/// The messages of `errors` that `field` shows, one `path: message` each.
+fn messages_of(field: &CoreField, errors: &[FieldError]) -> Vec<String> {
+    errors.iter().filter(|e| field.shows(e)).map(ToString::to_string).collect()
+}
+
+/// `<p>` per message.
+fn paragraphs(messages: Vec<String>) -> impl IntoView {
+    messages.into_iter().map(|m| view! { <p>{m}</p> }).collect_view()
+}
+
+/// The options of a drop-down, in `<optgroup>`s where they have a group.
+pub fn options_view(options: &[Choice], selected: &str) -> AnyView {
+    let mut out: Vec<AnyView> = Vec::new();
+    let mut i = 0;
+    while let Some(first) = options.get(i) {
+        let group = first.group;
+        let end = options.iter().skip(i).position(|o| o.group != group).map_or(options.len(), |n| i + n);
+        let items = options
+            .get(i..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|o| view! { <option value=o.value.clone() selected=o.value == selected>{o.label.clone()}</option> })
+            .collect_view();
+        out.push(if group.is_empty() {
+            items.into_any()
+        } else {
+            view! { <optgroup label=group>{items}</optgroup> }.into_any()
+        });
+        i = end;
+    }
+    out.into_any()
+}
+
+/// One field: label, input (text with its unit, drop-down or checkbox), hint and problems;
+/// absent while it does not apply to the scenario (its unread text forgotten then).
+///
+/// The input follows the scenario (a preset, a link, another field's change) without ever
+/// moving the caret while the user types: the text the user's own edit produced is not
+/// written back, and text that does not read stays as typed, with its message.
+#[component]
+pub fn Field(
+    /// The field's description in core.
+    field: &'static CoreField,
+) -> impl IntoView {
+    let state = use_app_state();
+    if field.applies.is_none() {
+        return field_view(field).into_any();
+    }
+    let applies = Memo::new(move |_| state.draft.with(|d| field.applies_to(&d.scenario)));
+    Effect::new(move |_| {
+        if !applies.get() {
+            state.forget(field.path);
+        }
+    });
+    view! { <Show when=move || applies.get()>{field_view(field)}</Show> }.into_any()
+}
+
+/// The field's markup and behaviour (see [`Field`]).
+fn field_view(field: &'static CoreField) -> impl IntoView {
+    let state = use_app_state();
+    let id = element_id(field.path);
+    let text = Memo::new(move |_| state.draft.with(|d| field.text(&d.scenario)));
+    let messages = Memo::new(move |_| state.errors.with(|e| messages_of(field, e)));
+    let plan = use_context::<PlanProblems>();
+    let conflicts = Memo::new(move |_| plan.map(|p| p.0.with(|e| messages_of(field, e))).unwrap_or_default());
+    let invalid = move || messages.with(|m| !m.is_empty());
+
+    // The text this field's own last edit produced: not written back into the input.
+    let echo = StoredValue::new(None::<String>);
+    let on_edit = move |value: String| {
+        state.set(field, &value);
+        echo.set_value(state.draft.try_with_untracked(|d| field.text(&d.scenario)));
+    };
+    // Writes `text` into the input unless it is the echo of the user's own edit (a wholesale
+    // replacement always writes); `current`/`write` read and write the element's value.
+    let follow = move |current: String, write: &dyn Fn(&str), generation: u64, last: Option<u64>| {
+        let t = text.get();
+        let replaced = last.is_some_and(|g| g != generation);
+        let own = echo.try_update_value(Option::take).flatten().is_some_and(|e| e == t);
+        if (replaced || !own) && current != t {
+            write(&t);
+            if state.draft.with_untracked(|d| d.unreadable.contains_key(field.path)) {
+                state.draft.update(|d| {
+                    d.unreadable.remove(field.path);
+                });
+            }
+        }
+        generation
+    };
+
+    let describedby =
+        if plan.is_some() { format!("{id}-hint {id}-error {id}-conflict") } else { format!("{id}-hint {id}-error") };
+    let control = match field.kind {
+        Kind::Flag { .. } => view! {
+            <div class="input-row">
+                <input
+                    id=id.clone()
+                    type="checkbox"
+                    prop:checked=move || text.get() == "true"
+                    aria-describedby=describedby
+                    on:change=move |ev| on_edit(if event_checked(&ev) { "true" } else { "false" }.into())
+                />
+                <label for=id.clone()>{field.label}</label>
+            </div>
+        }
+        .into_any(),
+        Kind::Choice { .. } => {
+            let node = NodeRef::<Select>::new();
+            let options = Memo::new(move |_| state.draft.with(|d| field.options(&d.scenario)));
+            Effect::new(move |last: Option<u64>| {
+                let generation = state.generation.get();
+                options.track();
+                let Some(el) = node.get() else { return generation };
+                follow(el.value(), &|t| el.set_value(t), generation, last)
+            });
+            view! {
+                <label for=id.clone()>{field.label}</label>
+                <select id=id.clone() node_ref=node aria-describedby=describedby on:change=move |ev| on_edit(event_value(&ev))>
+                    {move || options.with(|o| options_view(o, &text.get_untracked()))}
+                </select>
+            }
+            .into_any()
+        }
+        _ => {
+            let node = NodeRef::<Input>::new();
+            Effect::new(move |last: Option<u64>| {
+                let generation = state.generation.get();
+                let Some(el) = node.get() else { return generation };
+                follow(el.value(), &|t| el.set_value(t), generation, last)
+            });
+            view! {
+                <label for=id.clone()>{field.label}</label>
+                <div class="input-row">
+                    <input
+                        id=id.clone()
+                        node_ref=node
+                        type="text"
+                        inputmode=field.input_mode().attribute()
+                        autocomplete="off"
+                        spellcheck="false"
+                        value=text.get_untracked()
+                        aria-invalid=move || if invalid() { "true" } else { "false" }
+                        aria-describedby=describedby
+                        on:input=move |ev| on_edit(event_value(&ev))
+                    />
+                    <span class="unit">{field.unit}</span>
+                </div>
+            }
+            .into_any()
+        }
+    };
+    let is_check = matches!(field.kind, Kind::Flag { .. });
+    view! {
+        <div class="field" class:check=is_check class:invalid=invalid id=format!("{id}-field")>
+            {control}
+            <p class="hint" id=format!("{id}-hint")>{field.hint}</p>
+            <div class="field-error" id=format!("{id}-error") aria-live="polite">
+                {move || paragraphs(messages.get())}
+            </div>
+            {plan.map(|_| view! {
+                <div class="field-error conflict" id=format!("{id}-conflict") aria-live="polite">
+                    {move || paragraphs(conflicts.get())}
+                </div>
+            })}
+        </div>
+    }
+}
+
+/// Every field of `group`, in order.
+#[component]
+pub fn Fields(
+    /// The fields.
+    group: &'static [CoreField],
+) -> impl IntoView {
+    group.iter().map(|field| view! { <Field field=field /> }).collect_view()
+}
+
+/// The problems of `paths` (a group's, not a field's), in `#<id>-conflict` on pages that
+/// plan ([`PlanProblems`]) or, without one, the scenario's problems in `#<id>-error`.
+#[component]
+pub fn ProblemBox(
+    /// Element id stem of the box.
+    id: &'static str,
+    /// The paths whose problems it shows.
+    paths: &'static [&'static str],
+) -> impl IntoView {
+    let plan = use_context::<PlanProblems>();
+    let state = use_app_state();
+    let messages = Memo::new(move |_| {
+        let pick = |errors: &[FieldError]| -> Vec<String> {
+            errors.iter().filter(|e| paths.contains(&e.field.as_str())).map(ToString::to_string).collect()
+        };
+        match plan {
+            Some(p) => p.0.with(|e| pick(e)),
+            None => state.errors.with(|e| pick(e)),
+        }
+    });
+    let suffix = if plan.is_some() { "conflict" } else { "error" };
+    view! {
+        <div class="field-error conflict" id=format!("{id}-{suffix}") aria-live="polite">
+            {move || paragraphs(messages.get())}
+        </div>
+    }
+}

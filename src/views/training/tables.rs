@@ -1,0 +1,333 @@
+//! The training view's tables, each one [`Table`]: exact numbers in SI units (bytes, seconds)
+//! under their report names for the CSV and Markdown downloads, and the same cells as the
+//! page shows them (`850 ms`, `12.3` GB) under readable headers.
+
+use shardcalc_charts::format::{grouped, short_count, significant};
+use shardcalc_charts::table::Table;
+use shardcalc_charts::training::mesh_label;
+use shardcalc_core::collectives::Network;
+use shardcalc_core::decimal::shortest;
+use shardcalc_core::training::mesh::Parallelism;
+use shardcalc_core::training::report::{Binding, MemoryComponent, SearchRow, ThresholdsReport};
+use shardcalc_core::training::TrainingReport;
+
+use super::headline::{bottleneck_label, placement_text, seconds};
+
+/// An exact number and how the page shows it.
+fn num(x: f64, shown: String) -> (String, String) {
+    (shortest(x), shown)
+}
+
+/// A text cell, the same exported and shown.
+fn text(t: impl Into<String>) -> (String, String) {
+    let t = t.into();
+    (t.clone(), t)
+}
+
+fn percent(x: f64) -> String {
+    format!("{}%", significant(100.0 * x, 3))
+}
+
+/// The JSON name of a binding (`training.thresholds.binding`).
+#[must_use]
+pub fn binding_id(b: Binding) -> &'static str {
+    match b {
+        Binding::FsdpComputeBound => "fsdp_compute_bound",
+        Binding::MixedFsdpTp => "mixed_fsdp_tp",
+        Binding::CommsBound => "comms_bound",
+        Binding::Dcn => "dcn",
+    }
+}
+
+/// The JSON name of a memory component (`training.memory.breakdown[].component`).
+#[must_use]
+pub fn component_id(c: MemoryComponent) -> &'static str {
+    match c {
+        MemoryComponent::Weights => "weights",
+        MemoryComponent::Gradients => "gradients",
+        MemoryComponent::Optimizer => "optimizer",
+        MemoryComponent::MasterWeights => "master_weights",
+        MemoryComponent::Activations => "activations",
+        MemoryComponent::Transient => "transient",
+    }
+}
+
+/// The book's thresholds for this setup (book 5.1–5.2, 6.3, Appendix C): one row each, with
+/// the formula and the value here.
+#[must_use]
+pub fn thresholds(t: &ThresholdsReport) -> Table {
+    let mut out = Table::labelled(&[
+        ("threshold", ""),
+        ("limit", "Limit"),
+        ("formula", "Formula (book section)"),
+        ("value", "Here"),
+        ("unit", ""),
+    ]);
+    let n = t.ici_axes.max(1);
+    let mut row = |key: &str, limit: String, formula: &str, value: (String, String), unit: &str| {
+        out.push_shown(vec![text(key), text(limit), text(formula), value, text(unit)]);
+    };
+    row(
+        "alpha",
+        "ICI arithmetic intensity α".into(),
+        "C / W_ici (one axis, both ways)",
+        num(t.alpha, format!("{} FLOP/byte", grouped(t.alpha, 0))),
+        "FLOP/byte",
+    );
+    row(
+        "tokens_per_device",
+        "Tokens per device per step".into(),
+        "B / N (per slice)",
+        num(t.batch_per_device, grouped(t.batch_per_device, 1)),
+        "tokens",
+    );
+    let tokens = |x: f64| num(x, format!("{} tokens per device", grouped(x, 0)));
+    row(
+        "fsdp_critical_batch_one_axis",
+        "DP / FSDP compute-bound above, one axis".into(),
+        "α · sparsity (5.1.2)",
+        tokens(t.fsdp_critical_batch_one_axis),
+        "tokens",
+    );
+    row(
+        "fsdp_critical_batch_all_axes",
+        format!("DP / FSDP compute-bound above, on {n} axes"),
+        "α / n_axes · sparsity (5.1.2)",
+        tokens(t.fsdp_critical_batch_all_axes),
+        "tokens",
+    );
+    let ways = |x: f64| num(x, format!("{} ways", significant(x, 3)));
+    row("tp_max_one_axis", "TP compute-bound up to, one axis".into(), "F / α (5.1.3)", ways(t.tp_max_one_axis), "ways");
+    row(
+        "tp_max_all_axes",
+        format!("TP compute-bound up to, on {n} axes (F = {})", grouped(t.d_ff, 0)),
+        "n_axes · F / α (5.1.3)",
+        ways(t.tp_max_all_axes),
+        "ways",
+    );
+    row(
+        "mixed_critical_batch_per_device",
+        "Mixed FSDP + TP compute-bound above".into(),
+        "4α² / (M_X · M_Y · F) (5.1.4)",
+        tokens(t.mixed.critical_batch_per_device),
+        "tokens",
+    );
+    let split = "X_opt = √(B · M_X · N / (F · M_Y))";
+    if t.mixed.optimal_tp < 1.0 {
+        let shown = format!(
+            "pure FSDP (X_opt ≈ {} ≥ N = {})",
+            significant(t.mixed.optimal_fsdp, 3),
+            grouped(t.devices_per_slice as f64, 0)
+        );
+        row(
+            "mixed_optimal_fsdp",
+            "Best FSDP × TP split".into(),
+            split,
+            (shortest(t.mixed.optimal_fsdp), shown),
+            "ways",
+        );
+    } else {
+        row("mixed_optimal_fsdp", "Best FSDP × TP split: FSDP".into(), split, ways(t.mixed.optimal_fsdp), "ways");
+        row("mixed_optimal_tp", "Best FSDP × TP split: TP".into(), "N / X_opt", ways(t.mixed.optimal_tp), "ways");
+    }
+    let roots = "roots of Appendix C's quadratic (6.3)";
+    match t.mixed.compute_bound_fsdp {
+        Some([lo, hi]) => {
+            let degree = |x: f64| num(x, grouped(x.max(0.0), 0));
+            row(
+                "mixed_compute_bound_fsdp_low",
+                "FSDP degrees that stay compute-bound, from".into(),
+                roots,
+                degree(lo),
+                "ways",
+            );
+            row("mixed_compute_bound_fsdp_high", "… to".into(), roots, degree(hi), "ways");
+        }
+        None => row(
+            "mixed_compute_bound_fsdp",
+            "FSDP degrees that stay compute-bound".into(),
+            roots,
+            (String::new(), "none at this batch".into()),
+            "ways",
+        ),
+    }
+    if let Some(d) = &t.dcn {
+        let slice = |x: f64| num(x, format!("{} tokens per slice", grouped(x, 0)));
+        row(
+            "dcn_critical_batch_per_slice",
+            "DP over DCN compute-bound above".into(),
+            "C / W_dcn per slice (5.1.6)",
+            slice(d.critical_batch_per_slice),
+            "tokens",
+        );
+        row(
+            "dcn_batch_per_slice",
+            format!("Tokens per slice here ({} slices)", d.slices),
+            "B / slices",
+            slice(d.batch_per_slice),
+            "tokens",
+        );
+    }
+    row(
+        "max_params_pure_dp",
+        "Largest model pure DP holds".into(),
+        "HBM / bytes of state per parameter (5.1.1)",
+        num(t.max_params_pure_dp, format!("{} parameters", short_count(t.max_params_pure_dp))),
+        "parameters",
+    );
+    row(
+        "sparsity",
+        "MoE sparsity".into(),
+        "stored / active parameters",
+        num(t.sparsity, significant(t.sparsity, 3)),
+        "",
+    );
+    row("binding", "What binds".into(), "", (binding_id(t.binding).into(), t.explanation.clone()), "");
+    out
+}
+
+/// The degrees of a row's mesh split over the networks: `ICI/NVLink: fsdp 16 × tp 4; DCN: dp 2`.
+#[must_use]
+pub fn networks_text(r: &SearchRow) -> String {
+    r.networks
+        .iter()
+        .map(|n| {
+            let name = match n.network {
+                Network::DieToDie => "die-to-die",
+                Network::ScaleUp => "ICI/NVLink",
+                Network::ScaleOut => "DCN",
+            };
+            format!("{name}: {}", mesh_label(&n.degrees))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The search's rows, ranked: mesh (and its six degrees in the exports), networks,
+/// microbatches, remat, step time, memory, MFU, HFU, what binds.
+#[must_use]
+pub fn search_rows(rows: &[SearchRow]) -> Table {
+    let mut columns: Vec<(&str, &str)> = vec![("rank", "#"), ("mesh", "Mesh")];
+    columns.extend(Parallelism::ALL.iter().map(|p| (p.id(), "")));
+    columns.extend([
+        ("networks", "On which network"),
+        ("microbatches", "Microbatches"),
+        ("remat", "Remat"),
+        ("step_time_s", "Step time"),
+        ("memory_bytes", "GB / device"),
+        ("mfu", "MFU"),
+        ("hfu", "HFU"),
+        ("bound", "Binds"),
+    ]);
+    let mut out = Table::labelled(&columns);
+    for (i, r) in rows.iter().enumerate() {
+        let mut cells = vec![text((i + 1).to_string()), text(mesh_label(&r.mesh))];
+        cells.extend(r.mesh.degrees().iter().map(|d| text(d.to_string())));
+        cells.extend([
+            text(networks_text(r)),
+            text(r.microbatches.to_string()),
+            text(r.remat.clone()),
+            num(r.step_time_s.get(), seconds(r.step_time_s.get())),
+            num(r.memory_bytes.get(), significant(r.memory_bytes.get() / 1e9, 3)),
+            num(r.mfu, percent(r.mfu)),
+            num(r.hfu, percent(r.hfu)),
+            text(bottleneck_label(r.bound)),
+        ]);
+        out.push_shown(cells);
+    }
+    out
+}
+
+type Metric = (&'static str, fn(&TrainingReport) -> String);
+
+const METRICS: [Metric; 12] = [
+    ("mesh", |r| mesh_label(&r.mesh.degrees)),
+    ("placement", placement_text),
+    ("microbatches", |r| r.microbatches.to_string()),
+    ("remat", |r| r.remat.clone()),
+    ("step time", |r| seconds(r.step_time_s.get())),
+    ("tokens per second", |r| grouped(r.tokens_per_s, 0)),
+    ("MFU", |r| percent(r.mfu)),
+    ("HFU", |r| percent(r.hfu)),
+    ("GB per device", |r| {
+        format!(
+            "{} of {}",
+            significant(r.memory.per_device_bytes.get() / 1e9, 4),
+            significant(r.memory.capacity_bytes.get() / 1e9, 3)
+        )
+    }),
+    ("fits", |r| if r.memory.fits { "yes".into() } else { "no".into() }),
+    ("binds", |r| bottleneck_label(r.bound.resource).into()),
+    ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
+];
+
+/// The best and the explored plan side by side, metric by metric.
+#[must_use]
+pub fn compare(plans: &[(String, &TrainingReport)]) -> Table {
+    let mut columns = vec!["metric".to_string()];
+    columns.extend(plans.iter().map(|(l, _)| l.clone()));
+    let mut out = Table::new(columns);
+    out.labels = out.columns.clone();
+    if let Some(first) = out.labels.first_mut() {
+        *first = "Metric".into();
+    }
+    for (name, f) in &METRICS {
+        out.push(std::iter::once((*name).to_string()).chain(plans.iter().map(|(_, r)| f(r))));
+    }
+    out
+}
+
+/// Communication per step of each plan, per kind of parallelism.
+#[must_use]
+pub fn communication(plans: &[(String, &TrainingReport)]) -> Table {
+    let mut out = Table::labelled(&[
+        ("plan", "Plan"),
+        ("parallelism", "Kind"),
+        ("axes", "Physical axes"),
+        ("bytes_per_step", "GB per step"),
+        ("time_s", "Time"),
+        ("exposed_s", "Exposed"),
+        ("critical_path", "Overlap"),
+    ]);
+    for (label, r) in plans {
+        for c in &r.communication {
+            out.push_shown(vec![
+                text(label.clone()),
+                (c.parallelism.id().to_string(), c.parallelism.label().to_string()),
+                (c.axes.join(" "), c.axes.join(" × ")),
+                num(c.bytes_per_step.get(), significant(c.bytes_per_step.get() / 1e9, 4)),
+                num(c.time_s.get(), seconds(c.time_s.get())),
+                num(c.exposed_s.get(), seconds(c.exposed_s.get())),
+                (c.critical_path.to_string(), if c.critical_path { "critical path" } else { "overlapped" }.into()),
+            ]);
+        }
+    }
+    out
+}
+
+/// Memory per device by component of each plan (exported only; the page draws it).
+#[must_use]
+pub fn memory(plans: &[(String, &TrainingReport)]) -> Table {
+    let mut out = Table::new(["plan", "component", "bytes_per_device", "dtype", "sharded_over"]);
+    for (label, r) in plans {
+        for m in &r.memory.breakdown {
+            let over: Vec<&str> = m.sharded_over.iter().map(|p| p.id()).collect();
+            out.push([
+                label.clone(),
+                component_id(m.component).into(),
+                shortest(m.bytes.get()),
+                m.dtype.map(|d| d.name().to_string()).unwrap_or_default(),
+                over.join(" "),
+            ]);
+        }
+        out.push([
+            label.clone(),
+            "total".into(),
+            shortest(r.memory.per_device_bytes.get()),
+            String::new(),
+            String::new(),
+        ]);
+        out.push([label.clone(), "hbm".into(), shortest(r.memory.capacity_bytes.get()), String::new(), String::new()]);
+    }
+    out
+}
