@@ -322,12 +322,17 @@ fn cost_uses_the_catalog_price_or_the_scenarios() {
     let r = run(&s);
     close(num(&r, "cost.decode_usd_per_million_tokens"), 2.4 / 3600.0 / tps * 1e6, 1e-12, "cost");
     assert_eq!(r["cost"]["price_source"], "scenario");
-    // A chip without a catalog price (v6e) has no cost unless the scenario gives one.
+    // A chip without a public price (v4) has no cost unless the scenario gives one, and
+    // the report says "no public price".
     let mut s = llama70_int8(Some(&[4, 2]));
     if let Some(hw) = s.hardware.as_mut() {
-        hw.chip = shardcalc_core::hardware::query::ChipSource::Preset("tpu-v6e".into());
+        hw.chip = shardcalc_core::hardware::query::ChipSource::Preset("tpu-v4".into());
+        hw.topology = None;
     }
-    assert!(run(&s).get("cost").is_none(), "the catalog has no v6e price");
+    let r = run(&s);
+    assert!(r.get("cost").is_none(), "the catalog has no v4 price");
+    assert_eq!(r["price"]["source"], "no_public_price");
+    assert!(r["price"].get("usd_per_chip_hour").is_none());
 }
 
 #[test]

@@ -8,9 +8,10 @@ use super::disaggregation::{
 use super::memory::{chips_needed, min_chips, min_power_of_two_chips};
 use super::options::{InferenceSection, ServingSharding};
 use super::plan::{smallest_fitting, Plan};
+use super::price::Price;
 use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
-    PrefillReport, PriceSource, ServingReport, SpeculativeReport, TopologySource, TpLimits,
+    PrefillReport, ServingReport, SpeculativeReport, TopologySource, TpLimits,
 };
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
@@ -288,13 +289,10 @@ fn evaluate(
     };
 
     // Cost.
-    let price = section
-        .price_per_chip_hour_usd
-        .map(|p| (p, PriceSource::Scenario))
-        .or_else(|| chip.price_per_chip_hour_usd.map(|p| (p, PriceSource::Catalog)));
-    let cost = price.map(|(p, source)| CostReport {
+    let price = Price::resolve(section.price_per_chip_hour_usd, chip);
+    let cost = price.usd_per_chip_hour.map(|p| CostReport {
         price_per_chip_hour_usd: p,
-        price_source: source,
+        price_source: price.source,
         decode_usd_per_million_tokens: usd_per_million_tokens(p, 1.0, decode.tokens_per_s_per_chip),
         prefill_usd_per_million_tokens: usd_per_million_tokens(p, y_prefill, p_len / ttft.get()),
     });
@@ -324,6 +322,7 @@ fn evaluate(
         memory,
         disaggregation,
         speculative,
+        price,
         cost,
         notes,
     })

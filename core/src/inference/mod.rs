@@ -30,6 +30,7 @@ pub mod notes;
 pub mod options;
 pub mod plan;
 pub mod prefill;
+pub mod price;
 pub mod report;
 pub mod setup;
 pub mod slices;

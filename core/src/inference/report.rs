@@ -41,6 +41,8 @@ pub struct InferenceReport {
     /// Speculative decoding, when the scenario asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<SpeculativeReport>,
+    /// The price per chip-hour and where it comes from ("no public price" included).
+    pub price: super::price::Price,
     /// Cost, when a price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CostReport>,
@@ -292,8 +294,11 @@ pub struct SpeculativeReport {
 pub enum PriceSource {
     /// `inference.price_per_chip_hour_usd`.
     Scenario,
-    /// The chip catalog.
+    /// The chip catalog (a sourced, dated public on-demand price).
     Catalog,
+    /// Neither: no public price is known for the chip; costs are left out until one is
+    /// typed in `inference.price_per_chip_hour_usd`.
+    NoPublicPrice,
 }
 
 /// `inference.cost`.

@@ -351,6 +351,7 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
         let source = match c.price_source {
             PriceSource::Scenario => "the scenario's",
             PriceSource::Catalog => "the chip catalog's",
+            PriceSource::NoPublicPrice => "no public price",
         };
         o.t(s, "cost.price_source", "Price from", source);
         o.n(s, "cost.price_per_chip_hour_usd", "Price", c.price_per_chip_hour_usd, Unit::UsdPerChipHour);
@@ -368,6 +369,8 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
             c.prefill_usd_per_million_tokens,
             Unit::Usd,
         );
+    } else {
+        o.t("Cost", "price.source", "Price", "no public price: type one in the price field");
     }
     o.0
 }
