@@ -15,10 +15,16 @@
 //!   bound on the sub-mesh that really carries them;
 //! - MoE layers with expert parallelism: dispatch and combine AllToAlls of the `T·k`
 //!   routed token copies `[T·k, D]` over the expert axes, and the AllReduce over the
-//!   other model axes.
+//!   other model axes;
+//! - with data-parallel attention (`sharding.dense: data`), every block outside the
+//!   experts runs on the `T / E_p` tokens of its expert-axis shard, so its AllReduces (and
+//!   the KV cache's collectives) cover only the other model axes; the dispatch and
+//!   combine AllToAlls are the same `[T·k, D]` arrays (each chip sends its `T·k/E_p`
+//!   copies), and each expert's output rows (`T·k/E_p`) are all-reduced over the other
+//!   model axes when the experts are also tensor-parallel.
 
 use super::kv_sharding::KvLayout;
-use super::options::WeightSharding;
+use super::options::{DenseSharding, WeightSharding};
 use crate::collectives::{collective_cost, AxisLink, CollectiveKind};
 use crate::error::Invalid;
 use crate::model::{Attention, ModelConfig};
@@ -40,7 +46,10 @@ pub struct ServingMesh {
     pub non_expert: Vec<AxisLink>,
     /// 1D or 2D.
     pub weights: WeightSharding,
-    /// The KV cache's layout.
+    /// The weights outside the experts: tensor- or data-parallel over the expert axes.
+    pub dense: DenseSharding,
+    /// The KV cache's layout (over the axes that shard the attention: every model axis,
+    /// or with data-parallel attention the non-expert ones).
     pub kv: KvLayout,
 }
 
@@ -54,6 +63,47 @@ impl ServingMesh {
     pub fn model_parallel(&self) -> f64 {
         product(&self.model)
     }
+
+    /// E_p: chips the experts are split over (1 without expert parallelism).
+    #[must_use]
+    pub fn expert_parallel(&self) -> f64 {
+        product(&self.expert)
+    }
+
+    /// True when the weights outside the experts are data-parallel over the expert axes.
+    #[must_use]
+    pub fn data_parallel_attention(&self) -> bool {
+        self.dense == DenseSharding::Data && !self.expert.is_empty()
+    }
+
+    /// The axes that shard attention and the dense weights: every model axis, or with
+    /// data-parallel attention the non-expert ones.
+    #[must_use]
+    pub fn dense_axes(&self) -> &[AxisLink] {
+        if self.data_parallel_attention() {
+            &self.non_expert
+        } else {
+            &self.model
+        }
+    }
+
+    /// Chips sharing one copy of the dense weights: Y, or Y / E_p with data-parallel
+    /// attention.
+    #[must_use]
+    pub fn dense_parallel(&self) -> f64 {
+        product(self.dense_axes())
+    }
+
+    /// The share of a step's tokens one dense shard processes: 1, or 1 / E_p with
+    /// data-parallel attention.
+    #[must_use]
+    pub fn dense_token_share(&self) -> f64 {
+        if self.data_parallel_attention() {
+            1.0 / self.expert_parallel()
+        } else {
+            1.0
+        }
+    }
 }
 
 /// Time of a step's collectives, summed over layers.
@@ -66,6 +116,8 @@ pub struct CommsTime {
     pub latency_floor_s: Seconds,
     /// Bytes over bandwidth, summed.
     pub bandwidth_time_s: Seconds,
+    /// Of `time_s`, the MoE dispatch and combine AllToAlls over the expert axes.
+    pub expert_all_to_all_s: Seconds,
 }
 
 impl CommsTime {
@@ -75,15 +127,16 @@ impl CommsTime {
         self.latency_floor_s > self.bandwidth_time_s
     }
 
-    fn add(&mut self, kind: CollectiveKind, v: f64, axes: &[AxisLink], times: f64) -> Result<(), Invalid> {
+    /// Add `times` runs of `kind` over `axes` for the array `v`; returns their time.
+    fn add(&mut self, kind: CollectiveKind, v: f64, axes: &[AxisLink], times: f64) -> Result<Seconds, Invalid> {
         if times <= 0.0 || axes.is_empty() || product(axes) <= 1.0 {
-            return Ok(());
+            return Ok(Seconds::ZERO);
         }
         let c = collective_cost(kind, Bytes(v), axes)?;
         self.time_s += c.time * times;
         self.latency_floor_s += c.latency_floor * times;
         self.bandwidth_time_s += c.bandwidth_time * times;
-        Ok(())
+        Ok(c.time * times)
     }
 }
 
@@ -110,10 +163,12 @@ pub fn attention_output_width(m: &ModelConfig) -> f64 {
 }
 
 /// One block (attention or MLP) under the weight sharding: `hidden` is the width of
-/// the activations between its two matmuls.
+/// the activations between its two matmuls; 1D blocks reduce over `axes`.
+#[allow(clippy::too_many_arguments)]
 fn block(
     c: &mut CommsTime,
     mesh: &ServingMesh,
+    axes: &[AxisLink],
     rows: f64,
     d: f64,
     hidden: f64,
@@ -121,13 +176,13 @@ fn block(
     times: f64,
 ) -> Result<(), Invalid> {
     match mesh.weights {
-        WeightSharding::WeightStationary1d => c.add(CollectiveKind::AllReduce, rows * d * a, &mesh.model, times),
+        WeightSharding::WeightStationary1d => c.add(CollectiveKind::AllReduce, rows * d * a, axes, times).map(|_| ()),
         WeightSharding::WeightStationary2d => {
             let x = product(&mesh.d_axes);
             let yz = product(&mesh.f_axes);
             c.add(CollectiveKind::AllGather, rows * d * a / x, &mesh.f_axes, times)?;
             c.add(CollectiveKind::AllReduce, rows * hidden * a / yz, &mesh.d_axes, times)?;
-            c.add(CollectiveKind::ReduceScatter, rows * d * a / x, &mesh.f_axes, times)
+            c.add(CollectiveKind::ReduceScatter, rows * d * a / x, &mesh.f_axes, times).map(|_| ())
         }
     }
 }
@@ -149,28 +204,34 @@ pub fn step_comms(
     let (t, a, d) = (tokens, activation_bytes, m.d_model as f64);
     let layers = m.num_layers as f64;
     let (moe_layers, dense_layers) = m.moe_and_dense_layers();
-    block(&mut c, mesh, t, d, attention_hidden(m), a, layers)?;
+    // Rows each dense shard runs, and the axes its collectives span.
+    let rows = t * mesh.dense_token_share();
+    let axes = mesh.dense_axes();
+    block(&mut c, mesh, axes, rows, d, attention_hidden(m), a, layers)?;
     if kv_resharding && mesh.kv.other_shards > 1 {
-        let o = t * attention_output_width(m) * a;
+        let o = rows * attention_output_width(m) * a;
         match mesh.kv.mode {
-            super::options::KvSharding::Batch => c.add(CollectiveKind::AllToAll, o, &mesh.model, 2.0 * layers)?,
+            super::options::KvSharding::Batch => {
+                c.add(CollectiveKind::AllToAll, o, axes, 2.0 * layers)?;
+            }
             super::options::KvSharding::Sequence => {
-                c.add(CollectiveKind::AllGather, o, &mesh.model, layers)?;
-                c.add(CollectiveKind::AllReduce, o, &mesh.model, layers)?;
+                c.add(CollectiveKind::AllGather, o, axes, layers)?;
+                c.add(CollectiveKind::AllReduce, o, axes, layers)?;
             }
             super::options::KvSharding::Replicate => {}
         }
     }
     let gated = m.mlp.kind.matrices().saturating_sub(1) as f64;
-    block(&mut c, mesh, t, d, gated * m.mlp.d_ff as f64, a, dense_layers as f64)?;
+    block(&mut c, mesh, axes, rows, d, gated * m.mlp.d_ff as f64, a, dense_layers as f64)?;
     if let Some(moe) = &m.moe {
         let k = moe.experts_per_token as f64;
         let n = moe_layers as f64;
         if mesh.expert.is_empty() {
-            block(&mut c, mesh, t, d, gated * k * moe.expert_d_ff as f64, a, n)?;
+            block(&mut c, mesh, axes, rows, d, gated * k * moe.expert_d_ff as f64, a, n)?;
         } else {
-            c.add(CollectiveKind::AllToAll, t * k * d * a, &mesh.expert, 2.0 * n)?;
-            c.add(CollectiveKind::AllReduce, t * d * a, &mesh.non_expert, n)?;
+            c.expert_all_to_all_s = c.add(CollectiveKind::AllToAll, t * k * d * a, &mesh.expert, 2.0 * n)?;
+            let reduced = if mesh.data_parallel_attention() { t * k / mesh.expert_parallel() } else { t };
+            c.add(CollectiveKind::AllReduce, reduced * d * a, &mesh.non_expert, n)?;
         }
     }
     Ok(c)
@@ -204,6 +265,7 @@ mod tests {
             expert: Vec::new(),
             non_expert: axes,
             weights: WeightSharding::WeightStationary1d,
+            dense: DenseSharding::Tensor,
             kv,
         }
     }

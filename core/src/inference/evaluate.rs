@@ -6,6 +6,8 @@ use super::disaggregation::{
     kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
 };
 use super::memory::{chips_needed, min_chips, min_power_of_two_chips};
+use super::mla::mla_report;
+use super::moe_load::moe_report;
 use super::options::{InferenceSection, ServingSharding};
 use super::plan::{smallest_fitting, Plan};
 use super::price::Price;
@@ -321,6 +323,8 @@ fn evaluate(
         prefill,
         memory,
         disaggregation,
+        mla: mla_report(model, dt.kv, dec.peak, dec.hbm),
+        moe: moe_report(dec, b, &point),
         speculative,
         price,
         cost,

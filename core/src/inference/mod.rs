@@ -20,12 +20,15 @@
 pub mod comms;
 pub mod curves;
 pub mod decode;
+pub mod decode_attention;
 pub mod defaults;
 pub mod disaggregation;
 pub mod evaluate;
 pub mod kv_sharding;
 pub mod memory;
+pub mod mla;
 pub mod moe;
+pub mod moe_load;
 pub mod notes;
 pub mod options;
 pub mod plan;

@@ -58,6 +58,25 @@ pub enum WeightSharding {
 }
 crate::serde_names::deserialize_by_name!(WeightSharding { WeightStationary1d => "weight_stationary_1d", WeightStationary2d => "weight_stationary_2d" });
 
+/// How the weights outside the routed experts (attention, dense MLPs, shared experts)
+/// are laid out when a MoE model uses expert parallelism.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum DenseSharding {
+    /// Sharded over every model axis like the experts (tensor parallelism): every chip
+    /// sees every token of the batch. The default.
+    #[default]
+    Tensor,
+    /// Data-parallel attention (DeepSeek-V3's decode deployment, arXiv 2412.19437 §3.4.2;
+    /// SGLang's `--enable-dp-attention`): replicated over the expert axes and sharded only
+    /// over the other model axes; each expert-axis shard decodes its own slice of the
+    /// batch and holds its KV caches, and the tokens meet the experts through the
+    /// dispatch and combine AllToAlls.
+    Data,
+}
+crate::serde_names::deserialize_by_name!(DenseSharding { Tensor => "tensor", Data => "data" });
+
 /// What happens to the KV cache when the model-parallel degree exceeds the KV heads
 /// (book 7.3.3: shard heads first, then something else).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -140,6 +159,10 @@ pub struct ServingSharding {
     /// For MoE models: the model axes the experts are split over (expert parallelism).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expert_axes: Vec<String>,
+    /// With expert axes: the other weights tensor-parallel over every model axis
+    /// (`tensor`, the default) or data-parallel over the expert axes (`data`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub dense: DenseSharding,
     /// What the KV cache does beyond head sharding (default `batch`).
     #[serde(default)]
     pub kv: KvSharding,
@@ -304,6 +327,14 @@ impl InferenceSection {
                 c.ensure(!list[..i].contains(name), &field, || format!("axis {name:?} is listed twice"));
             }
         }
+        if s.dense == DenseSharding::Data {
+            c.ensure(!s.expert_axes.is_empty(), "sharding.dense", || {
+                "`data` (data-parallel attention) needs `sharding.expert_axes`".into()
+            });
+            c.ensure(s.weights == WeightSharding::WeightStationary1d, "sharding.dense", || {
+                "`data` combines with 1D weight-stationary only".into()
+            });
+        }
         if s.weights == WeightSharding::WeightStationary2d {
             c.ensure(!s.d_axes.is_empty() && s.d_axes.len() < model.len(), "sharding.d_axes", || {
                 format!("2D weight-stationary needs some but not all of the model axes {model:?} to shard D")
@@ -338,6 +369,10 @@ impl InferenceSection {
             KvContext::Mean => prompt_len.saturating_add(output_len / 2),
         }
     }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 fn positive(c: &mut Checker, field: &str, v: f64, hi: f64) {

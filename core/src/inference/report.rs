@@ -38,6 +38,12 @@ pub struct InferenceReport {
     pub memory: MemoryReport,
     /// Prefill and decode servers.
     pub disaggregation: DisaggregationReport,
+    /// MLA decode with absorbed projections (MLA models only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<super::mla::MlaReport>,
+    /// Per-expert load and expert parallelism of a decode step (MoE models only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<super::moe_load::MoeReport>,
     /// Speculative decoding, when the scenario asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<SpeculativeReport>,

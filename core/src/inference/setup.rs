@@ -4,10 +4,11 @@
 
 use super::comms::{step_comms, CommsTime, ServingMesh};
 use super::decode::{decode_step_time, StepTime, StepWork};
+use super::decode_attention::decode_attention_flops;
 use super::kv_sharding::kv_layout;
 use super::memory::{working_bytes_per_chip, MemoryPerChip};
 use super::moe::expected_experts_touched;
-use super::options::{CommsOverlap, ServingDtypes, ServingSharding, WeightSharding, WorkingMemory};
+use super::options::{CommsOverlap, DenseSharding, ServingDtypes, ServingSharding, WeightSharding, WorkingMemory};
 use super::prefill::{prefill_time, PassWork, PrefillTime};
 use crate::collectives::AxisLink;
 use crate::error::Invalid;
@@ -29,13 +30,18 @@ struct ServingParams {
     read_fixed: f64,
     /// One routed expert.
     expert: f64,
+    /// Every routed expert of every MoE layer (stored).
+    routed_total: f64,
     /// MoE layers.
     moe_layers: f64,
     /// E and k.
     experts: u64,
     experts_per_token: u64,
-    /// Forward FLOPs per token of every weight matmul but the output head.
-    body_flops_per_token: f64,
+    /// Forward FLOPs per token of every weight matmul but the routed experts and the
+    /// output head (attention projections, dense MLPs, shared experts, router).
+    dense_flops_per_token: f64,
+    /// Forward FLOPs per token of the k routed experts.
+    routed_flops_per_token: f64,
     /// Forward FLOPs per token of the output head (once per token that needs logits).
     head_flops_per_token: f64,
 }
@@ -58,10 +64,12 @@ fn serving_params(m: &ModelConfig) -> ServingParams {
         stored: p.total.get(),
         read_fixed,
         expert,
+        routed_total: t(ParamComponent::RoutedExperts),
         moe_layers: moe_layers as f64,
         experts,
         experts_per_token: k,
-        body_flops_per_token: f.attention_projections + f.mlp + f.routed + f.shared + f.router,
+        dense_flops_per_token: f.attention_projections + f.mlp + f.shared + f.router,
+        routed_flops_per_token: f.routed,
         head_flops_per_token: f.unembedding,
     }
 }
@@ -125,17 +133,22 @@ impl ServingSetup {
         })?;
         let model_links = pick(axes, model_axes, true);
         let replicas = pick(axes, model_axes, false).iter().map(|a| a.size as f64).product();
-        let y = model_links.iter().fold(1_u64, |acc, a| acc.saturating_mul(a.size));
+        if sharding.dense == DenseSharding::Data && model.moe.is_none() {
+            return Err(Invalid::one("sharding.dense", "`data` (data-parallel attention) applies to MoE models only"));
+        }
         let two_d = sharding.weights == WeightSharding::WeightStationary2d;
-        let mesh = ServingMesh {
+        let mut mesh = ServingMesh {
             d_axes: if two_d { pick(&model_links, &sharding.d_axes, true) } else { Vec::new() },
             f_axes: if two_d { pick(&model_links, &sharding.d_axes, false) } else { Vec::new() },
             expert: if model.moe.is_some() { pick(&model_links, &sharding.expert_axes, true) } else { Vec::new() },
             non_expert: pick(&model_links, &sharding.expert_axes, false),
             weights: sharding.weights,
-            kv: kv_layout(kv_heads(model), y, sharding.kv),
+            dense: sharding.dense,
+            kv: kv_layout(1, 1, sharding.kv),
             model: model_links,
         };
+        let attention_chips = mesh.dense_axes().iter().fold(1_u64, |acc, a| acc.saturating_mul(a.size));
+        mesh.kv = kv_layout(kv_heads(model), attention_chips, sharding.kv);
         Ok(Self {
             model: model.clone(),
             mesh,
@@ -155,10 +168,25 @@ impl ServingSetup {
         self.mesh.model_parallel()
     }
 
-    /// This chip's share of every stored weight.
+    /// This chip's share of every stored weight: all of them over Y, or with data-parallel
+    /// attention the dense ones over Y / E_p and the routed experts over Y.
     #[must_use]
     pub fn weights_stored_per_chip(&self) -> Bytes {
-        Bytes(self.params.stored * self.dtypes.weights.bytes() / self.model_parallel())
+        let p = &self.params;
+        let dense = (p.stored - p.routed_total) / self.mesh.dense_parallel();
+        Bytes((dense + p.routed_total / self.model_parallel()) * self.dtypes.weights.bytes())
+    }
+
+    /// E and k of a MoE model (`None` if dense).
+    #[must_use]
+    pub fn experts(&self) -> Option<(u64, u64)> {
+        (self.params.experts > 0).then_some((self.params.experts, self.params.experts_per_token))
+    }
+
+    /// Parameters of one routed expert and the MoE layers.
+    #[must_use]
+    pub fn expert_params(&self) -> (f64, f64) {
+        (self.params.expert, self.params.moe_layers)
     }
 
     /// Expected distinct experts `tokens` tokens touch per MoE layer (`None` if dense).
@@ -168,21 +196,45 @@ impl ServingSetup {
             .then(|| expected_experts_touched(self.params.experts, self.params.experts_per_token, tokens))
     }
 
-    /// Weight bytes one chip reads for a pass over `tokens` tokens: every dense weight
-    /// and the routed experts some token touches, in expectation.
+    /// Weight bytes one chip reads for a pass over `tokens` tokens: its share of every
+    /// dense weight and of the routed experts some token touches, in expectation.
     #[must_use]
     pub fn weights_read_per_chip(&self, tokens: f64) -> Bytes {
         let p = &self.params;
         let routed = p.moe_layers * self.experts_touched(tokens).unwrap_or(0.0) * p.expert;
-        Bytes((p.read_fixed + routed) * self.dtypes.weights.bytes() / self.model_parallel())
+        let per_chip = p.read_fixed / self.mesh.dense_parallel() + routed / self.model_parallel();
+        Bytes(per_chip * self.dtypes.weights.bytes())
     }
 
     /// Weight-matmul FLOPs on one chip for `tokens` tokens, `logits` of which need the
-    /// output head (2 per active weight per token, book 4.1).
+    /// output head (2 per active weight per token, book 4.1). With data-parallel
+    /// attention a chip runs the dense matmuls of its `1/E_p` share of the tokens.
     #[must_use]
     pub fn matmul_flops_per_chip(&self, tokens: f64, logits: f64) -> Flops {
         let p = &self.params;
-        Flops((p.body_flops_per_token * tokens + p.head_flops_per_token * logits) / self.model_parallel())
+        let share = self.mesh.dense_token_share();
+        let dense = (p.dense_flops_per_token * tokens + p.head_flops_per_token * logits) * share;
+        Flops(dense / self.mesh.dense_parallel() + p.routed_flops_per_token * tokens / self.model_parallel())
+    }
+
+    /// Sequences of a `batch` whose caches and attention one dense shard holds: all of
+    /// them, or with data-parallel attention `⌈B / E_p⌉`.
+    fn attention_batch(&self, batch: f64) -> f64 {
+        if self.mesh.data_parallel_attention() {
+            (batch * self.mesh.dense_token_share()).ceil()
+        } else {
+            batch
+        }
+    }
+
+    /// Decode attention FLOPs on the busiest chip for `batch` sequences at `context`
+    /// scoring `tokens_per_seq` tokens each: the chip's share of the caches (as
+    /// [`Self::kv_per_chip`], copies not counted twice) times the per-sequence FLOPs.
+    #[must_use]
+    pub fn attention_flops_per_chip(&self, batch: f64, context: u64, tokens_per_seq: f64) -> Flops {
+        let l = &self.mesh.kv;
+        let sequences = l.bytes_per_chip(Bytes(1.0), self.attention_batch(batch)).get() / l.replication.max(1) as f64;
+        Flops(decode_attention_flops(&self.model, context) * tokens_per_seq * sequences)
     }
 
     /// KV-cache bytes of one sequence of `context` tokens.
@@ -194,7 +246,7 @@ impl ServingSetup {
     /// KV-cache bytes the busiest chip holds for `batch` sequences of `context` tokens.
     #[must_use]
     pub fn kv_per_chip(&self, batch: f64, context: u64) -> Bytes {
-        self.mesh.kv.bytes_per_chip(self.kv_per_sequence(context), batch)
+        self.mesh.kv.bytes_per_chip(self.kv_per_sequence(context), self.attention_batch(batch))
     }
 
     /// A decode step for `batch` sequences at `context` tokens, each scoring
@@ -208,6 +260,7 @@ impl ServingSetup {
         let work = StepWork {
             weight_bytes: self.weights_read_per_chip(tokens),
             kv_bytes: self.kv_per_chip(batch, context),
+            attention_flops: self.attention_flops_per_chip(batch, context, tokens_per_seq),
             flops: self.matmul_flops_per_chip(tokens, tokens),
             comms: comms.time_s,
         };

@@ -55,6 +55,7 @@ fn step(weights: f64, kv: f64, flops: f64, chips: f64, hbm: f64, peak: FlopsPerS
     let work = StepWork {
         weight_bytes: Bytes(weights / chips),
         kv_bytes: Bytes(kv / chips),
+        attention_flops: Flops::ZERO,
         flops: Flops(flops / chips),
         comms: Seconds::ZERO,
     };

@@ -21,7 +21,7 @@ use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 use shardcalc_core::inference::options::{
-    CommsOverlap, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
+    CommsOverlap, DenseSharding, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
 };
 use shardcalc_core::inference::speculative::{DraftCost, Speculative};
 use shardcalc_core::training::mesh::Mesh;
@@ -213,10 +213,10 @@ impl Gen<'_> {
     /// `inference`, on a topology with axes `axes`.
     pub fn inference(&mut self, axes: &[String]) -> InferenceSection {
         let mut s = InferenceSection::new(self.num(1, 1 << 17), self.num(1, 1 << 14));
-        let dtypes = [DType::Bf16, DType::Int8, DType::Int4, DType::Fp8, DType::Fp32];
+        let dtypes = [DType::Bf16, DType::Int8, DType::Int4, DType::Fp8, DType::Fp32, DType::Nvfp4, DType::Mxfp4];
         s.dtypes.weights = self.r.pick(&dtypes);
         s.dtypes.kv = self.r.pick(&dtypes);
-        s.dtypes.compute = self.r.pick(&[DType::Bf16, DType::Int8, DType::Fp8]);
+        s.dtypes.compute = self.r.pick(&[DType::Bf16, DType::Int8, DType::Fp8, DType::Nvfp4]);
         s.batch = self.r.chance(0.7).then(|| self.num(1, 4096));
         s.request_rate = self.r.chance(0.2).then(|| self.real(1e-3, 1e6));
         s.reserved_hbm_fraction =
@@ -230,6 +230,7 @@ impl Gen<'_> {
         let sh = &mut s.sharding;
         sh.weights = self.r.pick(&[WeightSharding::WeightStationary1d, WeightSharding::WeightStationary2d]);
         sh.kv = self.r.pick(&[KvSharding::Batch, KvSharding::Sequence, KvSharding::Replicate]);
+        sh.dense = self.r.pick(&[DenseSharding::Tensor, DenseSharding::Tensor, DenseSharding::Data]);
         // Axes by name: the topology's own (split among the roles), or (hostile) unknown ones.
         let mut names: Vec<String> = axes.to_vec();
         if self.bad() {
