@@ -1,6 +1,7 @@
 //! Build the report's `inference` section from a model, the resolved hardware and the
 //! scenario's `inference` section.
 
+use super::colocated::continuous_batching;
 use super::curves::{curves, Curves};
 use super::disaggregation::{
     kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
@@ -323,6 +324,7 @@ fn evaluate(
         prefill,
         memory,
         disaggregation,
+        continuous_batching: continuous_batching(&plan, batch, &price)?,
         mla: mla_report(model, dt.kv, dec.peak, dec.hbm),
         moe: moe_report(dec, b, &point),
         speculative,

@@ -17,7 +17,10 @@
 //! weight, KV, activation and compute formats are independent; collectives are costed by
 //! `collectives::collective_cost` on the real axes, latency floor included.
 
+pub mod capacity;
+pub mod colocated;
 pub mod comms;
+pub mod continuous;
 pub mod curves;
 pub mod decode;
 pub mod decode_attention;
@@ -34,12 +37,15 @@ pub mod options;
 pub mod plan;
 pub mod prefill;
 pub mod price;
+pub mod queueing;
 pub mod report;
 pub mod setup;
 pub mod slices;
 pub mod speculative;
+pub mod targets;
 pub mod throughput;
 pub mod tp_limits;
+pub mod traffic;
 pub mod weight_stationary;
 
 pub use evaluate::evaluate_inference;

@@ -4,6 +4,8 @@
 //! stated here.
 
 use super::speculative::{DraftCost, Speculative};
+use super::targets::ServingTargets;
+use super::traffic::{Traffic, TrafficMix};
 use crate::dtype::DType;
 use crate::error::{Checker, Invalid};
 use crate::flops::{AttentionCounting, MAX_SEQ_LEN};
@@ -242,7 +244,22 @@ pub struct InferenceSection {
     /// Speculative decoding, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<Speculative>,
+    /// Continuous batching: tokens per step (decode tokens plus a prefill chunk) of a
+    /// server doing both; absent = [`DEFAULT_TOKEN_BUDGET`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+    /// Prompt and output length distributions for everything rate-based (queueing,
+    /// servers, the search); absent = the fixed `prompt_len` and `output_len`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficMix>,
+    /// Latency targets for the server counts and the search.
+    #[serde(default, skip_serializing_if = "ServingTargets::is_empty")]
+    pub targets: ServingTargets,
 }
+
+/// Tokens per step of continuous batching when the scenario gives none: TensorRT-LLM's
+/// default `max_num_tokens` (vLLM and SGLang choose 2,048 to 16,384 by GPU and mode).
+pub const DEFAULT_TOKEN_BUDGET: u64 = 8192;
 
 /// Largest batch accepted.
 pub const MAX_BATCH: u64 = 1 << 24;
@@ -270,6 +287,9 @@ impl InferenceSection {
             reserved_hbm_fraction: 0.0,
             price_per_chip_hour_usd: None,
             speculative: None,
+            token_budget: None,
+            traffic: None,
+            targets: ServingTargets::default(),
         }
     }
 
@@ -305,6 +325,13 @@ impl InferenceSection {
                 c.range_f64("speculative.draft.cost_ratio", r, 0.0, 1e3);
             }
         }
+        if let Some(b) = self.token_budget {
+            c.range("token_budget", b, 2, MAX_BATCH);
+        }
+        if let Some(t) = &self.traffic {
+            c.merge("traffic", t.validate());
+        }
+        c.merge("targets", self.targets.validate());
         self.validate_axes(&mut c, axes);
         c.finish()
     }
@@ -359,6 +386,18 @@ impl InferenceSection {
     #[must_use]
     pub fn decode_context(&self) -> u64 {
         self.context_for(self.prompt_len, self.output_len)
+    }
+
+    /// Tokens per step of continuous batching.
+    #[must_use]
+    pub fn token_budget(&self) -> u64 {
+        self.token_budget.unwrap_or(DEFAULT_TOKEN_BUDGET)
+    }
+
+    /// The traffic: the mix, or the fixed lengths.
+    #[must_use]
+    pub fn traffic(&self) -> Traffic {
+        Traffic::new(self.traffic.as_ref(), self.prompt_len, self.output_len)
     }
 
     /// The same for another prompt and output length.

@@ -119,6 +119,27 @@ impl<'a> Plan<'a> {
         )
     }
 
+    /// Largest concurrency of a server doing continuous batching at `context` with a
+    /// step of `budget` tokens (the working memory of the whole step, no draft model).
+    #[must_use]
+    pub fn colocated_max_concurrency(&self, context: u64, budget: u64) -> u64 {
+        let s = self.section;
+        let fits = |b: u64| {
+            let b = b as f64;
+            let m = self.decode.memory(
+                b,
+                context,
+                b,
+                budget as f64,
+                s.working_memory,
+                s.reserved_hbm_fraction,
+                (Bytes::ZERO, Bytes::ZERO),
+            );
+            m.fits
+        };
+        largest_fitting(MAX_PLANNED_BATCH, |b| b == 0 || fits(b))
+    }
+
     /// Largest batch whose memory fits at `context`.
     #[must_use]
     pub fn max_batch(&self, context: u64) -> u64 {

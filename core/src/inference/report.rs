@@ -38,6 +38,9 @@ pub struct InferenceReport {
     pub memory: MemoryReport,
     /// Prefill and decode servers.
     pub disaggregation: DisaggregationReport,
+    /// Prefill and decode on the same servers with continuous batching and chunked
+    /// prefill.
+    pub continuous_batching: super::colocated::ContinuousBatchingReport,
     /// MLA decode with absorbed projections (MLA models only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<super::mla::MlaReport>,

@@ -268,6 +268,46 @@ impl ServingSetup {
         Ok(DecodePoint { time, comms, work, experts_touched: self.experts_touched(tokens) })
     }
 
+    /// One step of continuous batching with chunked prefill (Sarathi-Serve, vLLM's
+    /// `max_num_batched_tokens`): `batch` decoding sequences at `context` and a prefill
+    /// chunk of `chunk` tokens that follows `prior` tokens of its prompt, in one forward
+    /// pass. The weights are read once for both; the chunk adds its matmul and attention
+    /// FLOPs (at utilisation `mfu`, as prefill's) and reads its prompt's cache so far; the
+    /// collectives carry every token of the step. With data-parallel attention the chunk
+    /// runs on one shard, the busiest chip's.
+    ///
+    /// # Errors
+    /// From the collective model (non-finite sizes).
+    pub fn mixed_step(
+        &self,
+        batch: f64,
+        context: u64,
+        chunk: f64,
+        prior: u64,
+        mfu: f64,
+        attention: AttentionCounting,
+    ) -> Result<DecodePoint, Invalid> {
+        let tokens = batch + chunk;
+        let comms = step_comms(&self.model, &self.mesh, tokens, self.dtypes.activations.bytes(), true)?;
+        let p = &self.params;
+        let dense = self.mesh.dense_parallel();
+        let chunk_tokens = chunk.max(0.0).round() as u64;
+        let attn = |t: u64| attention_forward_per_sequence(&self.model, t, attention, false);
+        let chunk_attention = (attn(prior.saturating_add(chunk_tokens)) - attn(prior)) / dense;
+        let chunk_matmul = (p.dense_flops_per_token * chunk + p.head_flops_per_token) / dense
+            + p.routed_flops_per_token * chunk / self.model_parallel();
+        let mfu = mfu.max(super::options::MIN_FRACTION);
+        let work = StepWork {
+            weight_bytes: self.weights_read_per_chip(tokens),
+            kv_bytes: self.kv_per_chip(batch, context) + self.mesh.kv.bytes_per_chip(self.kv_per_sequence(prior), 1.0),
+            attention_flops: self.attention_flops_per_chip(batch, context, 1.0) + Flops(chunk_attention / mfu),
+            flops: self.matmul_flops_per_chip(batch, batch) + Flops(chunk_matmul / mfu),
+            comms: comms.time_s,
+        };
+        let time = decode_step_time(&work, self.hbm, self.peak, self.overlap);
+        Ok(DecodePoint { time, comms, work, experts_touched: self.experts_touched(tokens) })
+    }
+
     /// Prefill of one prompt of `prompt` tokens in chunks of `chunk` at utilisation
     /// `mfu` (1 = the roofline), attention FLOPs counted as `attention`.
     ///

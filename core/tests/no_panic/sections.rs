@@ -24,6 +24,8 @@ use shardcalc_core::inference::options::{
     CommsOverlap, DenseSharding, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
 };
 use shardcalc_core::inference::speculative::{DraftCost, Speculative};
+use shardcalc_core::inference::targets::ServingTargets;
+use shardcalc_core::inference::traffic::{LengthShare, TrafficMix};
 use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::training::optimizer::{Optimizer, ZeroStage};
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
@@ -243,6 +245,29 @@ impl Gen<'_> {
                 2 => sh.expert_axes.push(name),
                 _ => {}
             }
+        }
+        s.token_budget = self.r.chance(0.3).then(|| if self.bad() { self.hostile_u64() } else { self.num(2, 1 << 15) });
+        if self.r.chance(0.2) {
+            let lengths = |g: &mut Self| {
+                let n = if g.bad() { g.r.pick(&[0, 17, 40]) } else { g.r.in_range(0, 4) };
+                (0..n)
+                    .map(|_| LengthShare {
+                        tokens: if g.bad() { g.hostile_u64() } else { g.num(1, 1 << 16) },
+                        weight: if g.bad() { g.r.pick(&BAD_REALS) } else { g.real(1e-3, 1e3) },
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let prompt = lengths(self);
+            let output = lengths(self);
+            s.traffic = Some(TrafficMix { prompt, output });
+        }
+        if self.r.chance(0.3) {
+            let target = |g: &mut Self, lo: f64, hi: f64| g.r.chance(0.6).then(|| g.real(lo, hi));
+            s.targets = ServingTargets {
+                ttft_p50_s: target(self, 1e-3, 100.0),
+                ttft_p99_s: target(self, 1e-3, 1000.0),
+                tpot_s: target(self, 1e-4, 1.0),
+            };
         }
         if self.r.chance(0.2) {
             let draft = if self.r.chance(0.8) {
