@@ -151,8 +151,14 @@ fn about_three_prefill_servers_per_decode_server() {
     );
     let r = run(&s);
     close(num(&r, "disaggregation.prefill_per_decode"), 3.0, 0.1, "P:D");
+    // At 20 requests per second the pools' loads keep the book's ratio; the servers are
+    // those loads rounded up (no target: the fewest whose queues are stable).
+    let dep = &r["disaggregation"]["deployment"];
+    let (pl, dl) = (num(dep, "prefill_load"), num(dep, "decode_load"));
+    close(pl / dl, num(&r, "disaggregation.prefill_per_decode"), 1e-9, "loads");
     let (p, d) = (num(&r, "disaggregation.prefill_servers"), num(&r, "disaggregation.decode_servers"));
-    close(p / d, num(&r, "disaggregation.prefill_per_decode"), 1e-9, "servers");
+    assert_eq!((p, d), (pl.floor() + 1.0, dl.ceil()));
+    assert_eq!(dep["ratio"], format!("{p} prefill : {d} decode"));
     // Each request ships its 8k-token bf16 cache (2.7 GB) from prefill to decode.
     close(num(&r, "disaggregation.kv_bytes_per_request"), 2.0 * 163_840.0 * 8192.0, 1e-12, "KV per request");
     // Every one of the 16 prefill chips sends its shard at once: over one ICI link each

@@ -25,6 +25,7 @@ pub mod curves;
 pub mod decode;
 pub mod decode_attention;
 pub mod defaults;
+pub mod disaggregated;
 pub mod disaggregation;
 pub mod evaluate;
 pub mod kv_sharding;

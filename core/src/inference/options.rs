@@ -9,7 +9,9 @@ use super::traffic::{Traffic, TrafficMix};
 use crate::dtype::DType;
 use crate::error::{Checker, Invalid};
 use crate::flops::{AttentionCounting, MAX_SEQ_LEN};
+use crate::hardware::query::ChipSource;
 use crate::hardware::topology::Topology;
+use crate::units::{BytesPerSec, Seconds};
 use serde::{Deserialize, Serialize};
 
 fn bf16() -> DType {
@@ -193,12 +195,81 @@ pub struct PrefillOptions {
     /// masked half), `dense` (book 4.3) or `ignored` (book 8.1.2's 2·N·T).
     #[serde(default = "causal_half")]
     pub attention: AttentionCounting,
+    /// The prefill servers' chip (disaggregated serving); absent = `hardware.chip`.
+    /// Without `topology`, the smallest slice of it that holds a prefill pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chip: Option<ChipSource>,
+    /// Prompts per prefill pass on a prefill server (default 1, the book's batch-1
+    /// prefill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u64>,
+    /// US dollars per chip-hour of the prefill servers; absent = the decode servers'
+    /// price when they share a chip, else the prefill chip's catalog price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_chip_hour_usd: Option<f64>,
 }
 
 impl Default for PrefillOptions {
     fn default() -> Self {
-        Self { mfu: None, chunk: None, topology: None, attention: AttentionCounting::CausalHalf }
+        Self {
+            mfu: None,
+            chunk: None,
+            topology: None,
+            attention: AttentionCounting::CausalHalf,
+            chip: None,
+            batch: None,
+            price_per_chip_hour_usd: None,
+        }
     }
+}
+
+/// The network that carries a prompt's KV cache from a prefill server to a decode server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum KvNetwork {
+    /// DCN / InfiniBand / RoCE: the chips' scale-out bandwidth (`scale_out`), what
+    /// disaggregated deployments across nodes use (Mooncake, DeepSeek, Dynamo). The default.
+    #[default]
+    ScaleOut,
+    /// ICI / NVLink: both pools in one scale-up domain (one TPU slice, one NVL72 rack);
+    /// one link per chip on a torus, the whole egress on a switch. Needs one chip type.
+    ScaleUp,
+}
+crate::serde_names::deserialize_by_name!(KvNetwork { ScaleOut => "scale_out", ScaleUp => "scale_up" });
+
+/// Whether the transfer waits for the prefill pass or streams layer by layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum KvOverlap {
+    /// The cache leaves after the pass: time to first token adds the whole transfer.
+    /// The default.
+    #[default]
+    None,
+    /// Each layer's cache leaves when the layer is done (Mooncake, NIXL in Dynamo):
+    /// the pass and the transfer overlap but for one layer.
+    Layerwise,
+}
+crate::serde_names::deserialize_by_name!(KvOverlap { None => "none", Layerwise => "layerwise" });
+
+/// `inference.kv_transfer`: the link between the prefill and decode pools.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct KvTransfer {
+    /// Which network (default `scale_out`).
+    #[serde(default)]
+    pub network: KvNetwork,
+    /// One-way bytes per second each chip sends or receives at; absent = the chips'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_per_chip: Option<BytesPerSec>,
+    /// Fixed cost of one transfer; absent = the network's published hop latency, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Seconds>,
+    /// `none` (default) or `layerwise`.
+    #[serde(default)]
+    pub overlap: KvOverlap,
 }
 
 /// `inference`: the serving workload and how it is served.
@@ -255,6 +326,9 @@ pub struct InferenceSection {
     /// Latency targets for the server counts and the search.
     #[serde(default, skip_serializing_if = "ServingTargets::is_empty")]
     pub targets: ServingTargets,
+    /// The link between prefill and decode servers.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kv_transfer: KvTransfer,
 }
 
 /// Tokens per step of continuous batching when the scenario gives none: TensorRT-LLM's
@@ -263,6 +337,9 @@ pub const DEFAULT_TOKEN_BUDGET: u64 = 8192;
 
 /// Largest batch accepted.
 pub const MAX_BATCH: u64 = 1 << 24;
+
+/// Most prompts one prefill pass may batch.
+pub const MAX_PREFILL_BATCH: u64 = 1 << 16;
 
 /// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
 /// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
@@ -290,6 +367,7 @@ impl InferenceSection {
             token_budget: None,
             traffic: None,
             targets: ServingTargets::default(),
+            kv_transfer: KvTransfer::default(),
         }
     }
 
@@ -317,6 +395,21 @@ impl InferenceSection {
         }
         if let Some(k) = self.prefill.chunk {
             c.range("prefill.chunk", k, 1, MAX_SEQ_LEN);
+        }
+        if let Some(b) = self.prefill.batch {
+            c.range("prefill.batch", b, 1, MAX_PREFILL_BATCH);
+        }
+        if let Some(p) = self.prefill.price_per_chip_hour_usd {
+            c.range_f64("prefill.price_per_chip_hour_usd", p, 0.0, 1e6);
+        }
+        if let Some(w) = self.kv_transfer.bandwidth_per_chip {
+            positive(&mut c, "kv_transfer.bandwidth_per_chip", w.get(), crate::hardware::MAX_QUANTITY);
+            if w.get() > 0.0 && w.get() < 1.0 {
+                c.push("kv_transfer.bandwidth_per_chip", "must be at least 1 byte per second");
+            }
+        }
+        if let Some(l) = self.kv_transfer.latency {
+            c.range_f64("kv_transfer.latency", l.get(), 0.0, 1e6);
         }
         if let Some(s) = &self.speculative {
             c.range("speculative.draft_len", s.draft_len, 1, 64);

@@ -308,8 +308,10 @@ impl ServingSetup {
         Ok(DecodePoint { time, comms, work, experts_touched: self.experts_touched(tokens) })
     }
 
-    /// Prefill of one prompt of `prompt` tokens in chunks of `chunk` at utilisation
-    /// `mfu` (1 = the roofline), attention FLOPs counted as `attention`.
+    /// Prefill of `batch` prompts of `prompt` tokens together, in chunks of `chunk` tokens
+    /// each, at utilisation `mfu` (1 = the roofline), attention FLOPs counted as
+    /// `attention`: each pass reads the weights once and every prompt's cache so far, and
+    /// does `batch` times one prompt's FLOPs and collectives.
     ///
     /// # Errors
     /// From the collective model (non-finite sizes).
@@ -317,26 +319,53 @@ impl ServingSetup {
         &self,
         prompt: u64,
         chunk: u64,
+        batch: f64,
         mfu: f64,
         attention: AttentionCounting,
     ) -> Result<PrefillTime, Invalid> {
         let chunk = chunk.clamp(1, prompt.max(1));
+        let b = batch.max(1.0);
         let a = self.dtypes.activations.bytes();
-        let full = step_comms(&self.model, &self.mesh, chunk as f64, a, false)?.time_s;
+        let full = step_comms(&self.model, &self.mesh, chunk as f64 * b, a, false)?.time_s;
         let last_tokens = prompt.saturating_sub(prompt.div_ceil(chunk).saturating_sub(1) * chunk);
-        let last = step_comms(&self.model, &self.mesh, last_tokens as f64, a, false)?.time_s;
+        let last = step_comms(&self.model, &self.mesh, last_tokens as f64 * b, a, false)?.time_s;
         let y = self.model_parallel();
         let attn = |t: u64| attention_forward_per_sequence(&self.model, t, attention, false);
         let pass = |tokens: u64, prior: u64| {
             let is_last = prior + tokens >= prompt;
             PassWork {
-                flops: self.matmul_flops_per_chip(tokens as f64, if is_last { 1.0 } else { 0.0 })
-                    + Flops((attn(prior + tokens) - attn(prior)) / y),
-                hbm_bytes: self.weights_read_per_chip(tokens as f64) + self.kv_per_chip(1.0, prior),
+                flops: self.matmul_flops_per_chip(tokens as f64 * b, if is_last { b } else { 0.0 })
+                    + Flops((attn(prior + tokens) - attn(prior)) * b / y),
+                hbm_bytes: self.weights_read_per_chip(tokens as f64 * b) + self.kv_per_chip(b, prior),
                 comms: if is_last { last } else { full },
             }
         };
         Ok(prefill_time(prompt, chunk, self.peak, mfu, self.hbm, self.overlap, pass))
+    }
+
+    /// HBM of one chip of a prefill server holding the weights, `batch` caches of
+    /// `prompt` tokens and the working memory of a pass of `batch × chunk` tokens.
+    #[must_use]
+    pub fn prefill_memory(
+        &self,
+        batch: f64,
+        prompt: u64,
+        chunk: u64,
+        working: WorkingMemory,
+        reserved_fraction: f64,
+    ) -> MemoryPerChip {
+        let tokens = batch * chunk.min(prompt) as f64;
+        let working = match working {
+            WorkingMemory::Activations => self.working_per_chip(tokens, batch),
+            WorkingMemory::Ignored => Bytes::ZERO,
+        };
+        MemoryPerChip::new(
+            self.hbm_capacity,
+            self.hbm_capacity * reserved_fraction,
+            self.weights_stored_per_chip(),
+            self.kv_per_chip(batch, prompt),
+            working,
+        )
     }
 
     /// Working memory of a pass over `tokens` tokens on one chip, `logits` of which

@@ -161,6 +161,7 @@ impl Calibration {
         p.fp8 = p.fp8.map(|x| x * m);
         p.int8 = p.int8.map(|x| x * m);
         p.int4 = p.int4.map(|x| x * m);
+        p.fp4 = p.fp4.map(|x| x * m);
         chip.scale_up.link = LinkBandwidth::from_one_way(chip.scale_up.link.one_way * self.ici);
         if let Some(c) = &mut chip.chiplets {
             c.die_to_die = LinkBandwidth::from_one_way(c.die_to_die.one_way * self.ici);

@@ -21,7 +21,8 @@ use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 use shardcalc_core::inference::options::{
-    CommsOverlap, DenseSharding, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
+    CommsOverlap, DenseSharding, InferenceSection, KvContext, KvNetwork, KvOverlap, KvSharding, KvTransfer,
+    WeightSharding, WorkingMemory,
 };
 use shardcalc_core::inference::speculative::{DraftCost, Speculative};
 use shardcalc_core::inference::targets::ServingTargets;
@@ -245,6 +246,24 @@ impl Gen<'_> {
                 2 => sh.expert_axes.push(name),
                 _ => {}
             }
+        }
+        if self.r.chance(0.25) {
+            let chips = catalog::all();
+            s.prefill.chip = Some(if self.bad() && self.r.chance(0.3) {
+                ChipSource::Preset(self.r.pick(&["", "tpu-v9"]).into())
+            } else {
+                ChipSource::Preset(chips[self.r.below(chips.len() as u64) as usize].id.clone())
+            });
+        }
+        s.prefill.batch = self.r.chance(0.2).then(|| if self.bad() { self.hostile_u64() } else { self.num(1, 64) });
+        s.prefill.price_per_chip_hour_usd = self.r.chance(0.1).then(|| self.real(0.01, 100.0));
+        if self.r.chance(0.3) {
+            s.kv_transfer = KvTransfer {
+                network: self.r.pick(&[KvNetwork::ScaleOut, KvNetwork::ScaleUp]),
+                bandwidth_per_chip: self.r.chance(0.3).then(|| BytesPerSec(self.real(1.0, 1e13))),
+                latency: self.r.chance(0.3).then(|| shardcalc_core::units::Seconds(self.real(1e-9, 10.0))),
+                overlap: self.r.pick(&[KvOverlap::None, KvOverlap::Layerwise]),
+            };
         }
         s.token_budget = self.r.chance(0.3).then(|| if self.bad() { self.hostile_u64() } else { self.num(2, 1 << 15) });
         if self.r.chance(0.2) {

@@ -313,8 +313,20 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.n(s, "disaggregation.prefill_s", "Prefill (TTFT)", g.prefill_s.get(), Seconds);
     o.n(s, "disaggregation.decode_step_s", "Decode step", g.decode_step_s.get(), Seconds);
     o.n(s, "disaggregation.prefill_per_decode", "Prefill servers per decode server", g.prefill_per_decode, Number);
-    o.opt(s, "disaggregation.prefill_servers", "Prefill servers for the request rate", g.prefill_servers, Number);
-    o.opt(s, "disaggregation.decode_servers", "Decode servers for the request rate", g.decode_servers, Number);
+    o.opt(
+        s,
+        "disaggregation.prefill_servers",
+        "Prefill servers for the request rate",
+        g.prefill_servers.map(|n| n as f64),
+        Number,
+    );
+    o.opt(
+        s,
+        "disaggregation.decode_servers",
+        "Decode servers for the request rate",
+        g.decode_servers.map(|n| n as f64),
+        Number,
+    );
     o.opt(s, "disaggregation.chips_total", "Chips, both rounded up", g.chips_total, Chips);
     o.n(s, "disaggregation.kv_bytes_per_request", "KV moved per request", g.kv_bytes_per_request.get(), Bytes);
     o.n(s, "disaggregation.kv_transfer_ici_s", "… over ICI / NVLink", g.kv_transfer_ici_s.get(), Seconds);
