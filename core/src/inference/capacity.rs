@@ -13,16 +13,30 @@ pub const MAX_SERVERS: u64 = 1 << 24;
 ///
 /// # Errors
 /// What `ok` returns.
-pub fn fewest_servers(mut ok: impl FnMut(u64) -> Result<bool, Invalid>) -> Result<Option<u64>, Invalid> {
-    let mut hi = 1_u64;
+pub fn fewest_servers(ok: impl FnMut(u64) -> Result<bool, Invalid>) -> Result<Option<u64>, Invalid> {
+    fewest_servers_from(1, ok)
+}
+
+/// [`fewest_servers`] when fewer than `first` servers are known not to be enough (a
+/// stability bound): the search starts there.
+///
+/// # Errors
+/// What `ok` returns.
+pub fn fewest_servers_from(
+    first: u64,
+    mut ok: impl FnMut(u64) -> Result<bool, Invalid>,
+) -> Result<Option<u64>, Invalid> {
+    let first = first.clamp(1, MAX_SERVERS);
+    let mut hi = first;
+    let mut lo = first - 1;
     while !ok(hi)? {
         if hi >= MAX_SERVERS {
             return Ok(None);
         }
+        lo = hi;
         hi = (hi * 2).min(MAX_SERVERS);
     }
-    // ok(hi); not ok at hi/2 (or hi = 1).
-    let mut lo = hi / 2;
+    // ok(hi); not ok at lo (or lo = first − 1, below which nothing is).
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if ok(mid)? {
@@ -51,5 +65,8 @@ mod tests {
             assert!(calls <= 2 * 25, "{calls}");
         }
         assert_eq!(fewest_servers(|_| Ok(false)).unwrap(), None);
+        for (first, edge) in [(1, 5), (5, 5), (3, 1000), (1000, 1001)] {
+            assert_eq!(fewest_servers_from(first, |n| Ok(n >= edge)).unwrap(), Some(edge));
+        }
     }
 }

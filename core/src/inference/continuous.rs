@@ -109,9 +109,12 @@ impl Colocated<'_> {
         self.point(c, None)
     }
 
-    /// The point at concurrency `c`, serving `rate` requests per second (`None`: the
-    /// rate the concurrency sustains, `C / (E[G]·τ̄)`).
-    fn point(&self, c: f64, rate: Option<f64>) -> Result<Result<ColocatedPoint, Limit>, Invalid> {
+    /// The steps and the prefill queue at concurrency `c` serving `rate` requests per
+    /// second (`None`: the rate the concurrency sustains, `C / (E[G]·τ̄)`).
+    ///
+    /// # Errors
+    /// From the collective model.
+    pub fn queue(&self, c: f64, rate: Option<f64>) -> Result<Result<(ColocatedSteps, Mg1), Limit>, Invalid> {
         let room = self.budget as f64 - c;
         if room < 1.0 {
             return Ok(Err(Limit::NoPrefillRoom));
@@ -133,51 +136,78 @@ impl Colocated<'_> {
                 RequestClass { weight: *w, work: t * mixed.get() / room, own_latency: (t / room).ceil() * mixed.get() }
             })
             .collect();
-        let Some(ttft) = Mg1::new(rate, &classes).and_then(|q| q.ttft()) else { return Ok(Err(Limit::PrefillBound)) };
+        let Some(q) = Mg1::new(rate, &classes).filter(Mg1::is_stable) else { return Ok(Err(Limit::PrefillBound)) };
+        Ok(Ok((ColocatedSteps { concurrency: c, room, mixed, decode, fraction: f, tpot, rate }, q)))
+    }
+
+    /// The point at concurrency `c`, serving `rate` requests per second (`None`: the
+    /// rate the concurrency sustains).
+    fn point(&self, c: f64, rate: Option<f64>) -> Result<Result<ColocatedPoint, Limit>, Invalid> {
+        let (steps, q) = match self.queue(c, rate)? {
+            Ok(x) => x,
+            Err(l) => return Ok(Err(l)),
+        };
+        let Some(ttft) = q.ttft() else { return Ok(Err(Limit::PrefillBound)) };
         Ok(Ok(ColocatedPoint {
             concurrency: c,
-            prefill_tokens_per_step: room,
-            mixed_step_s: mixed,
-            decode_step_s: decode,
-            mixed_step_fraction: f,
-            tpot_s: tpot,
-            output_tokens_per_s: rate * g,
-            requests_per_s: rate,
+            prefill_tokens_per_step: steps.room,
+            mixed_step_s: steps.mixed,
+            decode_step_s: steps.decode,
+            mixed_step_fraction: steps.fraction,
+            tpot_s: steps.tpot,
+            output_tokens_per_s: steps.rate * self.traffic.mean_output(),
+            requests_per_s: steps.rate,
             ttft,
         }))
     }
 
-    /// The operating point at `rate` requests per second: the smallest whole concurrency
-    /// with `λ·E[G]·τ̄(C) ≤ C` (Little's law; the batch holds whole sequences, and the
-    /// step time jumps where a cache shard takes one more), at most `max_concurrency`.
+    /// The most concurrency that fits (`max_concurrency`) and leaves prompts room in the
+    /// budget, and the largest rate a server sustains there, `C / (E[G]·τ̄(C))`: more
+    /// requests per second need more servers.
     ///
     /// # Errors
     /// From the collective model.
-    pub fn at_rate(&self, rate: f64, max_concurrency: f64) -> Result<Result<ColocatedPoint, Limit>, Invalid> {
+    pub fn capacity(&self, max_concurrency: f64) -> Result<Result<(f64, f64), Limit>, Invalid> {
         let (g, p) = (self.traffic.mean_output(), self.traffic.mean_prompt());
         // f < 1 needs C·E[P] < E[G]·(b − C): C below b·E[G] / (E[G] + E[P]).
+        let prefill_limit = self.budget as f64 * g / (g + p);
+        let top = max_concurrency.min((prefill_limit * (1.0 - 1e-9)).ceil() - 1.0).min(self.budget as f64 - 1.0);
+        if top.is_nan() || top < 1.0 {
+            return Ok(Err(if max_concurrency < prefill_limit { Limit::Memory } else { Limit::NoPrefillRoom }));
+        }
+        let top = top.floor();
+        let room = self.budget as f64 - top;
+        let f = top * p / (g * room);
+        let (m, d) = self.steps(top)?;
+        Ok(Ok((top, top / (g * (m * f + d * (1.0 - f)).get()))))
+    }
+
+    /// The concurrency at `rate` requests per second: the smallest whole C with
+    /// `λ·E[G]·τ̄(C) ≤ C` (Little's law; the batch holds whole sequences, and the step time
+    /// jumps where a cache shard takes one more), at most `max_concurrency`.
+    ///
+    /// # Errors
+    /// From the collective model.
+    pub fn concurrency_at(&self, rate: f64, max_concurrency: f64) -> Result<Result<f64, Limit>, Invalid> {
+        let (g, p) = (self.traffic.mean_output(), self.traffic.mean_prompt());
         let prefill_limit = self.budget as f64 * g / (g + p);
         let lacking = || if max_concurrency < prefill_limit { Limit::Memory } else { Limit::PrefillBound };
         if !rate.is_finite() || rate <= 0.0 {
             return Ok(Err(Limit::PrefillBound));
         }
-        let top = max_concurrency.min((prefill_limit * (1.0 - 1e-9)).ceil() - 1.0).min(self.budget as f64 - 1.0);
-        if top.is_nan() || top < 1.0 {
+        let (top, top_rate) = match self.capacity(max_concurrency)? {
+            Ok(x) => x,
+            Err(_) => return Ok(Err(lacking())),
+        };
+        if rate > top_rate {
             return Ok(Err(lacking()));
         }
         let enough = |c: f64| -> Result<bool, Invalid> {
             let room = self.budget as f64 - c;
             let f = c * p / (g * room);
-            if room < 1.0 || f.is_nan() || f >= 1.0 {
-                return Ok(false);
-            }
             let (m, d) = self.steps(c)?;
             Ok(rate * g * (m * f + d * (1.0 - f)).get() <= c)
         };
-        let top = top.floor();
-        if !enough(top)? {
-            return Ok(Err(lacking()));
-        }
         // Smallest whole C in [1, top] that is enough (false below it, true from it on).
         let (mut lo, mut hi) = (0.0_f64, top);
         while hi - lo > 1.0 {
@@ -188,8 +218,54 @@ impl Colocated<'_> {
                 lo = mid;
             }
         }
-        self.point(hi, Some(rate))
+        Ok(Ok(hi))
     }
+
+    /// The operating point at `rate` requests per second ([`Self::concurrency_at`]).
+    ///
+    /// # Errors
+    /// From the collective model.
+    pub fn at_rate(&self, rate: f64, max_concurrency: f64) -> Result<Result<ColocatedPoint, Limit>, Invalid> {
+        match self.concurrency_at(rate, max_concurrency)? {
+            Ok(c) => self.point(c, Some(rate)),
+            Err(l) => Ok(Err(l)),
+        }
+    }
+
+    /// The operating point at `rate` as its steps and queue (for callers that need only
+    /// part of the time to first token).
+    ///
+    /// # Errors
+    /// From the collective model.
+    pub fn queue_at_rate(
+        &self,
+        rate: f64,
+        max_concurrency: f64,
+    ) -> Result<Result<(ColocatedSteps, Mg1), Limit>, Invalid> {
+        match self.concurrency_at(rate, max_concurrency)? {
+            Ok(c) => self.queue(c, Some(rate)),
+            Err(l) => Ok(Err(l)),
+        }
+    }
+}
+
+/// A co-located server's steps at one concurrency and rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColocatedSteps {
+    /// C.
+    pub concurrency: f64,
+    /// c = b − C.
+    pub room: f64,
+    /// τ_m.
+    pub mixed: Seconds,
+    /// τ_d.
+    pub decode: Seconds,
+    /// f.
+    pub fraction: f64,
+    /// τ̄.
+    pub tpot: Seconds,
+    /// Requests per second.
+    pub rate: f64,
 }
 
 #[cfg(test)]

@@ -107,6 +107,23 @@ impl KvLink {
         })
     }
 
+    /// The fastest link `y_p` chips of `prefill` can send over, whatever the decode side:
+    /// their own aggregate rate and latency (a lower bound on every transfer time).
+    ///
+    /// # Errors
+    /// As [`Self::resolve`].
+    pub fn fastest_from(section: &InferenceSection, prefill: &Chip, y_p: f64) -> Result<Self, Invalid> {
+        let mut l = Self::resolve(section, prefill, y_p, prefill, f64::INFINITY)?;
+        if section.kv_transfer.latency.is_none() {
+            let hop = match section.kv_transfer.network {
+                KvNetwork::ScaleOut => prefill.scale_out.hop_latency,
+                KvNetwork::ScaleUp => prefill.scale_up.hop_latency,
+            };
+            l.latency_s = hop.unwrap_or(Seconds::ZERO);
+        }
+        Ok(l)
+    }
+
     /// Time to move `bytes` (book Solution 2.5: first byte after the latency, the rest at
     /// the aggregate rate).
     #[must_use]
@@ -164,10 +181,10 @@ pub fn prefill_classes(
         .collect()
 }
 
-/// The time to first token of `servers` prefill servers taking `rate` requests per second
-/// between them; `None` when their queues are unstable.
+/// The queue of one of `servers` prefill servers taking `rate` requests per second
+/// between them.
 #[must_use]
-pub fn prefill_ttft(classes: &[PrefillClass], batch: f64, rate: f64, servers: u64) -> Option<Ttft> {
+pub fn prefill_queue(classes: &[PrefillClass], batch: f64, rate: f64, servers: u64) -> Option<Mg1> {
     let q: Vec<RequestClass> = classes
         .iter()
         .map(|c| RequestClass {
@@ -176,7 +193,14 @@ pub fn prefill_ttft(classes: &[PrefillClass], batch: f64, rate: f64, servers: u6
             own_latency: (c.pass + c.transfer_added).get(),
         })
         .collect();
-    Mg1::new(rate / servers.max(1) as f64, &q)?.ttft()
+    Mg1::new(rate / servers.max(1) as f64, &q)
+}
+
+/// The time to first token of `servers` prefill servers taking `rate` requests per second
+/// between them; `None` when their queues are unstable.
+#[must_use]
+pub fn prefill_ttft(classes: &[PrefillClass], batch: f64, rate: f64, servers: u64) -> Option<Ttft> {
+    prefill_queue(classes, batch, rate, servers)?.ttft()
 }
 
 /// Decode servers' worth of work for `rate` requests per second: one server finishes

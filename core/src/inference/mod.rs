@@ -40,6 +40,7 @@ pub mod prefill;
 pub mod price;
 pub mod queueing;
 pub mod report;
+pub mod search;
 pub mod setup;
 pub mod slices;
 pub mod speculative;

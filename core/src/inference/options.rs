@@ -3,6 +3,7 @@
 //! section; every convention that tools disagree on is a named option whose default is
 //! stated here.
 
+use super::search::SearchOptions;
 use super::speculative::{DraftCost, Speculative};
 use super::targets::ServingTargets;
 use super::traffic::{Traffic, TrafficMix};
@@ -329,6 +330,9 @@ pub struct InferenceSection {
     /// The link between prefill and decode servers.
     #[serde(default, skip_serializing_if = "is_default")]
     pub kv_transfer: KvTransfer,
+    /// Search for the cheapest deployment meeting `targets` at `request_rate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchOptions>,
 }
 
 /// Tokens per step of continuous batching when the scenario gives none: TensorRT-LLM's
@@ -368,6 +372,7 @@ impl InferenceSection {
             traffic: None,
             targets: ServingTargets::default(),
             kv_transfer: KvTransfer::default(),
+            search: None,
         }
     }
 
@@ -425,6 +430,12 @@ impl InferenceSection {
             c.merge("traffic", t.validate());
         }
         c.merge("targets", self.targets.validate());
+        if let Some(o) = &self.search {
+            c.merge("search", o.validate());
+            c.ensure(self.request_rate.is_some(), "search", || {
+                "needs `request_rate`: the search sizes deployments for a rate".into()
+            });
+        }
         self.validate_axes(&mut c, axes);
         c.finish()
     }

@@ -48,12 +48,14 @@ pub struct Mg1 {
     rho: f64,
     mean_work: f64,
     second_moment: f64,
-    /// (θ, C) of the tail; `None` when nothing queues (λ = 0) or the queue is unstable.
-    tail: Option<(f64, f64)>,
-    /// β of the body's second exponential (see the module docs); `None` to use the tail
-    /// alone.
-    body: Option<f64>,
+    /// (θ, C) of the tail and β of the body's second exponential (see the module docs),
+    /// solved on first use; the tail is `None` when nothing queues (λ = 0) or the queue is
+    /// unstable, β `None` to use the tail alone.
+    shape: std::cell::OnceCell<WaitShape>,
 }
+
+/// (θ, C) of the waiting time's tail and β of its body (module docs).
+type WaitShape = (Option<(f64, f64)>, Option<f64>);
 
 /// Time to first token: mean and quantiles (seconds), with the queue's utilisation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,12 +100,7 @@ impl Mg1 {
         let mean_work: f64 = classes.iter().map(|c| c.weight * c.work).sum();
         let second_moment: f64 = classes.iter().map(|c| c.weight * c.work * c.work).sum();
         let rho = rate * mean_work;
-        let mut q = Self { rate, classes, rho, mean_work, second_moment, tail: None, body: None };
-        if rho > NO_LOAD && rho < 1.0 && second_moment > 0.0 {
-            q.tail = q.cramer_lundberg();
-            q.body = q.body_rate();
-        }
-        Some(q)
+        Some(Self { rate, classes, rho, mean_work, second_moment, shape: std::cell::OnceCell::new() })
     }
 
     /// ρ = λ·E[S].
@@ -135,10 +132,24 @@ impl Mg1 {
         })
     }
 
+    /// The tail and body, solved once.
+    fn shape(&self) -> WaitShape {
+        *self.shape.get_or_init(|| {
+            if self.rho > NO_LOAD && self.rho < 1.0 && self.second_moment > 0.0 {
+                let tail = self.cramer_lundberg();
+                (tail, tail.and_then(|t| self.body_rate(t)))
+            } else {
+                (None, None)
+            }
+        })
+    }
+
     /// θ > 0 with `λ·(M(θ) − 1) = θ`, and `C = (1 − ρ) / (λ·M'(θ) − 1)`. The root lies
     /// below `2·(1 − ρ) / (λ·E[S²])` (from `e^x ≥ 1 + x + x²/2`), where
-    /// `g(θ) = λ·(M(θ) − 1) − θ` is negative below the root and positive above; bisection
-    /// on a log scale.
+    /// `g(θ) = λ·(M(θ) − 1) − θ` is negative below the root and positive above, and
+    /// convex: bisection on a log scale while `θ·max S` is large (the exponentials would
+    /// overflow Newton's steps), then Newton's method from the right, which converges
+    /// monotonically.
     fn cramer_lundberg(&self) -> Option<(f64, f64)> {
         let g = |t: f64| self.rate * (self.mgf(t).0 - 1.0) - t;
         let mut hi = 2.0 * (1.0 - self.rho) / (self.rate * self.second_moment);
@@ -149,26 +160,40 @@ impl Mg1 {
         if g(lo) >= 0.0 {
             return None;
         }
+        let s_max = self.classes.iter().map(|c| c.work).fold(0.0, f64::max);
         for _ in 0..200 {
+            if hi * s_max <= 30.0 || hi / lo - 1.0 < 1e-13 {
+                break;
+            }
             let mid = (lo * hi).sqrt();
             if g(mid) < 0.0 {
                 lo = mid;
             } else {
                 hi = mid;
             }
-            if hi / lo - 1.0 < 1e-13 {
+        }
+        let mut theta = hi;
+        for _ in 0..100 {
+            let (m, dm) = self.mgf(theta);
+            let slope = self.rate * dm - 1.0;
+            let value = self.rate * (m - 1.0) - theta;
+            if !(slope > 0.0 && value.is_finite()) {
                 break;
             }
+            let next = (theta - value / slope).max(lo);
+            if (theta - next).abs() <= 1e-14 * theta {
+                theta = next;
+                break;
+            }
+            theta = next;
         }
-        let theta = hi;
         let slope = self.rate * self.mgf(theta).1 - 1.0;
         let c = if slope.is_finite() && slope > 0.0 { (1.0 - self.rho) / slope } else { self.rho };
         Some((theta, c.clamp(0.0, 1.0)))
     }
 
     /// β with `a/θ + (1 − a)/β = E[W]/ρ`, `a = C/ρ`, when it is positive and differs from θ.
-    fn body_rate(&self) -> Option<f64> {
-        let (theta, c) = self.tail?;
+    fn body_rate(&self, (theta, c): (f64, f64)) -> Option<f64> {
         let a = c / self.rho;
         let rest = self.mean_wait()? / self.rho - a / theta;
         let beta = (1.0 - a) / rest;
@@ -184,7 +209,7 @@ impl Mg1 {
         if t < 0.0 {
             return 1.0;
         }
-        match (self.tail, self.body) {
+        match self.shape() {
             (Some((theta, c)), Some(beta)) => {
                 let a = c / self.rho;
                 (self.rho * (a * (-theta * t).exp() + (1.0 - a) * (-beta * t).exp())).clamp(0.0, self.rho)
@@ -192,6 +217,15 @@ impl Mg1 {
             (Some((theta, c)), None) => self.rho.min(c * (-theta * t).exp()),
             (None, _) => 0.0,
         }
+    }
+
+    /// True when the time to first token meets a median target `p50` and a
+    /// 99th-percentile target `p99` (each optional): `P(T > p50) ≤ 0.5` and
+    /// `P(T > p99) ≤ 0.01`, one evaluation each (no quantile solve); false when unstable.
+    #[must_use]
+    pub fn meets(&self, p50: Option<f64>, p99: Option<f64>) -> bool {
+        let ok = |t: Option<f64>, p: f64| t.is_none_or(|t| self.ttft_exceeds(t * (1.0 + 1e-9)) <= 1.0 - p);
+        self.is_stable() && ok(p50, 0.5) && ok(p99, 0.99)
     }
 
     /// `P(T > t)` for the time to first token `T = W + r_i`.
@@ -210,7 +244,7 @@ impl Mg1 {
         let own_max = self.classes.iter().map(|c| c.own_latency).fold(0.0, f64::max);
         let mut lo = 0.0;
         // Beyond own_max every class waits past t − own_max: C·e^{−θ(t − own_max)} ≤ target.
-        let mut hi = match self.tail {
+        let mut hi = match self.shape().0 {
             Some((theta, c)) if c > target => own_max + (c / target).ln() / theta,
             _ => own_max,
         }
@@ -240,7 +274,7 @@ impl Mg1 {
     #[must_use]
     pub fn ttft(&self) -> Option<Ttft> {
         let queue = self.mean_wait()?;
-        let service: f64 = self.classes.iter().map(|c| c.weight * c.own_latency).sum();
+        let service = self.mean_own_latency();
         Some(Ttft {
             mean_s: queue + service,
             p50_s: self.ttft_quantile(0.5)?,
@@ -255,6 +289,12 @@ impl Mg1 {
     #[must_use]
     pub fn mean_work(&self) -> f64 {
         self.mean_work
+    }
+
+    /// The mean own latency `Σ w_i·r_i` (the time to first token with no queue).
+    #[must_use]
+    pub fn mean_own_latency(&self) -> f64 {
+        self.classes.iter().map(|c| c.weight * c.own_latency).sum()
     }
 }
 
@@ -276,7 +316,7 @@ pub(crate) mod tests {
         let q = md1(0.5, 1.0);
         assert_eq!(q.utilization(), 0.5);
         assert!((q.mean_wait().unwrap() - 0.5).abs() < 1e-12);
-        let (theta, c) = q.tail.unwrap();
+        let (theta, c) = q.shape().0.unwrap();
         assert!((theta - 1.256_431).abs() < 1e-5, "{theta}");
         assert!((c - 0.661_003).abs() < 1e-5, "{c}");
         let t = q.ttft().unwrap();
@@ -300,7 +340,7 @@ pub(crate) mod tests {
             })
             .collect();
         let q = Mg1::new(rate, &classes).unwrap();
-        let (theta, c) = q.tail.unwrap();
+        let (theta, c) = q.shape().0.unwrap();
         assert!((theta - (mu - rate)).abs() < 0.01, "{theta}");
         assert!((c - rate / mu).abs() < 0.02, "{c}");
     }

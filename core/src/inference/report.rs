@@ -41,6 +41,9 @@ pub struct InferenceReport {
     /// Prefill and decode on the same servers with continuous batching and chunked
     /// prefill.
     pub continuous_batching: super::colocated::ContinuousBatchingReport,
+    /// The search under targets, when the scenario asks for it (`inference.search`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::search::SearchReport>,
     /// MLA decode with absorbed projections (MLA models only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mla: Option<super::mla::MlaReport>,

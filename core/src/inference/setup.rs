@@ -2,7 +2,7 @@
 //! formats — and the per-chip work of a decode step or a prefill pass on it. The book's
 //! formulas live in the sibling modules; this one only feeds them a real model.
 
-use super::comms::{step_comms, CommsTime, ServingMesh};
+use super::comms::{CommsCurve, CommsTime, ServingMesh};
 use super::decode::{decode_step_time, StepTime, StepWork};
 use super::decode_attention::decode_attention_flops;
 use super::kv_sharding::kv_layout;
@@ -107,6 +107,10 @@ pub struct ServingSetup {
     /// Peak FLOP/s per chip in the compute format.
     pub peak: FlopsPerSec,
     params: ServingParams,
+    /// The collectives of a decode step (KV resharding included) against its tokens.
+    decode_comms: CommsCurve,
+    /// Those of a prefill pass.
+    prefill_comms: CommsCurve,
 }
 
 fn pick(axes: &[AxisLink], names: &[String], inside: bool) -> Vec<AxisLink> {
@@ -149,7 +153,12 @@ impl ServingSetup {
         };
         let attention_chips = mesh.dense_axes().iter().fold(1_u64, |acc, a| acc.saturating_mul(a.size));
         mesh.kv = kv_layout(kv_heads(model), attention_chips, sharding.kv);
+        let a = dtypes.activations.bytes();
+        let decode_comms = CommsCurve::new(model, &mesh, a, true)?;
+        let prefill_comms = CommsCurve::new(model, &mesh, a, false)?;
         Ok(Self {
+            decode_comms,
+            prefill_comms,
             model: model.clone(),
             mesh,
             replicas,
@@ -256,7 +265,7 @@ impl ServingSetup {
     /// From the collective model (non-finite sizes).
     pub fn decode(&self, batch: f64, context: u64, tokens_per_seq: f64) -> Result<DecodePoint, Invalid> {
         let tokens = batch * tokens_per_seq;
-        let comms = step_comms(&self.model, &self.mesh, tokens, self.dtypes.activations.bytes(), true)?;
+        let comms = self.decode_comms.at(tokens)?;
         let work = StepWork {
             weight_bytes: self.weights_read_per_chip(tokens),
             kv_bytes: self.kv_per_chip(batch, context),
@@ -288,7 +297,7 @@ impl ServingSetup {
         attention: AttentionCounting,
     ) -> Result<DecodePoint, Invalid> {
         let tokens = batch + chunk;
-        let comms = step_comms(&self.model, &self.mesh, tokens, self.dtypes.activations.bytes(), true)?;
+        let comms = self.decode_comms.at(tokens)?;
         let p = &self.params;
         let dense = self.mesh.dense_parallel();
         let chunk_tokens = chunk.max(0.0).round() as u64;
@@ -325,10 +334,9 @@ impl ServingSetup {
     ) -> Result<PrefillTime, Invalid> {
         let chunk = chunk.clamp(1, prompt.max(1));
         let b = batch.max(1.0);
-        let a = self.dtypes.activations.bytes();
-        let full = step_comms(&self.model, &self.mesh, chunk as f64 * b, a, false)?.time_s;
+        let full = self.prefill_comms.at(chunk as f64 * b)?.time_s;
         let last_tokens = prompt.saturating_sub(prompt.div_ceil(chunk).saturating_sub(1) * chunk);
-        let last = step_comms(&self.model, &self.mesh, last_tokens as f64 * b, a, false)?.time_s;
+        let last = self.prefill_comms.at(last_tokens as f64 * b)?.time_s;
         let y = self.model_parallel();
         let attn = |t: u64| attention_forward_per_sequence(&self.model, t, attention, false);
         let pass = |tokens: u64, prior: u64| {

@@ -24,6 +24,7 @@ use shardcalc_core::inference::options::{
     CommsOverlap, DenseSharding, InferenceSection, KvContext, KvNetwork, KvOverlap, KvSharding, KvTransfer,
     WeightSharding, WorkingMemory,
 };
+use shardcalc_core::inference::search::options::{ChipPrice, DeploymentMode, SearchOptions as ServingSearch};
 use shardcalc_core::inference::speculative::{DraftCost, Speculative};
 use shardcalc_core::inference::targets::ServingTargets;
 use shardcalc_core::inference::traffic::{LengthShare, TrafficMix};
@@ -264,6 +265,41 @@ impl Gen<'_> {
                 latency: self.r.chance(0.3).then(|| shardcalc_core::units::Seconds(self.real(1e-9, 10.0))),
                 overlap: self.r.pick(&[KvOverlap::None, KvOverlap::Layerwise]),
             };
+        }
+        // The search, bounded for time: one or two chips, small servers.
+        if self.r.chance(0.06) {
+            let chips = catalog::all();
+            let n = self.r.in_range(1, 2);
+            let mut ids: Vec<String> =
+                (0..n).map(|_| chips[self.r.below(chips.len() as u64) as usize].id.clone()).collect();
+            if self.bad() {
+                ids.push(self.r.pick(&["", "tpu-v9"]).into());
+            }
+            let formats = [DType::Bf16, DType::Fp8, DType::Int8, DType::Int4, DType::Nvfp4];
+            s.search = Some(ServingSearch {
+                chips: ids,
+                prices: if self.r.chance(0.3) {
+                    vec![ChipPrice { chip: "tpu-v4".into(), usd_per_chip_hour: self.real(0.01, 100.0) }]
+                } else {
+                    Vec::new()
+                },
+                weights: if self.r.chance(0.3) {
+                    vec![self.r.pick(&formats), self.r.pick(&formats)]
+                } else {
+                    Vec::new()
+                },
+                kv: if self.r.chance(0.3) { vec![self.r.pick(&formats)] } else { Vec::new() },
+                modes: if self.r.chance(0.3) {
+                    vec![self.r.pick(&[DeploymentMode::Colocated, DeploymentMode::Disaggregated])]
+                } else {
+                    Vec::new()
+                },
+                top: self.num(1, 5),
+                max_chips_per_server: self.r.pick(&[1, 4, 8, 16]),
+            });
+            if self.r.chance(0.9) {
+                s.request_rate = Some(self.real(1e-3, 30.0));
+            }
         }
         s.token_budget = self.r.chance(0.3).then(|| if self.bad() { self.hostile_u64() } else { self.num(2, 1 << 15) });
         if self.r.chance(0.2) {
