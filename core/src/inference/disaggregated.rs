@@ -511,7 +511,8 @@ mod tests {
         assert_eq!(whole.added(Seconds(1.0), Seconds(0.4), 80.0), Seconds(0.4));
     }
 
-    /// Book 8.1.2: a 0.91 s prefill, a 19 ms step at batch 32 and 512-token outputs need
+    /// Book 8.1.2 (vector IN-disaggregation-ratio): a 0.91 s prefill, a 19 ms step at batch
+    /// 32 and 512-token outputs need
     /// about 3 prefill servers per decode server to keep both busy; at 32 requests per
     /// second that is 30 prefill servers (29.1 of load, ρ < 1) and ⌈32·512·0.019/32⌉ = 10
     /// decode servers.

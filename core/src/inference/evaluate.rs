@@ -378,6 +378,8 @@ fn evaluate(
     });
 
     notes.extend(super::notes::notes(model, &plan, &decode, &kv_cache, &per_chip_mem, batch));
+    let continuous_batching = continuous_batching(&plan, batch, &price)?;
+    notes.extend(super::notes::serving_notes(&plan, &disaggregation, &continuous_batching));
     Ok(InferenceReport {
         kv_bytes_per_token: kv_bytes_per_token(model, dt.kv),
         min_chips: memory.min_chips,
@@ -401,7 +403,7 @@ fn evaluate(
         prefill,
         memory,
         disaggregation,
-        continuous_batching: continuous_batching(&plan, batch, &price)?,
+        continuous_batching,
         search: match &section.search {
             Some(options) => Some(search(model, section, chip, options, derate)?),
             None => None,
