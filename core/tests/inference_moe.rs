@@ -119,3 +119,42 @@ fn mla_section() {
     .get("mla")
     .is_none());
 }
+
+/// Qwen3-235B-A22B (128 experts, top-8, 94 layers, all MoE) in bf16 over two 8-GPU H200
+/// nodes, the experts over all 16 GPUs with data-parallel attention at batch 512: 32
+/// sequences per GPU, 512·8/128 = 32 tokens per expert, all but a handful of experts
+/// touched, 8 experts per GPU.
+#[test]
+fn qwen3_235b_ep16_over_two_nodes() {
+    let m = presets::get("qwen3-235b-a22b").unwrap().config;
+    let moe = m.moe.clone().unwrap();
+    assert_eq!((moe.num_experts, moe.experts_per_token), (128, 8));
+    let s: Scenario = serde_json::from_value(json!({
+        "model": {"preset": "qwen3-235b-a22b"},
+        "workload": {"per_device_batch": 1, "seq_len": 4096},
+        "hardware": {"chip": {"preset": "h200-sxm"}, "topology": {"axes": [
+            {"name": "nvlink", "size": 8}, {"name": "ib", "size": 2, "network": "scale_out"}]}},
+        "inference": {"prompt_len": 1024, "output_len": 1024, "batch": 512,
+            "sharding": {"model_axes": ["nvlink", "ib"], "expert_axes": ["nvlink", "ib"], "dense": "data"}}
+    }))
+    .unwrap();
+    let r = run(&s);
+    let p = count_params(&m);
+    let routed = p.get(ParamComponent::RoutedExperts).total.get();
+    close(num(&r, "memory.per_chip.weights"), 2.0 * ((p.total.get() - routed) + routed / 16.0), 1e-12, "weights");
+    let x = &r["moe"];
+    assert_eq!(num(x, "tokens_per_expert"), 32.0);
+    assert_eq!(num(x, "experts_per_chip"), 8.0);
+    let touched = 128.0 * (1.0 - (1.0 - 8.0 / 128.0_f64).powi(512));
+    close(num(x, "experts_touched_per_layer"), touched, 1e-12, "touched");
+    assert!(touched > 127.99);
+    // Each GPU holds the caches of 512/16 = 32 sequences of 2,048 tokens (GQA: 4 KV heads
+    // of 128 in bf16 per layer, 94 layers).
+    let a = match &m.attention {
+        shardcalc_core::model::Attention::Gqa(a) => a.clone(),
+        _ => unreachable!("Qwen3 uses GQA"),
+    };
+    let kv_per_token = 2.0 * a.num_kv_heads as f64 * a.head_dim as f64 * 2.0 * 94.0;
+    close(num(&r, "memory.per_chip.kv"), 32.0 * 2048.0 * kv_per_token, 1e-12, "KV per chip");
+    assert!(num(x, "all_to_all_s") > 0.0);
+}

@@ -9,6 +9,7 @@ use super::curves::batch_grid;
 use super::plan::Plan;
 use super::price::Price;
 use super::targets::{Constraint, ServingTargets};
+use super::throughput::usd_per_million_tokens_of;
 use crate::error::Invalid;
 use serde::{Deserialize, Serialize};
 
@@ -178,7 +179,8 @@ pub fn colocated_at_rate(
             point,
             binds,
             usd_per_hour,
-            usd_per_million_output_tokens: usd_per_hour.map(|h| h / 3600.0 / (rate * cb.traffic.mean_output()) * 1e6),
+            usd_per_million_output_tokens: usd_per_hour
+                .and_then(|h| usd_per_million_tokens_of(h, rate * cb.traffic.mean_output())),
         }),
         impossible: None,
     })

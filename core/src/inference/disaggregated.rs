@@ -28,7 +28,7 @@ use super::queueing::{Mg1, RequestClass, Ttft};
 use super::report::{DisaggregationReport, PoolReport, Unreachable};
 use super::setup::ServingSetup;
 use super::targets::{Constraint, ServingTargets};
-use super::throughput::queries_per_s;
+use super::throughput::{queries_per_s, usd_per_million_tokens_of};
 use super::tp_limits::axis_one_way;
 use super::traffic::Traffic;
 use crate::collectives::point_to_point;
@@ -354,7 +354,7 @@ pub fn deploy(
         prefill_usd_per_hour: hp,
         decode_usd_per_hour: hd,
         usd_per_hour: total,
-        usd_per_million_output_tokens: total.map(|h| h / 3600.0 / (rate * pools.mean_output) * 1e6),
+        usd_per_million_output_tokens: total.and_then(|h| usd_per_million_tokens_of(h, rate * pools.mean_output)),
     }))
 }
 

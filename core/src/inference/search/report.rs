@@ -13,6 +13,7 @@ use crate::error::Invalid;
 use crate::inference::capacity::MAX_SERVERS;
 use crate::inference::disaggregated::{prefill_ttft, KvLink};
 use crate::inference::targets::{Constraint, ServingTargets};
+use crate::inference::throughput::usd_per_million_tokens_of;
 use serde::{Deserialize, Serialize};
 
 /// What a candidate deploys (indices into the server configs).
@@ -123,8 +124,9 @@ pub struct Deployment {
     pub chips: f64,
     /// US dollars per hour.
     pub usd_per_hour: f64,
-    /// Per million output tokens.
-    pub usd_per_million_output_tokens: f64,
+    /// Per million output tokens (absent for a vanishing rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_million_output_tokens: Option<f64>,
     /// Time to first token, mean.
     pub ttft_mean_s: f64,
     /// Median.
@@ -262,7 +264,7 @@ fn deployment(
         concurrency,
         chips,
         usd_per_hour: x.usd_per_hour,
-        usd_per_million_output_tokens: x.usd_per_hour / 3600.0 / tokens_per_s * 1e6,
+        usd_per_million_output_tokens: usd_per_million_tokens_of(x.usd_per_hour, tokens_per_s),
         ttft_mean_s: ttft.mean_s,
         ttft_p50_s: ttft.p50_s,
         ttft_p99_s: ttft.p99_s,
@@ -306,9 +308,10 @@ fn explain(best: &Deployment, targets: &ServingTargets) -> String {
         _ => String::new(),
     };
     let mut s = format!(
-        "cheapest: {what}, ${}/h (${} per million output tokens); {} sets the {}{}",
+        "cheapest: {what}, ${}/h{}; {} sets the {}{}",
         fixed(best.usd_per_hour, 2),
-        fixed(best.usd_per_million_output_tokens, 3),
+        best.usd_per_million_output_tokens
+            .map_or(String::new(), |x| format!(" (${} per million output tokens)", fixed(x, 3))),
         constraint_name(best.binds),
         if best.prefill.is_some() { "prefill servers" } else { "servers" },
         of(best.binds)
