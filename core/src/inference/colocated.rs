@@ -8,7 +8,7 @@ use super::continuous::{Colocated, ColocatedPoint, Limit};
 use super::curves::batch_grid;
 use super::plan::Plan;
 use super::price::Price;
-use super::targets::{Constraint, ServingTargets};
+use super::targets::{Constraint, ServingTargets, Unmet};
 use super::throughput::usd_per_million_tokens_of;
 use crate::error::Invalid;
 use serde::{Deserialize, Serialize};
@@ -55,16 +55,6 @@ pub struct ColocatedDeployment {
     pub usd_per_million_output_tokens: Option<f64>,
 }
 
-/// Why no number of servers meets the targets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Impossible {
-    /// The constraint that cannot be met.
-    pub constraint: Constraint,
-    /// In words, with the best value any number of servers reaches.
-    pub reason: String,
-}
-
 /// `inference.continuous_batching.at_request_rate`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -74,7 +64,7 @@ pub struct ColocatedAtRate {
     pub deployment: Option<ColocatedDeployment>,
     /// Otherwise why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impossible: Option<Impossible>,
+    pub impossible: Option<Unmet>,
 }
 
 /// `inference.continuous_batching`.
@@ -133,7 +123,7 @@ pub fn colocated_at_rate(
                     Constraint::TtftP99 => p.ttft.p99_s,
                     _ => p.tpot_s.get(),
                 };
-                Impossible {
+                Unmet {
                     constraint,
                     reason: format!(
                         "even unloaded a server reaches {} s, {}x the target",
@@ -142,11 +132,11 @@ pub fn colocated_at_rate(
                     ),
                 }
             }
-            Err(Limit::Memory) => Impossible {
+            Err(Limit::Memory) => Unmet {
                 constraint: Constraint::Memory,
                 reason: "no concurrency fits in HBM next to the weights".into(),
             },
-            Err(_) => Impossible {
+            Err(_) => Unmet {
                 constraint: Constraint::Throughput,
                 reason: "the token budget leaves no room to prefill prompts".into(),
             },

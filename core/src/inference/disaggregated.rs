@@ -25,9 +25,9 @@ use super::options::{InferenceSection, KvNetwork, KvOverlap};
 use super::plan::Plan;
 use super::price::Price;
 use super::queueing::{Mg1, RequestClass, Ttft};
-use super::report::{DisaggregationReport, PoolReport, Unreachable};
+use super::report::{DisaggregationReport, PoolReport};
 use super::setup::ServingSetup;
-use super::targets::{Constraint, ServingTargets};
+use super::targets::{Constraint, ServingTargets, Unmet};
 use super::throughput::{queries_per_s, usd_per_million_tokens_of};
 use super::tp_limits::axis_one_way;
 use super::traffic::Traffic;
@@ -155,6 +155,28 @@ pub struct PrefillClass {
     pub transfer_added: Seconds,
 }
 
+/// One pass of `batch` prompts per prompt length of `traffic` (in its order) on `setup`,
+/// with the section's chunk, utilisation and attention counting.
+///
+/// # Errors
+/// From the collective model.
+pub fn prefill_passes(
+    setup: &ServingSetup,
+    section: &InferenceSection,
+    traffic: &Traffic,
+    batch: f64,
+) -> Result<Vec<Seconds>, Invalid> {
+    let p = &section.prefill;
+    traffic
+        .prompt
+        .iter()
+        .map(|(tokens, _)| {
+            let chunk = p.chunk.unwrap_or(*tokens);
+            Ok(setup.prefill(*tokens, chunk, batch, p.mfu.unwrap_or(1.0), p.attention)?.time_s)
+        })
+        .collect()
+}
+
 /// The classes of a prefill server's queue: per prompt length of `traffic`, a pass of
 /// `batch` prompts on `setup` and the transfer of their caches over `link`.
 ///
@@ -167,18 +189,16 @@ pub fn prefill_classes(
     batch: f64,
     link: &KvLink,
 ) -> Result<Vec<PrefillClass>, Invalid> {
-    let p = &section.prefill;
     let layers = setup.model.num_layers as f64;
-    traffic
-        .prompt
-        .iter()
-        .map(|(tokens, weight)| {
-            let chunk = p.chunk.unwrap_or(*tokens);
-            let pass = setup.prefill(*tokens, chunk, batch, p.mfu.unwrap_or(1.0), p.attention)?.time_s;
+    let passes = prefill_passes(setup, section, traffic, batch)?;
+    Ok(passes
+        .into_iter()
+        .zip(&traffic.prompt)
+        .map(|(pass, (tokens, weight))| {
             let t_kv = link.transfer(setup.kv_per_sequence(*tokens) * batch);
-            Ok(PrefillClass { weight: *weight, pass, transfer_added: link.added(pass, t_kv, layers) })
+            PrefillClass { weight: *weight, pass, transfer_added: link.added(pass, t_kv, layers) }
         })
-        .collect()
+        .collect())
 }
 
 /// The queue of one of `servers` prefill servers taking `rate` requests per second
@@ -462,7 +482,7 @@ pub fn disaggregation_report(i: &DisaggregationInputs) -> Result<DisaggregationR
             r.chips_total = Some(d.chips);
             r.deployment = Some(d);
         }
-        Err((constraint, reason)) => r.impossible = Some(Unreachable { constraint, reason }),
+        Err((constraint, reason)) => r.impossible = Some(Unmet { constraint, reason }),
     }
     Ok(r)
 }

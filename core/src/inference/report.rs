@@ -262,16 +262,6 @@ pub struct PoolReport {
     pub fits: bool,
 }
 
-/// Why no deployment meets the targets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct Unreachable {
-    /// The constraint that cannot be met.
-    pub constraint: super::targets::Constraint,
-    /// In words.
-    pub reason: String,
-}
-
 /// `inference.disaggregation`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -320,7 +310,7 @@ pub struct DisaggregationReport {
     pub deployment: Option<super::disaggregated::DisaggregatedDeployment>,
     /// For `request_rate`, when the targets cannot be met: which and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impossible: Option<Unreachable>,
+    pub impossible: Option<super::targets::Unmet>,
     /// B / G.
     pub sequences_finished_per_step: f64,
     /// B·(P + G) / G.

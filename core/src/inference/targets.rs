@@ -39,6 +39,16 @@ pub enum Constraint {
     Memory,
 }
 
+/// A constraint no deployment meets, and why (co-located, disaggregated or searched).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Unmet {
+    /// The constraint.
+    pub constraint: Constraint,
+    /// In words, with the best value any deployment reaches.
+    pub reason: String,
+}
+
 impl ServingTargets {
     /// Check the values (paths relative to `targets`).
     ///

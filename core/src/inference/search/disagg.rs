@@ -15,7 +15,7 @@ use super::space::ServerConfig;
 use super::Problem;
 use crate::error::Invalid;
 use crate::inference::capacity::{fewest_servers_from, MAX_SERVERS};
-use crate::inference::disaggregated::{prefill_queue, KvLink, PrefillClass};
+use crate::inference::disaggregated::{prefill_passes, prefill_queue, KvLink, PrefillClass};
 use crate::inference::queueing::Mg1;
 use crate::inference::targets::Constraint;
 use crate::units::Seconds;
@@ -125,15 +125,7 @@ pub fn prefill_options(p: &Problem, configs: &[ServerConfig]) -> Result<Vec<Pref
             if !c.setup.prefill_memory(bf, longest, chunk, s.working_memory, s.reserved_hbm_fraction).fits {
                 break;
             }
-            let passes = p
-                .traffic
-                .prompt
-                .iter()
-                .map(|(tokens, _)| {
-                    let chunk = pre.chunk.unwrap_or(*tokens);
-                    Ok(c.setup.prefill(*tokens, chunk, bf, pre.mfu.unwrap_or(1.0), pre.attention)?.time_s)
-                })
-                .collect::<Result<Vec<_>, Invalid>>()?;
+            let passes = prefill_passes(&c.setup, s, &p.traffic, bf)?;
             let mut o = PrefillOption { config: i, batch: b, passes, bound_servers: 0, bound_usd_per_hour: 0.0 };
             let Some(n) = servers(p, &o, c, &fastest, o.stable_from(p))? else { continue };
             o.bound_servers = n;

@@ -11,8 +11,8 @@ use crate::decimal::fixed;
 use crate::dtype::DType;
 use crate::error::Invalid;
 use crate::inference::capacity::MAX_SERVERS;
-use crate::inference::disaggregated::{prefill_ttft, KvLink};
-use crate::inference::targets::{Constraint, ServingTargets};
+use crate::inference::disaggregated::{prefill_passes, prefill_ttft, KvLink};
+use crate::inference::targets::{Constraint, ServingTargets, Unmet};
 use crate::inference::throughput::usd_per_million_tokens_of;
 use serde::{Deserialize, Serialize};
 
@@ -146,16 +146,6 @@ pub struct Deployment {
     pub decode_binds: Option<Constraint>,
 }
 
-/// Why nothing meets the targets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct SearchImpossible {
-    /// The constraint no deployment can meet.
-    pub constraint: Constraint,
-    /// In words, with the best value any deployment reaches.
-    pub reason: String,
-}
-
 /// `inference.search`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -183,7 +173,7 @@ pub struct SearchReport {
     pub ranked: Vec<Deployment>,
     /// When nothing meets the targets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub impossible: Option<SearchImpossible>,
+    pub impossible: Option<Unmet>,
     /// Chips left out and why (no price, weights that fit on no server).
     pub excluded: Vec<Excluded>,
 }
@@ -328,14 +318,11 @@ fn impossible(
     configs: &[ServerConfig],
     decodes: &[DecodeOption],
     excluded: &[Excluded],
-) -> Result<SearchImpossible, Invalid> {
+) -> Result<Unmet, Invalid> {
     let t = &p.section.targets;
     if configs.is_empty() {
         let why: Vec<String> = excluded.iter().map(|e| format!("{}: {}", e.chip, e.reason)).collect();
-        return Ok(SearchImpossible {
-            constraint: Constraint::Memory,
-            reason: format!("no server: {}", why.join("; ")),
-        });
+        return Ok(Unmet { constraint: Constraint::Memory, reason: format!("no server: {}", why.join("; ")) });
     }
     // The fastest decode step anywhere (batch 1).
     let fastest = decodes
@@ -345,7 +332,7 @@ fn impossible(
     if let (Some(target), Some((step, i))) = (t.tpot_s, fastest) {
         if step > target {
             let c = &configs[i];
-            return Ok(SearchImpossible {
+            return Ok(Unmet {
                 constraint: Constraint::Tpot,
                 reason: format!(
                     "the fastest decode step of any server is {} s (batch 1 on {} {}), above the {} s target",
@@ -374,7 +361,7 @@ fn impossible(
             [(Constraint::TtftP99, t.ttft_p99_s, p99), (Constraint::TtftP50, t.ttft_p50_s, p50)]
         {
             if target.is_some_and(|x| reached > x) {
-                return Ok(SearchImpossible {
+                return Ok(Unmet {
                     constraint,
                     reason: format!(
                         "the quickest first token of any server, unloaded, is {} s (prefill on {} {}), above the {} s target",
@@ -387,7 +374,7 @@ fn impossible(
             }
         }
     }
-    Ok(SearchImpossible {
+    Ok(Unmet {
         constraint: if t.tpot_s.is_some() { Constraint::Tpot } else { Constraint::TtftP99 },
         reason: "each target can be met alone, but no deployment meets them together at this rate".into(),
     })
@@ -396,20 +383,11 @@ fn impossible(
 /// Every prefill option with one prompt per pass, without the bound (for explaining
 /// impossibility).
 fn prefill_options_unbounded(p: &Problem, configs: &[ServerConfig]) -> Result<Vec<PrefillOption>, Invalid> {
-    let pre = &p.section.prefill;
     configs
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let passes = p
-                .traffic
-                .prompt
-                .iter()
-                .map(|(tokens, _)| {
-                    let chunk = pre.chunk.unwrap_or(*tokens);
-                    Ok(c.setup.prefill(*tokens, chunk, 1.0, pre.mfu.unwrap_or(1.0), pre.attention)?.time_s)
-                })
-                .collect::<Result<Vec<_>, Invalid>>()?;
+            let passes = prefill_passes(&c.setup, p.section, &p.traffic, 1.0)?;
             Ok(PrefillOption { config: i, batch: 1, passes, bound_servers: 1, bound_usd_per_hour: 0.0 })
         })
         .collect()
