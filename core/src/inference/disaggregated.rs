@@ -300,7 +300,7 @@ pub struct Pools<'a> {
     pub decode_chips: f64,
     /// The decode price.
     pub decode_price: &'a Price,
-    /// E[G].
+    /// E\[G\].
     pub mean_output: f64,
 }
 

@@ -71,7 +71,7 @@ pub struct Ttft {
     pub queue_mean_s: f64,
     /// The mean own latency (no queueing).
     pub service_s: f64,
-    /// ρ = λ·E[S] of the prefill server.
+    /// ρ = λ·E\[S\] of the prefill server.
     pub utilization: f64,
 }
 
@@ -103,7 +103,7 @@ impl Mg1 {
         Some(Self { rate, classes, rho, mean_work, second_moment, shape: std::cell::OnceCell::new() })
     }
 
-    /// ρ = λ·E[S].
+    /// ρ = λ·E\[S\].
     #[must_use]
     pub fn utilization(&self) -> f64 {
         self.rho
@@ -285,7 +285,7 @@ impl Mg1 {
         })
     }
 
-    /// E[S].
+    /// E\[S\].
     #[must_use]
     pub fn mean_work(&self) -> f64 {
         self.mean_work

@@ -110,13 +110,13 @@ impl Traffic {
         Self::new(None, prompt_len, output_len)
     }
 
-    /// E[P].
+    /// E\[P\].
     #[must_use]
     pub fn mean_prompt(&self) -> f64 {
         moment(&self.prompt, 1)
     }
 
-    /// E[G].
+    /// E\[G\].
     #[must_use]
     pub fn mean_output(&self) -> f64 {
         moment(&self.output, 1)
