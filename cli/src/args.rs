@@ -113,6 +113,16 @@ pub struct ServingArgs {
     pub weights_dtype: Option<String>,
     /// `--kv-dtype D`.
     pub kv_dtype: Option<String>,
+    /// `--request-rate R` (requests per second).
+    pub request_rate: Option<f64>,
+    /// `--ttft-p50 S`, seconds.
+    pub ttft_p50: Option<f64>,
+    /// `--ttft-p99 S`, seconds.
+    pub ttft_p99: Option<f64>,
+    /// `--tpot S`, seconds.
+    pub tpot: Option<f64>,
+    /// `--search`: add `inference.search` (every catalog chip).
+    pub search: bool,
 }
 
 /// A usage error, naming the option.
@@ -136,6 +146,7 @@ USAGE:
                  [--chip ID] [--mesh dp=N,fsdp=N,tp=N,ep=N,cp=N,pp=N]
                  [--prompt-len P --output-len G] [--batch B]
                  [--weights-dtype D] [--kv-dtype D] [--set PATH=VALUE]...
+                 [--request-rate R] [--ttft-p50 S] [--ttft-p99 S] [--tpot S] [--search]
                  [--view model|hardware|training|serving|validation]
       Print one JSON report (keys documented in docs/report.md). Options override the
       scenario file; without a scenario the default is llama-3-8b, batch 1 x 4096.
@@ -149,7 +160,10 @@ USAGE:
       `hardware` section; `collectives` and `roofline` come from the scenario file.
       --prompt-len and --output-len add an `inference` section (serving: decode step,
       prefill, memory, disaggregation; needs a chip); --batch (default: the largest that
-      fits), --weights-dtype and --kv-dtype (bf16, fp8, int8, int4) set its fields.
+      fits), --weights-dtype and --kv-dtype (bf16, fp8, int8, int4, nvfp4, mxfp4) set its
+      fields; --request-rate (requests per second) sizes co-located and disaggregated
+      servers, --ttft-p50, --ttft-p99 and --tpot (seconds) are their latency targets, and
+      --search finds the cheapest deployment under them (`inference.search`).
       --mesh evaluates that mesh in the scenario's `training` section instead of the
       search's best (axes not named are 1).
   shardcalc chart [SCENARIO.json] --chart NAME [-o OUT.svg]
@@ -221,6 +235,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                     "--batch" => a.serving.batch = Some(number(arg, value(arg, &mut it)?)?),
                     "--weights-dtype" => a.serving.weights_dtype = Some(value(arg, &mut it)?.clone()),
                     "--kv-dtype" => a.serving.kv_dtype = Some(value(arg, &mut it)?.clone()),
+                    "--request-rate" => a.serving.request_rate = Some(number(arg, value(arg, &mut it)?)?),
+                    "--ttft-p50" => a.serving.ttft_p50 = Some(number(arg, value(arg, &mut it)?)?),
+                    "--ttft-p99" => a.serving.ttft_p99 = Some(number(arg, value(arg, &mut it)?)?),
+                    "--tpot" => a.serving.tpot = Some(number(arg, value(arg, &mut it)?)?),
+                    "--search" => a.serving.search = true,
                     "--mesh" => a.mesh = Some(value(arg, &mut it)?.clone()),
                     "--set" => {
                         let pair = value(arg, &mut it)?;

@@ -140,7 +140,9 @@ fn apply_serving_args(a: &ServingArgs, s: &mut Scenario) -> Result<(), Failure> 
         v.as_deref()
             .map(|d| {
                 DType::parse(d).ok_or_else(|| {
-                    Failure::invalid(format!("{flag}: unknown format {d:?}; use bf16, fp8, int8 or int4"))
+                    Failure::invalid(format!(
+                        "{flag}: unknown format {d:?}; use bf16, fp16, fp8, int8, int4, nvfp4 or mxfp4"
+                    ))
                 })
             })
             .transpose()
@@ -150,6 +152,14 @@ fn apply_serving_args(a: &ServingArgs, s: &mut Scenario) -> Result<(), Failure> 
     section.batch = a.batch.or(section.batch);
     section.dtypes.weights = dtype("--weights-dtype", &a.weights_dtype)?.unwrap_or(section.dtypes.weights);
     section.dtypes.kv = dtype("--kv-dtype", &a.kv_dtype)?.unwrap_or(section.dtypes.kv);
+    section.request_rate = a.request_rate.or(section.request_rate);
+    let t = &mut section.targets;
+    t.ttft_p50_s = a.ttft_p50.or(t.ttft_p50_s);
+    t.ttft_p99_s = a.ttft_p99.or(t.ttft_p99_s);
+    t.tpot_s = a.tpot.or(t.tpot_s);
+    if a.search && section.search.is_none() {
+        section.search = Some(shardcalc_core::inference::search::SearchOptions::default());
+    }
     s.inference = Some(section);
     Ok(())
 }

@@ -297,6 +297,49 @@ fn serving_options_add_the_inference_section() {
     assert!(err.contains("inference.prompt_len"), "{err}");
 }
 
+/// Issue 17 through the CLI: a request rate, latency targets and the search add the
+/// rate-based keys the docs promise (`inference.disaggregation.kv_transfer_s`,
+/// `.prefill_servers`, `.decode_servers`, `inference.search.best`, `.pareto`).
+#[test]
+fn eval_serving_rate_targets_and_search() {
+    let (code, out, err) = shardcalc(&[
+        "eval",
+        "--preset",
+        "llama-3-70b",
+        "--chip",
+        "tpu-v5e",
+        "--prompt-len",
+        "2048",
+        "--output-len",
+        "512",
+        "--weights-dtype",
+        "int8",
+        "--kv-dtype",
+        "int8",
+        "--request-rate",
+        "10",
+        "--ttft-p99",
+        "2",
+        "--tpot",
+        "0.05",
+        "--search",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let i = &json(&out)["inference"];
+    let d = &i["disaggregation"];
+    assert!(d["kv_transfer_s"].as_f64().unwrap() > 0.0);
+    assert!(d["prefill_servers"].as_u64().unwrap() >= 1 && d["decode_servers"].as_u64().unwrap() >= 1);
+    let best = &i["search"]["best"];
+    assert!(best["usd_per_hour"].as_f64().unwrap() > 0.0);
+    assert!(best["ttft_p99_s"].as_f64().unwrap() <= 2.0 && best["tpot_s"].as_f64().unwrap() <= 0.05);
+    assert!(!i["search"]["pareto"].as_array().unwrap().is_empty());
+    assert_eq!(i["search"]["targets"]["tpot_s"], 0.05);
+    let (code, _, err) =
+        shardcalc(&["eval", "--chip", "tpu-v5e", "--prompt-len", "8", "--output-len", "8", "--search"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("inference.search") && err.contains("request_rate"), "{err}");
+}
+
 /// A training scenario: LLaMA-3-70B, 4M tokens per step on a full v5p pod, 15T tokens.
 fn training_scenario(name: &str, extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shardcalc-cli-training-{}", std::process::id()));

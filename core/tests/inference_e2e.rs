@@ -155,8 +155,14 @@ fn about_three_prefill_servers_per_decode_server() {
     );
     let r = run(&s);
     close(num(&r, "disaggregation.prefill_per_decode"), 3.0, 0.1, "P:D");
+    // At 20 requests per second the pools' loads keep the book's ratio; the servers are
+    // those loads rounded up (no target: the fewest whose queues are stable).
+    let dep = &r["disaggregation"]["deployment"];
+    let (pl, dl) = (num(dep, "prefill_load"), num(dep, "decode_load"));
+    close(pl / dl, num(&r, "disaggregation.prefill_per_decode"), 1e-9, "loads");
     let (p, d) = (num(&r, "disaggregation.prefill_servers"), num(&r, "disaggregation.decode_servers"));
-    close(p / d, num(&r, "disaggregation.prefill_per_decode"), 1e-9, "servers");
+    assert_eq!((p, d), (pl.floor() + 1.0, dl.ceil()));
+    assert_eq!(dep["ratio"], format!("{p} prefill : {d} decode"));
     // Each request ships its 8k-token bf16 cache (2.7 GB) from prefill to decode.
     close(num(&r, "disaggregation.kv_bytes_per_request"), 2.0 * 163_840.0 * 8192.0, 1e-12, "KV per request");
     // Every one of the 16 prefill chips sends its shard at once: over one ICI link each
@@ -326,12 +332,17 @@ fn cost_uses_the_catalog_price_or_the_scenarios() {
     let r = run(&s);
     close(num(&r, "cost.decode_usd_per_million_tokens"), 2.4 / 3600.0 / tps * 1e6, 1e-12, "cost");
     assert_eq!(r["cost"]["price_source"], "scenario");
-    // A chip without a catalog price (v6e) has no cost unless the scenario gives one.
+    // A chip without a public price (v4) has no cost unless the scenario gives one, and
+    // the report says "no public price".
     let mut s = llama70_int8(Some(&[4, 2]));
     if let Some(hw) = s.hardware.as_mut() {
-        hw.chip = shardcalc_core::hardware::query::ChipSource::Preset("tpu-v6e".into());
+        hw.chip = shardcalc_core::hardware::query::ChipSource::Preset("tpu-v4".into());
+        hw.topology = None;
     }
-    assert!(run(&s).get("cost").is_none(), "the catalog has no v6e price");
+    let r = run(&s);
+    assert!(r.get("cost").is_none(), "the catalog has no v4 price");
+    assert_eq!(r["price"]["source"], "no_public_price");
+    assert!(r["price"].get("usd_per_chip_hour").is_none());
 }
 
 #[test]

@@ -137,6 +137,7 @@ impl Calibration {
         p.fp8 = p.fp8.map(|x| x * m);
         p.int8 = p.int8.map(|x| x * m);
         p.int4 = p.int4.map(|x| x * m);
+        p.fp4 = p.fp4.map(|x| x * m);
         chip.scale_out.bandwidth_per_chip =
             crate::units::BytesPerSec((chip.scale_out.bandwidth_per_chip.get() * self.dcn).max(1.0));
         let axes = hw

@@ -57,6 +57,10 @@ pub struct PeakFlops {
     /// int4 matrix OP/s.
     #[serde(default)]
     pub int4: Option<FlopsPerSec>,
+    /// 4-bit float (NVFP4 / MXFP4 block-scaled) matrix FLOP/s, when the chip has a native
+    /// fp4 path (NVIDIA Blackwell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp4: Option<FlopsPerSec>,
 }
 
 impl PeakFlops {
@@ -69,6 +73,7 @@ impl PeakFlops {
             DType::Fp8 => self.fp8,
             DType::Int8 => self.int8,
             DType::Int4 => self.int4,
+            DType::Nvfp4 | DType::Mxfp4 => self.fp4,
             DType::Fp32 => None,
         }
     }
@@ -312,6 +317,7 @@ impl Chip {
             ("peak_flops.fp8", opt(self.peak_flops.fp8.map(FlopsPerSec::get))),
             ("peak_flops.int8", opt(self.peak_flops.int8.map(FlopsPerSec::get))),
             ("peak_flops.int4", opt(self.peak_flops.int4.map(FlopsPerSec::get))),
+            ("peak_flops.fp4", opt(self.peak_flops.fp4.map(FlopsPerSec::get))),
             ("vector_flops", opt(self.vector_flops.map(FlopsPerSec::get))),
             ("hbm.capacity", Some(self.hbm.capacity.get())),
             ("hbm.bandwidth", Some(self.hbm.bandwidth.get())),

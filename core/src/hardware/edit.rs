@@ -58,6 +58,7 @@ impl Chip {
             ("peak_flops.fp8", v) => self.peak_flops.fp8 = v.map(FlopsPerSec),
             ("peak_flops.int8", v) => self.peak_flops.int8 = v.map(FlopsPerSec),
             ("peak_flops.int4", v) => self.peak_flops.int4 = v.map(FlopsPerSec),
+            ("peak_flops.fp4", v) => self.peak_flops.fp4 = v.map(FlopsPerSec),
             ("vector_flops", v) => self.vector_flops = v.map(FlopsPerSec),
             ("hbm.capacity", Some(v)) => self.hbm.capacity = Bytes(v),
             ("hbm.bandwidth", Some(v)) => self.hbm.bandwidth = BytesPerSec(v),

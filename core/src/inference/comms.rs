@@ -15,10 +15,16 @@
 //!   bound on the sub-mesh that really carries them;
 //! - MoE layers with expert parallelism: dispatch and combine AllToAlls of the `T·k`
 //!   routed token copies `[T·k, D]` over the expert axes, and the AllReduce over the
-//!   other model axes.
+//!   other model axes;
+//! - with data-parallel attention (`sharding.dense: data`), every block outside the
+//!   experts runs on the `T / E_p` tokens of its expert-axis shard, so its AllReduces (and
+//!   the KV cache's collectives) cover only the other model axes; the dispatch and
+//!   combine AllToAlls are the same `[T·k, D]` arrays (each chip sends its `T·k/E_p`
+//!   copies), and each expert's output rows (`T·k/E_p`) are all-reduced over the other
+//!   model axes when the experts are also tensor-parallel.
 
 use super::kv_sharding::KvLayout;
-use super::options::WeightSharding;
+use super::options::{DenseSharding, WeightSharding};
 use crate::collectives::{collective_cost, AxisLink, CollectiveKind};
 use crate::error::Invalid;
 use crate::model::{Attention, ModelConfig};
@@ -40,7 +46,10 @@ pub struct ServingMesh {
     pub non_expert: Vec<AxisLink>,
     /// 1D or 2D.
     pub weights: WeightSharding,
-    /// The KV cache's layout.
+    /// The weights outside the experts: tensor- or data-parallel over the expert axes.
+    pub dense: DenseSharding,
+    /// The KV cache's layout (over the axes that shard the attention: every model axis,
+    /// or with data-parallel attention the non-expert ones).
     pub kv: KvLayout,
 }
 
@@ -54,6 +63,47 @@ impl ServingMesh {
     pub fn model_parallel(&self) -> f64 {
         product(&self.model)
     }
+
+    /// E_p: chips the experts are split over (1 without expert parallelism).
+    #[must_use]
+    pub fn expert_parallel(&self) -> f64 {
+        product(&self.expert)
+    }
+
+    /// True when the weights outside the experts are data-parallel over the expert axes.
+    #[must_use]
+    pub fn data_parallel_attention(&self) -> bool {
+        self.dense == DenseSharding::Data && !self.expert.is_empty()
+    }
+
+    /// The axes that shard attention and the dense weights: every model axis, or with
+    /// data-parallel attention the non-expert ones.
+    #[must_use]
+    pub fn dense_axes(&self) -> &[AxisLink] {
+        if self.data_parallel_attention() {
+            &self.non_expert
+        } else {
+            &self.model
+        }
+    }
+
+    /// Chips sharing one copy of the dense weights: Y, or Y / E_p with data-parallel
+    /// attention.
+    #[must_use]
+    pub fn dense_parallel(&self) -> f64 {
+        product(self.dense_axes())
+    }
+
+    /// The share of a step's tokens one dense shard processes: 1, or 1 / E_p with
+    /// data-parallel attention.
+    #[must_use]
+    pub fn dense_token_share(&self) -> f64 {
+        if self.data_parallel_attention() {
+            1.0 / self.expert_parallel()
+        } else {
+            1.0
+        }
+    }
 }
 
 /// Time of a step's collectives, summed over layers.
@@ -66,6 +116,8 @@ pub struct CommsTime {
     pub latency_floor_s: Seconds,
     /// Bytes over bandwidth, summed.
     pub bandwidth_time_s: Seconds,
+    /// Of `time_s`, the MoE dispatch and combine AllToAlls over the expert axes.
+    pub expert_all_to_all_s: Seconds,
 }
 
 impl CommsTime {
@@ -75,15 +127,16 @@ impl CommsTime {
         self.latency_floor_s > self.bandwidth_time_s
     }
 
-    fn add(&mut self, kind: CollectiveKind, v: f64, axes: &[AxisLink], times: f64) -> Result<(), Invalid> {
+    /// Add `times` runs of `kind` over `axes` for the array `v`; returns their time.
+    fn add(&mut self, kind: CollectiveKind, v: f64, axes: &[AxisLink], times: f64) -> Result<Seconds, Invalid> {
         if times <= 0.0 || axes.is_empty() || product(axes) <= 1.0 {
-            return Ok(());
+            return Ok(Seconds::ZERO);
         }
         let c = collective_cost(kind, Bytes(v), axes)?;
         self.time_s += c.time * times;
         self.latency_floor_s += c.latency_floor * times;
         self.bandwidth_time_s += c.bandwidth_time * times;
-        Ok(())
+        Ok(c.time * times)
     }
 }
 
@@ -109,26 +162,118 @@ pub fn attention_output_width(m: &ModelConfig) -> f64 {
     }
 }
 
+/// One collective of a step: `times` runs of `kind` over `axes` on an array of
+/// `bytes_per_token × tokens` bytes (every array of the serving step is linear in its
+/// tokens).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepCollective<'m> {
+    /// Which collective.
+    pub kind: CollectiveKind,
+    /// Over which axes.
+    pub axes: &'m [AxisLink],
+    /// Array bytes per token of the step.
+    pub bytes_per_token: f64,
+    /// Runs per step (layers, twice for dispatch and combine).
+    pub times: f64,
+    /// A MoE dispatch or combine AllToAll.
+    pub expert: bool,
+}
+
 /// One block (attention or MLP) under the weight sharding: `hidden` is the width of
-/// the activations between its two matmuls.
-fn block(
-    c: &mut CommsTime,
-    mesh: &ServingMesh,
+/// the activations between its two matmuls; 1D blocks reduce over `axes`. Sizes per
+/// token: `rows` is the share of the step's tokens a shard runs.
+#[allow(clippy::too_many_arguments)]
+fn block<'m>(
+    out: &mut Vec<StepCollective<'m>>,
+    mesh: &'m ServingMesh,
+    axes: &'m [AxisLink],
     rows: f64,
     d: f64,
     hidden: f64,
     a: f64,
     times: f64,
-) -> Result<(), Invalid> {
+) {
+    let mut push = |kind, axes, bytes_per_token| {
+        out.push(StepCollective { kind, axes, bytes_per_token, times, expert: false });
+    };
     match mesh.weights {
-        WeightSharding::WeightStationary1d => c.add(CollectiveKind::AllReduce, rows * d * a, &mesh.model, times),
+        WeightSharding::WeightStationary1d => push(CollectiveKind::AllReduce, axes, rows * d * a),
         WeightSharding::WeightStationary2d => {
             let x = product(&mesh.d_axes);
             let yz = product(&mesh.f_axes);
-            c.add(CollectiveKind::AllGather, rows * d * a / x, &mesh.f_axes, times)?;
-            c.add(CollectiveKind::AllReduce, rows * hidden * a / yz, &mesh.d_axes, times)?;
-            c.add(CollectiveKind::ReduceScatter, rows * d * a / x, &mesh.f_axes, times)
+            push(CollectiveKind::AllGather, &mesh.f_axes, rows * d * a / x);
+            push(CollectiveKind::AllReduce, &mesh.d_axes, rows * hidden * a / yz);
+            push(CollectiveKind::ReduceScatter, &mesh.f_axes, rows * d * a / x);
         }
+    }
+}
+
+/// The collectives of one forward step (see the module docs), per token, with
+/// activations of `activation_bytes`; `kv_resharding` adds the attention AllToAlls (or
+/// gathers) of a KV cache sharded beyond its heads. Collectives over one chip are left out.
+#[must_use]
+pub fn step_collectives<'m>(
+    m: &ModelConfig,
+    mesh: &'m ServingMesh,
+    activation_bytes: f64,
+    kv_resharding: bool,
+) -> Vec<StepCollective<'m>> {
+    let mut out = Vec::new();
+    let (a, d) = (activation_bytes, m.d_model as f64);
+    let layers = m.num_layers as f64;
+    let (moe_layers, dense_layers) = m.moe_and_dense_layers();
+    // Rows each dense shard runs, per token of the step, and the axes its collectives span.
+    let rows = mesh.dense_token_share();
+    let axes = mesh.dense_axes();
+    block(&mut out, mesh, axes, rows, d, attention_hidden(m), a, layers);
+    if kv_resharding && mesh.kv.other_shards > 1 {
+        let o = rows * attention_output_width(m) * a;
+        let mut push = |kind, times| out.push(StepCollective { kind, axes, bytes_per_token: o, times, expert: false });
+        match mesh.kv.mode {
+            super::options::KvSharding::Batch => push(CollectiveKind::AllToAll, 2.0 * layers),
+            super::options::KvSharding::Sequence => {
+                push(CollectiveKind::AllGather, layers);
+                push(CollectiveKind::AllReduce, layers);
+            }
+            super::options::KvSharding::Replicate => {}
+        }
+    }
+    let gated = m.mlp.kind.matrices().saturating_sub(1) as f64;
+    block(&mut out, mesh, axes, rows, d, gated * m.mlp.d_ff as f64, a, dense_layers as f64);
+    if let Some(moe) = &m.moe {
+        let k = moe.experts_per_token as f64;
+        let n = moe_layers as f64;
+        if mesh.expert.is_empty() {
+            block(&mut out, mesh, axes, rows, d, gated * k * moe.expert_d_ff as f64, a, n);
+        } else {
+            out.push(StepCollective {
+                kind: CollectiveKind::AllToAll,
+                axes: &mesh.expert,
+                bytes_per_token: k * d * a,
+                times: 2.0 * n,
+                expert: true,
+            });
+            let reduced = if mesh.data_parallel_attention() { k / mesh.expert_parallel() } else { 1.0 };
+            out.push(StepCollective {
+                kind: CollectiveKind::AllReduce,
+                axes: &mesh.non_expert,
+                bytes_per_token: reduced * d * a,
+                times: n,
+                expert: false,
+            });
+        }
+    }
+    out.retain(|c| c.times > 0.0 && !c.axes.is_empty() && product(c.axes) > 1.0);
+    out
+}
+
+impl CommsTime {
+    fn add_collective(&mut self, c: &StepCollective, tokens: f64) -> Result<(), Invalid> {
+        let t = self.add(c.kind, c.bytes_per_token * tokens, c.axes, c.times)?;
+        if c.expert {
+            self.expert_all_to_all_s += t;
+        }
+        Ok(())
     }
 }
 
@@ -146,34 +291,115 @@ pub fn step_comms(
     kv_resharding: bool,
 ) -> Result<CommsTime, Invalid> {
     let mut c = CommsTime::default();
-    let (t, a, d) = (tokens, activation_bytes, m.d_model as f64);
-    let layers = m.num_layers as f64;
-    let (moe_layers, dense_layers) = m.moe_and_dense_layers();
-    block(&mut c, mesh, t, d, attention_hidden(m), a, layers)?;
-    if kv_resharding && mesh.kv.other_shards > 1 {
-        let o = t * attention_output_width(m) * a;
-        match mesh.kv.mode {
-            super::options::KvSharding::Batch => c.add(CollectiveKind::AllToAll, o, &mesh.model, 2.0 * layers)?,
-            super::options::KvSharding::Sequence => {
-                c.add(CollectiveKind::AllGather, o, &mesh.model, layers)?;
-                c.add(CollectiveKind::AllReduce, o, &mesh.model, layers)?;
-            }
-            super::options::KvSharding::Replicate => {}
-        }
-    }
-    let gated = m.mlp.kind.matrices().saturating_sub(1) as f64;
-    block(&mut c, mesh, t, d, gated * m.mlp.d_ff as f64, a, dense_layers as f64)?;
-    if let Some(moe) = &m.moe {
-        let k = moe.experts_per_token as f64;
-        let n = moe_layers as f64;
-        if mesh.expert.is_empty() {
-            block(&mut c, mesh, t, d, gated * k * moe.expert_d_ff as f64, a, n)?;
-        } else {
-            c.add(CollectiveKind::AllToAll, t * k * d * a, &mesh.expert, 2.0 * n)?;
-            c.add(CollectiveKind::AllReduce, t * d * a, &mesh.non_expert, n)?;
-        }
+    for term in step_collectives(m, mesh, activation_bytes, kv_resharding) {
+        c.add_collective(&term, tokens)?;
     }
     Ok(c)
+}
+
+/// One network's share of a collective: `max(hops × latency, V × seconds_per_byte)` for
+/// the full array V.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Leg {
+    latency: Seconds,
+    seconds_per_byte: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct CurveTerm {
+    bytes_per_token: f64,
+    times: f64,
+    expert: bool,
+    /// One leg per network the collective crosses.
+    legs: Vec<Leg>,
+}
+
+/// The legs of `kind` over `axes`, as `collective_cost` adds them up (`collectives` module
+/// docs): within one network `max(latency floor, V_g / rate)`; networks nest inner first,
+/// so a gather's network sees the array divided by the sizes of the networks inside it,
+/// and an AllToAll's by every other network's size. Each leg is `collective_cost` on that
+/// network's axes alone at a one-byte array (its latency does not depend on the array).
+fn legs(kind: CollectiveKind, axes: &[AxisLink]) -> Result<Vec<Leg>, Invalid> {
+    let mut networks: Vec<crate::collectives::Network> = axes.iter().map(|a| a.network).collect();
+    networks.sort_unstable();
+    networks.dedup();
+    let groups: Vec<Vec<AxisLink>> =
+        networks.iter().map(|n| axes.iter().filter(|a| a.network == *n).cloned().collect()).collect();
+    let sizes: Vec<f64> = groups.iter().map(|g| product(g)).collect();
+    let (pattern, _) = kind.pattern_and_passes();
+    groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            let others: f64 = match pattern {
+                crate::collectives::Pattern::Gather => sizes.iter().take(g).product(),
+                crate::collectives::Pattern::AllToAll => {
+                    sizes.iter().enumerate().filter(|(h, _)| *h != g).map(|(_, s)| s).product()
+                }
+            };
+            let one = collective_cost(kind, Bytes(1.0), group)?;
+            Ok(Leg { latency: one.latency_floor, seconds_per_byte: one.bandwidth_time.get() / others })
+        })
+        .collect()
+}
+
+/// [`step_comms`] as a function of the step's tokens, precomputed once per mesh: the
+/// serving search and the continuous-batching model ask for thousands of steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommsCurve {
+    terms: Vec<CurveTerm>,
+}
+
+impl CommsCurve {
+    /// The curve of [`step_collectives`].
+    ///
+    /// # Errors
+    /// From `collective_cost` (non-finite link rates or latencies).
+    pub fn new(
+        m: &ModelConfig,
+        mesh: &ServingMesh,
+        activation_bytes: f64,
+        kv_resharding: bool,
+    ) -> Result<Self, Invalid> {
+        let terms = step_collectives(m, mesh, activation_bytes, kv_resharding)
+            .into_iter()
+            .map(|c| {
+                Ok(CurveTerm {
+                    bytes_per_token: c.bytes_per_token,
+                    times: c.times,
+                    expert: c.expert,
+                    legs: legs(c.kind, c.axes)?,
+                })
+            })
+            .collect::<Result<Vec<_>, Invalid>>()?;
+        Ok(Self { terms })
+    }
+
+    /// The step's collectives over `tokens` tokens; the same numbers as [`step_comms`].
+    ///
+    /// # Errors
+    /// Non-finite or out-of-range array sizes, as `collective_cost`.
+    pub fn at(&self, tokens: f64) -> Result<CommsTime, Invalid> {
+        let mut c = CommsTime::default();
+        for t in &self.terms {
+            let v = t.bytes_per_token * tokens;
+            if !(v.is_finite() && (0.0..=crate::hardware::MAX_QUANTITY).contains(&v)) {
+                return Err(Invalid::one("array_bytes", "is not a finite number of bytes up to 1e30"));
+            }
+            let mut time = Seconds::ZERO;
+            for leg in &t.legs {
+                let bandwidth = Seconds(v * leg.seconds_per_byte);
+                c.latency_floor_s += leg.latency * t.times;
+                c.bandwidth_time_s += bandwidth * t.times;
+                time += leg.latency.max(bandwidth) * t.times;
+            }
+            c.time_s += time;
+            if t.expert {
+                c.expert_all_to_all_s += time;
+            }
+        }
+        Ok(c)
+    }
 }
 
 #[cfg(test)]
@@ -204,6 +430,7 @@ mod tests {
             expert: Vec::new(),
             non_expert: axes,
             weights: WeightSharding::WeightStationary1d,
+            dense: DenseSharding::Tensor,
             kv,
         }
     }
@@ -223,6 +450,46 @@ mod tests {
 
     fn mesh_single() -> ServingMesh {
         mesh(Vec::new(), kv_layout(8, 1, KvSharding::Batch))
+    }
+
+    /// The precomputed curve gives `step_comms`'s numbers on tori, switches and a mesh over
+    /// two networks, with and without the KV cache's collectives.
+    #[test]
+    fn curve_equals_step_comms() {
+        use crate::hardware::catalog;
+        use crate::hardware::topology::Topology;
+        let m = presets::get("llama-3-70b").unwrap().config;
+        let moe = presets::get("deepseek-v3").unwrap().config;
+        for (chip, topo) in [
+            ("tpu-v5e", Topology::tpu_slice(&[4, 4], 1)),
+            ("tpu-v5p", Topology::tpu_slice(&[4, 4, 4], 1)),
+            ("h100-sxm", Topology::gpu_cluster(8, 1)),
+            ("h100-sxm", Topology::gpu_cluster(8, 2)),
+        ] {
+            let c = catalog::get(chip).unwrap();
+            let axes = topo.resolve(&c).unwrap();
+            for model in [&m, &moe] {
+                let kv = kv_layout(crate::kv_cache::kv_heads(model), product(&axes) as u64, KvSharding::Batch);
+                let mut mesh = mesh(axes.clone(), kv);
+                if model.moe.is_some() {
+                    mesh.expert = axes.clone();
+                    mesh.non_expert = Vec::new();
+                }
+                for resharding in [true, false] {
+                    let curve = CommsCurve::new(model, &mesh, 2.0, resharding).unwrap();
+                    for tokens in [1.0, 7.0, 100.0, 4096.0, 1e6] {
+                        let want = step_comms(model, &mesh, tokens, 2.0, resharding).unwrap();
+                        let got = curve.at(tokens).unwrap();
+                        let close =
+                            |a: Seconds, b: Seconds| (a.get() - b.get()).abs() <= 1e-12 * a.get().abs().max(1e-30);
+                        assert!(close(got.time_s, want.time_s), "{chip} {tokens}: {got:?} vs {want:?}");
+                        assert!(close(got.latency_floor_s, want.latency_floor_s));
+                        assert!(close(got.bandwidth_time_s, want.bandwidth_time_s));
+                        assert!(close(got.expert_all_to_all_s, want.expert_all_to_all_s));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

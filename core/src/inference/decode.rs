@@ -6,7 +6,10 @@
 //!        always HBM-bound  compute- or HBM-bound
 //! ```
 //!
-//! on one chip's share of the work, plus the collectives of the sharding, overlapped or
+//! with one extension: the attention term is `max(B·KV / W_hbm, attention FLOPs / C)`,
+//! because absorbed MLA attention does about 240 FLOPs per cached byte in bf16 and can be
+//! compute-bound (`decode_attention`); for GQA the KV load always wins, as the book says.
+//! All of it on one chip's share of the work, plus the collectives of the sharding, overlapped or
 //! not ([`CommsOverlap`]). Weight, KV, activation and compute formats are independent:
 //! they enter through the byte counts and the peak.
 
@@ -21,6 +24,8 @@ pub struct StepWork {
     pub weight_bytes: Bytes,
     /// KV-cache bytes read from HBM.
     pub kv_bytes: Bytes,
+    /// Dot-product-attention FLOPs against the cache (`decode_attention`).
+    pub attention_flops: Flops,
     /// Weight-matmul FLOPs (2 per weight per token).
     pub flops: Flops,
     /// Time of the sharding's collectives.
@@ -54,7 +59,9 @@ pub struct StepTime {
     pub weight_load_s: Seconds,
     /// KV bytes / HBM bandwidth.
     pub kv_load_s: Seconds,
-    /// FLOPs / peak.
+    /// Attention FLOPs / peak (the attention term is the larger of this and `kv_load_s`).
+    pub attention_flops_s: Seconds,
+    /// Weight-matmul FLOPs / peak.
     pub flops_s: Seconds,
     /// Collectives.
     pub comms_s: Seconds,
@@ -62,15 +69,16 @@ pub struct StepTime {
     pub binds: DecodeBound,
 }
 
-/// Book 7.1.5 eq. (4) plus communication: `KV/W + max(FLOPs/C, weights/W)`, then
-/// `max(·, comms)` with full overlap or `+ comms` without.
+/// Book 7.1.5 eq. (4) plus communication: `max(KV/W, attention FLOPs/C) + max(FLOPs/C,
+/// weights/W)`, then `max(·, comms)` with full overlap or `+ comms` without.
 #[must_use]
 pub fn decode_step_time(work: &StepWork, hbm: BytesPerSec, peak: FlopsPerSec, overlap: CommsOverlap) -> StepTime {
     let weight_load_s = work.weight_bytes / hbm;
     let kv_load_s = work.kv_bytes / hbm;
+    let attention_flops_s = work.attention_flops / peak;
     let flops_s = work.flops / peak;
     let comms_s = work.comms;
-    let local = kv_load_s + weight_load_s.max(flops_s);
+    let local = kv_load_s.max(attention_flops_s) + weight_load_s.max(flops_s);
     let upper = local + comms_s;
     let step_time_s = match overlap {
         CommsOverlap::Full => local.max(comms_s),
@@ -81,11 +89,24 @@ pub fn decode_step_time(work: &StepWork, hbm: BytesPerSec, peak: FlopsPerSec, ov
     } else {
         (DecodeBound::WeightLoading, weight_load_s)
     };
-    let binds = [(DecodeBound::KvLoading, kv_load_s), (DecodeBound::Communication, comms_s)]
-        .into_iter()
-        .fold(mlp, |best, (b, t)| if t > best.1 { (b, t) } else { best })
-        .0;
-    StepTime { step_time_s, step_time_upper_s: upper, weight_load_s, kv_load_s, flops_s, comms_s, binds }
+    let binds = [
+        (DecodeBound::KvLoading, kv_load_s),
+        (DecodeBound::Flops, attention_flops_s),
+        (DecodeBound::Communication, comms_s),
+    ]
+    .into_iter()
+    .fold(mlp, |best, (b, t)| if t > best.1 { (b, t) } else { best })
+    .0;
+    StepTime {
+        step_time_s,
+        step_time_upper_s: upper,
+        weight_load_s,
+        kv_load_s,
+        attention_flops_s,
+        flops_s,
+        comms_s,
+        binds,
+    }
 }
 
 #[cfg(test)]
@@ -102,6 +123,7 @@ mod tests {
             let work = StepWork {
                 weight_bytes: Bytes(30e9 / chips),
                 kv_bytes: Bytes(b * 100e3 * 8192.0 / chips),
+                attention_flops: Flops::ZERO,
                 flops: Flops(2.0 * b * 30e9 / chips),
                 comms: Seconds::ZERO,
             };
@@ -117,10 +139,32 @@ mod tests {
 
     #[test]
     fn overlap_takes_the_max_and_no_overlap_the_sum() {
-        let work = StepWork { weight_bytes: Bytes(1.0), kv_bytes: Bytes(1.0), flops: Flops(0.0), comms: Seconds(5.0) };
+        let work = StepWork {
+            weight_bytes: Bytes(1.0),
+            kv_bytes: Bytes(1.0),
+            attention_flops: Flops::ZERO,
+            flops: Flops(0.0),
+            comms: Seconds(5.0),
+        };
         let full = decode_step_time(&work, BytesPerSec(1.0), FlopsPerSec(1.0), CommsOverlap::Full);
         let none = decode_step_time(&work, BytesPerSec(1.0), FlopsPerSec(1.0), CommsOverlap::None);
         assert_eq!((full.step_time_s, none.step_time_s), (Seconds(5.0), Seconds(7.0)));
         assert_eq!(full.binds, DecodeBound::Communication);
+    }
+
+    /// Attention compute-bound (absorbed MLA on a high-bandwidth chip): 4 s of attention
+    /// FLOPs hide 1 s of KV reads; the step is 4 + max(1, 0) and FLOPs bind.
+    #[test]
+    fn attention_flops_replace_the_kv_load_when_larger() {
+        let work = StepWork {
+            weight_bytes: Bytes(1.0),
+            kv_bytes: Bytes(1.0),
+            attention_flops: Flops(4.0),
+            flops: Flops::ZERO,
+            comms: Seconds::ZERO,
+        };
+        let t = decode_step_time(&work, BytesPerSec(1.0), FlopsPerSec(1.0), CommsOverlap::Full);
+        assert_eq!(t.step_time_s, Seconds(5.0));
+        assert_eq!(t.binds, DecodeBound::Flops);
     }
 }

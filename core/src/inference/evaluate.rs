@@ -1,17 +1,21 @@
 //! Build the report's `inference` section from a model, the resolved hardware and the
 //! scenario's `inference` section.
 
+use super::colocated::continuous_batching;
 use super::curves::{curves, Curves};
-use super::disaggregation::{
-    kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step, servers_needed,
-};
+use super::disaggregated::{disaggregation_report, DisaggregationInputs};
+use super::disaggregation::{kv_tokens_evicted_per_step, kv_transfer, prefill_per_decode, sequences_finished_per_step};
 use super::memory::{chips_needed, min_chips, min_power_of_two_chips};
-use super::options::{InferenceSection, ServingSharding};
-use super::plan::{smallest_fitting, Plan};
+use super::mla::mla_report;
+use super::moe_load::moe_report;
+use super::options::{InferenceSection, KvNetwork, ServingSharding};
+use super::plan::{smallest_fitting, smallest_prefill_slice, Plan};
+use super::price::Price;
 use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
-    PrefillReport, PriceSource, ServingReport, SpeculativeReport, TopologySource, TpLimits,
+    PrefillReport, ServingReport, SpeculativeReport, TopologySource, TpLimits,
 };
+use super::search::search;
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
@@ -20,7 +24,8 @@ use super::tp_limits::{
 };
 use crate::collectives::{AxisLink, Network};
 use crate::error::{Checker, Invalid};
-use crate::hardware::query::{HardwareSection, ResolvedHardware};
+use crate::hardware::query::{ChipSource, HardwareSection, ResolvedHardware};
+use crate::hardware::Chip;
 use crate::kv_cache::{is_window_capped, kv_bytes_per_batch, kv_bytes_per_token};
 use crate::model::ModelConfig;
 use crate::roofline::matmul::critical_batch_approx;
@@ -62,17 +67,67 @@ pub fn evaluate_inference(
     topology_given: bool,
     section: &InferenceSection,
 ) -> Result<InferenceReport, Invalid> {
-    evaluate(model, hw, topology_given, section, true).map_err(|e| e.prefixed("inference"))
+    let prefill_chip = prefill_chip(section).map_err(|e| e.prefixed("inference"))?;
+    evaluate(model, hw, prefill_chip, topology_given, section, true, &Clone::clone).map_err(|e| e.prefixed("inference"))
 }
 
-/// `with_curves` false leaves `curves` empty ([`Curves::none`]): the charts' sweeps are most
-/// of the plan's work, and a caller that shows no chart (the headline bands) need not pay it.
-fn evaluate(
+/// [`evaluate_inference`] on hardware seen through `derate` (the calibrated mode's fitted
+/// efficiencies): `hw` and the prefill servers' chip both.
+///
+/// # Errors
+/// As [`evaluate_inference`].
+pub fn evaluate_inference_derated(
+    model: &ModelConfig,
+    hw: &ResolvedHardware,
+    topology_given: bool,
+    section: &InferenceSection,
+    derate: impl Fn(&ResolvedHardware) -> ResolvedHardware,
+) -> Result<InferenceReport, Invalid> {
+    evaluate_derated(model, hw, topology_given, section, true, derate)
+}
+
+fn evaluate_derated(
     model: &ModelConfig,
     hw: &ResolvedHardware,
     topology_given: bool,
     section: &InferenceSection,
     with_curves: bool,
+    derate: impl Fn(&ResolvedHardware) -> ResolvedHardware,
+) -> Result<InferenceReport, Invalid> {
+    let prefill = prefill_chip(section)
+        .map_err(|e| e.prefixed("inference"))?
+        .map(|chip| derate(&ResolvedHardware { chip, axes: Vec::new() }).chip);
+    let derate_chip = |c: &Chip| derate(&ResolvedHardware { chip: c.clone(), axes: Vec::new() }).chip;
+    evaluate(model, &derate(hw), prefill, topology_given, section, with_curves, &derate_chip)
+        .map_err(|e| e.prefixed("inference"))
+}
+
+/// The prefill servers' chip when `prefill.chip` names one (custom chips validated).
+///
+/// # Errors
+/// An unknown or invalid chip, on `prefill.chip`.
+pub fn prefill_chip(section: &InferenceSection) -> Result<Option<Chip>, Invalid> {
+    let Some(src) = &section.prefill.chip else { return Ok(None) };
+    let chip = src.resolve().map_err(|e| e.prefixed("prefill.chip"))?;
+    if matches!(src, ChipSource::Custom(_)) {
+        chip.validate().map_err(|e| e.prefixed("prefill.chip.custom"))?;
+    }
+    Ok(Some(chip))
+}
+
+/// `with_curves` false leaves `curves` empty ([`Curves::none`]): the charts' sweeps are most
+/// of the plan's work, and a caller that shows no chart (the headline bands) need not pay it.
+/// `derate` maps a catalog chip to the hardware the prediction mode sees (the search's
+/// chips other than the scenario's).
+#[allow(clippy::too_many_arguments)]
+fn evaluate(
+    model: &ModelConfig,
+    hw: &ResolvedHardware,
+    prefill_chip: Option<Chip>,
+    topology_given: bool,
+    section: &InferenceSection,
+    with_curves: bool,
+    derate: &dyn Fn(&Chip) -> Chip,
 ) -> Result<InferenceReport, Invalid> {
     let chip = &hw.chip;
     let s = &section.sharding;
@@ -80,20 +135,37 @@ fn evaluate(
         return Err(Invalid::one("sharding", "naming mesh axes needs a `hardware.topology`"));
     }
     let draft = draft_model(section)?;
-    let prefill_axes = match &section.prefill.topology {
-        Some(t) => Some(t.resolve(chip).map_err(|e| e.prefixed("prefill.topology"))?),
-        None => None,
+    let mut notes = Vec::new();
+    // The prefill servers: their own mesh (`prefill.topology`, on `prefill.chip` when
+    // given), or the smallest slice of `prefill.chip` that holds a pass, or none (prefill
+    // on the decode mesh).
+    let prefill_on = prefill_chip.as_ref().unwrap_or(chip);
+    let prefill_axes = match (&section.prefill.topology, &prefill_chip) {
+        (Some(t), _) => Some(t.resolve(prefill_on).map_err(|e| e.prefixed("prefill.topology"))?),
+        (None, Some(c)) => match smallest_prefill_slice(model, c, section)? {
+            Some((_, axes)) => Some(axes),
+            None => {
+                let largest =
+                    slice_shapes(c).pop().ok_or_else(|| Invalid::one("prefill.chip", "has no slice shapes"))?;
+                notes.push(format!(
+                    "a prefill pass fits on no {} slice; showing the largest, {}",
+                    c.name, largest.label
+                ));
+                Some(largest.topology(c).resolve(c).map_err(|e| e.prefixed("prefill.chip"))?)
+            }
+        },
+        (None, None) => None,
     };
+    let prefill_mesh = prefill_axes.as_deref().map(|a| (a, prefill_chip.as_ref()));
     let fit_batch = section.batch.unwrap_or(1);
     // Candidate slices have their own axes: split them the default way (every scale-up
     // axis, 1D), keeping only what the KV cache does past its heads.
     let default_split =
         InferenceSection { sharding: ServingSharding { kv: s.kv, ..ServingSharding::default() }, ..section.clone() };
-    let min = smallest_fitting(model, chip, prefill_axes.as_deref(), draft.as_ref(), &default_split, fit_batch)?;
-    let mut notes = Vec::new();
+    let min = smallest_fitting(model, chip, prefill_mesh, draft.as_ref(), &default_split, fit_batch)?;
     let (plan, topology, topology_source) = if topology_given {
         (
-            Plan::new(model, chip, &hw.axes, prefill_axes.as_deref(), draft.as_ref(), section)?,
+            Plan::new(model, chip, &hw.axes, prefill_mesh, draft.as_ref(), section)?,
             topology_label(&hw.axes),
             TopologySource::Scenario,
         )
@@ -104,7 +176,7 @@ fn evaluate(
         let axes = largest.topology(chip).resolve(chip).map_err(|e| e.prefixed("hardware.topology"))?;
         notes.push(format!("nothing fits on any {} slice; showing the largest, {}", chip.name, largest.label));
         (
-            Plan::new(model, chip, &axes, prefill_axes.as_deref(), draft.as_ref(), section)?,
+            Plan::new(model, chip, &axes, prefill_mesh, draft.as_ref(), section)?,
             largest.label,
             TopologySource::SmallestFitting,
         )
@@ -229,20 +301,29 @@ fn evaluate(
         max_batch,
     };
 
-    // Disaggregation (book 8.1.2).
-    let kv_request = dec.kv_per_sequence(section.prompt_len);
-    let per_decode_server = queries_per_s(b, 1.0, step, g_len);
-    let (prefill_servers, decode_servers) = match section.request_rate {
-        Some(r) => (Some(r * ttft.get()), Some(servers_needed(r, per_decode_server))),
-        None => (None, None),
+    // Disaggregation (book 8.1.2, 7.4).
+    let price = Price::resolve(section.price_per_chip_hour_usd, chip);
+    let prefill_price = match (&plan.prefill_chip, section.prefill.price_per_chip_hour_usd) {
+        (_, Some(p)) => Price::resolve(Some(p), prefill_on),
+        (None, None) => price,
+        (Some(c), None) => Price::resolve(None, c),
     };
+    let kv_request = dec.kv_per_sequence(section.prompt_len);
+    let prefill_topology = prefill_axes.as_deref().map_or_else(|| topology_label(&dec.mesh.model), topology_label);
+    let disaggregation = disaggregation_report(&DisaggregationInputs {
+        plan: &plan,
+        prefill_chip: prefill_on,
+        prefill_topology,
+        decode_topology: topology_label(&dec.mesh.model),
+        batch: b,
+        decode_fits: per_chip_mem.fits,
+        ttft,
+        step,
+        price: &price,
+        prefill_price: &prefill_price,
+    })?;
     let disaggregation = DisaggregationReport {
-        prefill_s: ttft,
-        decode_step_s: step,
         prefill_per_decode: prefill_per_decode(ttft, step, b, g_len),
-        prefill_servers,
-        decode_servers,
-        chips_total: prefill_servers.zip(decode_servers).map(|(p, d)| p.ceil() * y_prefill + d.ceil() * y),
         kv_bytes_per_request: kv_request,
         kv_transfer_ici_s: kv_transfer(
             kv_request,
@@ -260,6 +341,7 @@ fn evaluate(
         .total,
         sequences_finished_per_step: sequences_finished_per_step(b, g_len),
         kv_tokens_evicted_per_step: kv_tokens_evicted_per_step(b, p_len, g_len),
+        ..disaggregation
     };
 
     // Speculative decoding (book 7.2.1).
@@ -288,18 +370,16 @@ fn evaluate(
     };
 
     // Cost.
-    let price = section
-        .price_per_chip_hour_usd
-        .map(|p| (p, PriceSource::Scenario))
-        .or_else(|| chip.price_per_chip_hour_usd.map(|p| (p, PriceSource::Catalog)));
-    let cost = price.map(|(p, source)| CostReport {
+    let cost = price.usd_per_chip_hour.map(|p| CostReport {
         price_per_chip_hour_usd: p,
-        price_source: source,
+        price_source: price.source,
         decode_usd_per_million_tokens: usd_per_million_tokens(p, 1.0, decode.tokens_per_s_per_chip),
         prefill_usd_per_million_tokens: usd_per_million_tokens(p, y_prefill, p_len / ttft.get()),
     });
 
     notes.extend(super::notes::notes(model, &plan, &decode, &kv_cache, &per_chip_mem, batch));
+    let continuous_batching = continuous_batching(&plan, batch, &price)?;
+    notes.extend(super::notes::serving_notes(&plan, &disaggregation, &continuous_batching));
     Ok(InferenceReport {
         kv_bytes_per_token: kv_bytes_per_token(model, dt.kv),
         min_chips: memory.min_chips,
@@ -323,7 +403,15 @@ fn evaluate(
         prefill,
         memory,
         disaggregation,
+        continuous_batching,
+        search: match &section.search {
+            Some(options) => Some(search(model, section, chip, options, derate)?),
+            None => None,
+        },
+        mla: mla_report(model, dt.kv, dec.peak, dec.hbm),
+        moe: moe_report(dec, b, &point),
         speculative,
+        price,
         cost,
         notes,
     })
@@ -358,12 +446,17 @@ fn scenario_inference_with(
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-    // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched).
-    let hw = match s.conventions.prediction {
-        crate::efficiency::PredictionMode::Ideal => hw,
-        crate::efficiency::PredictionMode::Calibrated => crate::efficiency::calibration::bundled().derate(&hw),
-    };
-    evaluate(model, &hw, topology_given, section, with_curves).map(Some).map_err(|e| e.prefixed("inference"))
+    // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched),
+    // the prefill servers' chip too.
+    match s.conventions.prediction {
+        crate::efficiency::PredictionMode::Ideal => {
+            evaluate_derated(model, &hw, topology_given, section, with_curves, Clone::clone).map(Some)
+        }
+        crate::efficiency::PredictionMode::Calibrated => {
+            let cal = crate::efficiency::calibration::bundled();
+            evaluate_derated(model, &hw, topology_given, section, with_curves, |h| cal.derate(h)).map(Some)
+        }
+    }
 }
 
 /// Check a scenario's `inference` section against its `hardware` without computing the
@@ -392,8 +485,26 @@ pub fn validate_section(section: Option<&InferenceSection>, hardware: Option<&Ha
         c.ensure(chip.peak_flops.for_dtype(compute).is_some(), "inference.dtypes.compute", || {
             format!("{} has no published {} peak", chip.name, compute.name())
         });
-        if let Some(t) = &section.prefill.topology {
-            c.merge("inference.prefill.topology", t.validate(&chip));
+        match prefill_chip(section) {
+            Ok(prefill) => {
+                let on = prefill.as_ref().unwrap_or(&chip);
+                if let Some(t) = &section.prefill.topology {
+                    c.merge("inference.prefill.topology", t.validate(on));
+                }
+                c.ensure(
+                    prefill.is_none() || on.peak_flops.for_dtype(compute).is_some(),
+                    "inference.prefill.chip",
+                    || format!("{} has no published {} peak", on.name, compute.name()),
+                );
+                let network = section.kv_transfer.network;
+                c.ensure(network != KvNetwork::ScaleUp || on.id == chip.id, "inference.kv_transfer.network", || {
+                    format!(
+                        "`scale_up` needs both pools on one chip type ({} prefills, {} decodes)",
+                        on.name, chip.name
+                    )
+                });
+            }
+            Err(e) => c.merge("inference", Err(e)),
         }
     }
     c.finish()

@@ -1,10 +1,12 @@
 //! Caveats about a serving configuration, in words, for the page and the CLI report.
 
+use super::colocated::ContinuousBatchingReport;
 use super::kv_sharding::KvLayout;
 use super::memory::MemoryPerChip;
+use super::options::KvNetwork;
 use super::options::KvSharding;
 use super::plan::Plan;
-use super::report::{DecodeReport, KvCacheReport};
+use super::report::{DecodeReport, DisaggregationReport, KvCacheReport};
 use crate::decimal::fixed;
 use crate::error::number_text;
 use crate::model::ModelConfig;
@@ -89,6 +91,51 @@ pub fn notes(
     }
     if kv.window_capped {
         out.push("local-attention layers cache only their window".into());
+    }
+    out
+}
+
+/// Caveats of the rate-based sections: pools that cannot share a scale-up domain, a
+/// prefill server that does not fit, a transfer that dominates the first token, prefill
+/// chunks that stall decoding.
+#[must_use]
+pub fn serving_notes(plan: &Plan, d: &DisaggregationReport, cb: &ContinuousBatchingReport) -> Vec<String> {
+    let mut out = Vec::new();
+    let s = plan.section;
+    if s.kv_transfer.network == KvNetwork::ScaleUp {
+        let chips = d.prefill_pool.chips_per_server + d.decode_pool.chips_per_server;
+        let domain = plan.decode_chip.scale_up.max_chips as f64;
+        if chips > domain {
+            out.push(format!(
+                "a prefill and a decode server ({} chips) do not fit in one {}-chip {} domain; `kv_transfer.network: scale_up` assumes they do",
+                number_text(chips),
+                number_text(domain),
+                plan.decode_chip.scale_up.name
+            ));
+        }
+    }
+    if !d.prefill_pool.fits {
+        out.push(format!(
+            "a prefill server ({} × {}) does not hold the weights, {} prompt caches and a pass's activations",
+            d.prefill_pool.chips_per_server, d.prefill_pool.chip, d.prefill_batch
+        ));
+    }
+    if d.kv_transfer_added_s.get() > 0.5 * d.prefill_pass_s.get() {
+        out.push(format!(
+            "the KV transfer adds {} s to a {} s prefill pass: a faster link or `kv_transfer.overlap: layerwise` shortens the first token",
+            fixed(d.kv_transfer_added_s.get(), 4),
+            fixed(d.prefill_pass_s.get(), 4)
+        ));
+    }
+    if let Some(p) = &cb.at_batch.point {
+        if p.mixed_step_s.get() > 5.0 * p.tpot_s.get() {
+            out.push(format!(
+                "with a {}-token budget a prefill chunk stalls every decoding sequence for {} s (the mean step is {} s): a smaller `token_budget` evens the tokens out",
+                cb.token_budget,
+                fixed(p.mixed_step_s.get(), 4),
+                fixed(p.tpot_s.get(), 4)
+            ));
+        }
     }
     out
 }

@@ -3,11 +3,16 @@
 //! section; every convention that tools disagree on is a named option whose default is
 //! stated here.
 
+use super::search::SearchOptions;
 use super::speculative::{DraftCost, Speculative};
+use super::targets::ServingTargets;
+use super::traffic::{Traffic, TrafficMix};
 use crate::dtype::DType;
 use crate::error::{Checker, Invalid};
 use crate::flops::{AttentionCounting, MAX_SEQ_LEN};
+use crate::hardware::query::ChipSource;
 use crate::hardware::topology::Topology;
+use crate::units::{BytesPerSec, Seconds};
 use serde::{Deserialize, Serialize};
 
 fn bf16() -> DType {
@@ -57,6 +62,25 @@ pub enum WeightSharding {
     WeightStationary2d,
 }
 crate::serde_names::deserialize_by_name!(WeightSharding { WeightStationary1d => "weight_stationary_1d", WeightStationary2d => "weight_stationary_2d" });
+
+/// How the weights outside the routed experts (attention, dense MLPs, shared experts)
+/// are laid out when a MoE model uses expert parallelism.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum DenseSharding {
+    /// Sharded over every model axis like the experts (tensor parallelism): every chip
+    /// sees every token of the batch. The default.
+    #[default]
+    Tensor,
+    /// Data-parallel attention (DeepSeek-V3's decode deployment, arXiv 2412.19437 §3.4.2;
+    /// SGLang's `--enable-dp-attention`): replicated over the expert axes and sharded only
+    /// over the other model axes; each expert-axis shard decodes its own slice of the
+    /// batch and holds its KV caches, and the tokens meet the experts through the
+    /// dispatch and combine AllToAlls.
+    Data,
+}
+crate::serde_names::deserialize_by_name!(DenseSharding { Tensor => "tensor", Data => "data" });
 
 /// What happens to the KV cache when the model-parallel degree exceeds the KV heads
 /// (book 7.3.3: shard heads first, then something else).
@@ -140,6 +164,10 @@ pub struct ServingSharding {
     /// For MoE models: the model axes the experts are split over (expert parallelism).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expert_axes: Vec<String>,
+    /// With expert axes: the other weights tensor-parallel over every model axis
+    /// (`tensor`, the default) or data-parallel over the expert axes (`data`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub dense: DenseSharding,
     /// What the KV cache does beyond head sharding (default `batch`).
     #[serde(default)]
     pub kv: KvSharding,
@@ -168,12 +196,81 @@ pub struct PrefillOptions {
     /// masked half), `dense` (book 4.3) or `ignored` (book 8.1.2's 2·N·T).
     #[serde(default = "causal_half")]
     pub attention: AttentionCounting,
+    /// The prefill servers' chip (disaggregated serving); absent = `hardware.chip`.
+    /// Without `topology`, the smallest slice of it that holds a prefill pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chip: Option<ChipSource>,
+    /// Prompts per prefill pass on a prefill server (default 1, the book's batch-1
+    /// prefill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u64>,
+    /// US dollars per chip-hour of the prefill servers; absent = the decode servers'
+    /// price when they share a chip, else the prefill chip's catalog price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_per_chip_hour_usd: Option<f64>,
 }
 
 impl Default for PrefillOptions {
     fn default() -> Self {
-        Self { mfu: None, chunk: None, topology: None, attention: AttentionCounting::CausalHalf }
+        Self {
+            mfu: None,
+            chunk: None,
+            topology: None,
+            attention: AttentionCounting::CausalHalf,
+            chip: None,
+            batch: None,
+            price_per_chip_hour_usd: None,
+        }
     }
+}
+
+/// The network that carries a prompt's KV cache from a prefill server to a decode server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum KvNetwork {
+    /// DCN / InfiniBand / RoCE: the chips' scale-out bandwidth (`scale_out`), what
+    /// disaggregated deployments across nodes use (Mooncake, DeepSeek, Dynamo). The default.
+    #[default]
+    ScaleOut,
+    /// ICI / NVLink: both pools in one scale-up domain (one TPU slice, one NVL72 rack);
+    /// one link per chip on a torus, the whole egress on a switch. Needs one chip type.
+    ScaleUp,
+}
+crate::serde_names::deserialize_by_name!(KvNetwork { ScaleOut => "scale_out", ScaleUp => "scale_up" });
+
+/// Whether the transfer waits for the prefill pass or streams layer by layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum KvOverlap {
+    /// The cache leaves after the pass: time to first token adds the whole transfer.
+    /// The default.
+    #[default]
+    None,
+    /// Each layer's cache leaves when the layer is done (Mooncake, NIXL in Dynamo):
+    /// the pass and the transfer overlap but for one layer.
+    Layerwise,
+}
+crate::serde_names::deserialize_by_name!(KvOverlap { None => "none", Layerwise => "layerwise" });
+
+/// `inference.kv_transfer`: the link between the prefill and decode pools.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct KvTransfer {
+    /// Which network (default `scale_out`).
+    #[serde(default)]
+    pub network: KvNetwork,
+    /// One-way bytes per second each chip sends or receives at; absent = the chips'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_per_chip: Option<BytesPerSec>,
+    /// Fixed cost of one transfer; absent = the network's published hop latency, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Seconds>,
+    /// `none` (default) or `layerwise`.
+    #[serde(default)]
+    pub overlap: KvOverlap,
 }
 
 /// `inference`: the serving workload and how it is served.
@@ -219,10 +316,34 @@ pub struct InferenceSection {
     /// Speculative decoding, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<Speculative>,
+    /// Continuous batching: tokens per step (decode tokens plus a prefill chunk) of a
+    /// server doing both; absent = [`DEFAULT_TOKEN_BUDGET`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+    /// Prompt and output length distributions for everything rate-based (queueing,
+    /// servers, the search); absent = the fixed `prompt_len` and `output_len`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficMix>,
+    /// Latency targets for the server counts and the search.
+    #[serde(default, skip_serializing_if = "ServingTargets::is_empty")]
+    pub targets: ServingTargets,
+    /// The link between prefill and decode servers.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kv_transfer: KvTransfer,
+    /// Search for the cheapest deployment meeting `targets` at `request_rate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchOptions>,
 }
+
+/// Tokens per step of continuous batching when the scenario gives none: TensorRT-LLM's
+/// default `max_num_tokens` (vLLM and SGLang choose 2,048 to 16,384 by GPU and mode).
+pub const DEFAULT_TOKEN_BUDGET: u64 = 8192;
 
 /// Largest batch accepted.
 pub const MAX_BATCH: u64 = 1 << 24;
+
+/// Most prompts one prefill pass may batch.
+pub const MAX_PREFILL_BATCH: u64 = 1 << 16;
 
 /// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
 /// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
@@ -247,6 +368,11 @@ impl InferenceSection {
             reserved_hbm_fraction: 0.0,
             price_per_chip_hour_usd: None,
             speculative: None,
+            token_budget: None,
+            traffic: None,
+            targets: ServingTargets::default(),
+            kv_transfer: KvTransfer::default(),
+            search: None,
         }
     }
 
@@ -275,12 +401,40 @@ impl InferenceSection {
         if let Some(k) = self.prefill.chunk {
             c.range("prefill.chunk", k, 1, MAX_SEQ_LEN);
         }
+        if let Some(b) = self.prefill.batch {
+            c.range("prefill.batch", b, 1, MAX_PREFILL_BATCH);
+        }
+        if let Some(p) = self.prefill.price_per_chip_hour_usd {
+            c.range_f64("prefill.price_per_chip_hour_usd", p, 0.0, 1e6);
+        }
+        if let Some(w) = self.kv_transfer.bandwidth_per_chip {
+            positive(&mut c, "kv_transfer.bandwidth_per_chip", w.get(), crate::hardware::MAX_QUANTITY);
+            if w.get() > 0.0 && w.get() < 1.0 {
+                c.push("kv_transfer.bandwidth_per_chip", "must be at least 1 byte per second");
+            }
+        }
+        if let Some(l) = self.kv_transfer.latency {
+            c.range_f64("kv_transfer.latency", l.get(), 0.0, 1e6);
+        }
         if let Some(s) = &self.speculative {
             c.range("speculative.draft_len", s.draft_len, 1, 64);
             c.range_f64("speculative.acceptance", s.acceptance, 0.0, 1.0);
             if let DraftCost::CostRatio(r) = s.draft {
                 c.range_f64("speculative.draft.cost_ratio", r, 0.0, 1e3);
             }
+        }
+        if let Some(b) = self.token_budget {
+            c.range("token_budget", b, 2, MAX_BATCH);
+        }
+        if let Some(t) = &self.traffic {
+            c.merge("traffic", t.validate());
+        }
+        c.merge("targets", self.targets.validate());
+        if let Some(o) = &self.search {
+            c.merge("search", o.validate());
+            c.ensure(self.request_rate.is_some(), "search", || {
+                "needs `request_rate`: the search sizes deployments for a rate".into()
+            });
         }
         self.validate_axes(&mut c, axes);
         c.finish()
@@ -303,6 +457,14 @@ impl InferenceSection {
                 c.ensure(model.contains(name), &field, || format!("{name:?} is not one of the model axes {model:?}"));
                 c.ensure(!list[..i].contains(name), &field, || format!("axis {name:?} is listed twice"));
             }
+        }
+        if s.dense == DenseSharding::Data {
+            c.ensure(!s.expert_axes.is_empty(), "sharding.dense", || {
+                "`data` (data-parallel attention) needs `sharding.expert_axes`".into()
+            });
+            c.ensure(s.weights == WeightSharding::WeightStationary1d, "sharding.dense", || {
+                "`data` combines with 1D weight-stationary only".into()
+            });
         }
         if s.weights == WeightSharding::WeightStationary2d {
             c.ensure(!s.d_axes.is_empty() && s.d_axes.len() < model.len(), "sharding.d_axes", || {
@@ -330,6 +492,18 @@ impl InferenceSection {
         self.context_for(self.prompt_len, self.output_len)
     }
 
+    /// Tokens per step of continuous batching.
+    #[must_use]
+    pub fn token_budget(&self) -> u64 {
+        self.token_budget.unwrap_or(DEFAULT_TOKEN_BUDGET)
+    }
+
+    /// The traffic: the mix, or the fixed lengths.
+    #[must_use]
+    pub fn traffic(&self) -> Traffic {
+        Traffic::new(self.traffic.as_ref(), self.prompt_len, self.output_len)
+    }
+
     /// The same for another prompt and output length.
     #[must_use]
     pub fn context_for(&self, prompt_len: u64, output_len: u64) -> u64 {
@@ -338,6 +512,10 @@ impl InferenceSection {
             KvContext::Mean => prompt_len.saturating_add(output_len / 2),
         }
     }
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 fn positive(c: &mut Checker, field: &str, v: f64, hi: f64) {

@@ -9,7 +9,7 @@ use super::setup::ServingSetup;
 use super::slices::{slice_shapes, SliceShape};
 use super::speculative::DraftCost;
 use crate::collectives::{AxisLink, Network};
-use crate::error::Invalid;
+use crate::error::{FieldError, Invalid};
 use crate::hardware::Chip;
 use crate::model::ModelConfig;
 use crate::units::Bytes;
@@ -24,8 +24,13 @@ pub struct Plan<'a> {
     pub section: &'a InferenceSection,
     /// The decode replica.
     pub decode: ServingSetup,
-    /// A separate prefill server (`prefill.topology`); `None` = prefill on the decode mesh.
+    /// A separate prefill server (`prefill.topology` or `prefill.chip`); `None` = prefill
+    /// on the decode mesh.
     pub prefill: Option<ServingSetup>,
+    /// The decode servers' chip.
+    pub decode_chip: Chip,
+    /// The prefill servers' chip when it is another (`prefill.chip`).
+    pub prefill_chip: Option<Chip>,
     /// The draft model of speculative decoding, on the decode mesh.
     pub draft: Option<ServingSetup>,
 }
@@ -37,8 +42,8 @@ pub fn axis_names(axes: &[AxisLink]) -> Vec<(String, bool)> {
 }
 
 impl<'a> Plan<'a> {
-    /// Resolve the plan on the decode mesh `axes` (`prefill_axes` for a separate prefill
-    /// server; `draft` the draft model, if any).
+    /// Resolve the plan on the decode mesh `axes` (`prefill` for a separate prefill
+    /// server: its axes and, when it is another, its chip; `draft` the draft model, if any).
     ///
     /// # Errors
     /// Field errors relative to `inference` (unknown axes, a compute format the chip lacks).
@@ -46,7 +51,7 @@ impl<'a> Plan<'a> {
         model: &ModelConfig,
         chip: &Chip,
         axes: &[AxisLink],
-        prefill_axes: Option<&[AxisLink]>,
+        prefill_mesh: Option<(&[AxisLink], Option<&Chip>)>,
         draft: Option<&ModelConfig>,
         section: &'a InferenceSection,
     ) -> Result<Self, Invalid> {
@@ -57,11 +62,21 @@ impl<'a> Plan<'a> {
             ServingSetup::new(m, chip, axes, model_axes, sharding, section.dtypes, section.comms_overlap)
         };
         let decode = setup(model, axes, &model_axes, &section.sharding)?;
-        let prefill = match prefill_axes {
-            Some(p) => {
-                let up: Vec<String> = axis_names(p).into_iter().filter(|(_, up)| *up).map(|(n, _)| n).collect();
-                let sharding = ServingSharding { kv: section.sharding.kv, ..ServingSharding::default() };
-                Some(setup(model, p, &up, &sharding)?)
+        let prefill = match prefill_mesh {
+            Some((p, prefill_chip)) => {
+                Some(prefill_setup(model, prefill_chip.unwrap_or(chip), p, section).map_err(|e| {
+                    match prefill_chip {
+                        // The prefill chip lacks the compute format: say so on `prefill.chip`.
+                        Some(c) => Invalid(
+                            e.0.into_iter()
+                                .map(|f| {
+                                    FieldError::new("prefill.chip", format!("{} ({}: {})", c.name, f.field, f.message))
+                                })
+                                .collect(),
+                        ),
+                        None => e,
+                    }
+                })?)
             }
             None => None,
         };
@@ -77,7 +92,14 @@ impl<'a> Plan<'a> {
             }
             None => None,
         };
-        Ok(Self { section, decode, prefill, draft })
+        Ok(Self {
+            section,
+            decode,
+            prefill,
+            decode_chip: chip.clone(),
+            prefill_chip: prefill_mesh.and_then(|(_, c)| c.cloned()),
+            draft,
+        })
     }
 
     /// The setup prefill runs on.
@@ -119,6 +141,27 @@ impl<'a> Plan<'a> {
         )
     }
 
+    /// Largest concurrency of a server doing continuous batching at `context` with a
+    /// step of `budget` tokens (the working memory of the whole step, no draft model).
+    #[must_use]
+    pub fn colocated_max_concurrency(&self, context: u64, budget: u64) -> u64 {
+        let s = self.section;
+        let fits = |b: u64| {
+            let b = b as f64;
+            let m = self.decode.memory(
+                b,
+                context,
+                b,
+                budget as f64,
+                s.working_memory,
+                s.reserved_hbm_fraction,
+                (Bytes::ZERO, Bytes::ZERO),
+            );
+            m.fits
+        };
+        largest_fitting(MAX_PLANNED_BATCH, |b| b == 0 || fits(b))
+    }
+
     /// Largest batch whose memory fits at `context`.
     #[must_use]
     pub fn max_batch(&self, context: u64) -> u64 {
@@ -132,7 +175,7 @@ impl<'a> Plan<'a> {
     pub fn prefill_time(&self, prompt: u64, chunked: bool) -> Result<PrefillTime, Invalid> {
         let p = &self.section.prefill;
         let chunk = if chunked { p.chunk.unwrap_or(prompt) } else { prompt };
-        self.prefill_setup().prefill(prompt, chunk, p.mfu.unwrap_or(1.0), p.attention)
+        self.prefill_setup().prefill(prompt, chunk, 1.0, p.mfu.unwrap_or(1.0), p.attention)
     }
 
     /// The draft's cost as a fraction of a decode step, when given that way.
@@ -145,6 +188,44 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// A prefill server of `model` on `chip` over `axes`, split 1D over its scale-up axes.
+///
+/// # Errors
+/// A compute format the chip lacks (`dtypes.compute`).
+pub fn prefill_setup(
+    model: &ModelConfig,
+    chip: &Chip,
+    axes: &[AxisLink],
+    section: &InferenceSection,
+) -> Result<ServingSetup, Invalid> {
+    let up: Vec<String> = axis_names(axes).into_iter().filter(|(_, up)| *up).map(|(n, _)| n).collect();
+    let sharding = ServingSharding { kv: section.sharding.kv, ..ServingSharding::default() };
+    ServingSetup::new(model, chip, axes, &up, &sharding, section.dtypes, section.comms_overlap)
+}
+
+/// The smallest slice of `chip` whose prefill server holds the weights, `prefill.batch`
+/// caches of the longest prompt and the pass's working memory; `None` when none does.
+///
+/// # Errors
+/// As [`prefill_setup`].
+pub fn smallest_prefill_slice(
+    model: &ModelConfig,
+    chip: &Chip,
+    section: &InferenceSection,
+) -> Result<Option<(SliceShape, Vec<AxisLink>)>, Invalid> {
+    let prompt = section.traffic().max_prompt().max(section.prompt_len);
+    let batch = section.prefill.batch.unwrap_or(1) as f64;
+    let chunk = section.prefill.chunk.unwrap_or(prompt);
+    for shape in slice_shapes(chip) {
+        let Ok(axes) = shape.topology(chip).resolve(chip) else { continue };
+        let setup = prefill_setup(model, chip, &axes, section)?;
+        if setup.prefill_memory(batch, prompt, chunk, section.working_memory, section.reserved_hbm_fraction).fits {
+            return Ok(Some((shape, axes)));
+        }
+    }
+    Ok(None)
+}
+
 /// Walk `chip`'s slice shapes smallest first and return the first on which `batch`
 /// sequences at `context` fit, with its plan; `None` when none does.
 ///
@@ -153,7 +234,7 @@ impl<'a> Plan<'a> {
 pub fn smallest_fitting<'a>(
     model: &ModelConfig,
     chip: &Chip,
-    prefill_axes: Option<&[AxisLink]>,
+    prefill: Option<(&[AxisLink], Option<&Chip>)>,
     draft: Option<&ModelConfig>,
     section: &'a InferenceSection,
     batch: u64,
@@ -161,7 +242,7 @@ pub fn smallest_fitting<'a>(
     let context = section.decode_context();
     for shape in slice_shapes(chip) {
         let Ok(axes) = shape.topology(chip).resolve(chip) else { continue };
-        let plan = Plan::new(model, chip, &axes, prefill_axes, draft, section)?;
+        let plan = Plan::new(model, chip, &axes, prefill, draft, section)?;
         if plan.memory(batch, context).fits {
             return Ok(Some((shape, plan)));
         }

@@ -38,9 +38,23 @@ pub struct InferenceReport {
     pub memory: MemoryReport,
     /// Prefill and decode servers.
     pub disaggregation: DisaggregationReport,
+    /// Prefill and decode on the same servers with continuous batching and chunked
+    /// prefill.
+    pub continuous_batching: super::colocated::ContinuousBatchingReport,
+    /// The search under targets, when the scenario asks for it (`inference.search`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::search::SearchReport>,
+    /// MLA decode with absorbed projections (MLA models only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<super::mla::MlaReport>,
+    /// Per-expert load and expert parallelism of a decode step (MoE models only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<super::moe_load::MoeReport>,
     /// Speculative decoding, when the scenario asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speculative: Option<SpeculativeReport>,
+    /// The price per chip-hour and where it comes from ("no public price" included).
+    pub price: super::price::Price,
     /// Cost, when a price is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CostReport>,
@@ -231,32 +245,72 @@ pub struct MemoryReport {
     pub max_batch: u64,
 }
 
+/// One pool of servers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PoolReport {
+    /// Chip id.
+    pub chip: String,
+    /// A server's mesh, e.g. `2x4`.
+    pub topology: String,
+    /// Chips per server.
+    pub chips_per_server: f64,
+    /// The price its chips cost.
+    pub price: super::price::Price,
+    /// A server's memory fits (prefill: weights, `prefill.batch` caches and a pass's
+    /// activations; decode: the serving batch).
+    pub fits: bool,
+}
+
 /// `inference.disaggregation`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DisaggregationReport {
-    /// One prefill (TTFT) on a prefill server.
+    /// One prefill (TTFT without transfer or queueing) on a prefill server.
     pub prefill_s: Seconds,
     /// One decode step on a decode server.
     pub decode_step_s: Seconds,
-    /// Prefill servers per decode server: `t_prefill·B / (t_step·G)`.
+    /// Prefill servers per decode server: `t_prefill·B / (t_step·G)` (book 8.1.2).
     pub prefill_per_decode: f64,
-    /// For `request_rate`: prefill servers (fractional).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefill_servers: Option<f64>,
-    /// For `request_rate`: decode servers (fractional).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decode_servers: Option<f64>,
-    /// Both rounded up, times their chips.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chips_total: Option<f64>,
+    /// b: prompts per prefill pass (`prefill.batch`).
+    pub prefill_batch: u64,
+    /// One pass of b prompts of `prompt_len` tokens.
+    pub prefill_pass_s: Seconds,
     /// KV cache of one prompt, moved from prefill to decode.
     pub kv_bytes_per_request: Bytes,
-    /// Moving it over the scale-up network: one ICI link per prefill chip (a GPU's
-    /// whole NVLink egress).
+    /// The link between the pools (`kv_transfer`).
+    pub kv_link: super::disaggregated::KvLink,
+    /// A pass's b caches over that link: latency + b·KV / bandwidth.
+    pub kv_transfer_s: Seconds,
+    /// What the transfer adds to the time to first token (all of it, or with `layerwise`
+    /// streaming the part that does not overlap the pass).
+    pub kv_transfer_added_s: Seconds,
+    /// Time to first token without queueing: pass + what the transfer adds.
+    pub ttft_unloaded_s: Seconds,
+    /// For comparison, one prompt's cache over the scale-up network (one ICI link per
+    /// prefill chip; a GPU's whole NVLink egress).
     pub kv_transfer_ici_s: Seconds,
     /// Over the scale-out network (DCN), every prefill chip sending.
     pub kv_transfer_dcn_s: Seconds,
+    /// The prefill servers.
+    pub prefill_pool: PoolReport,
+    /// The decode servers.
+    pub decode_pool: PoolReport,
+    /// For `request_rate`: prefill servers (whole, meeting `targets`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_servers: Option<u64>,
+    /// For `request_rate`: decode servers (whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decode_servers: Option<u64>,
+    /// Both pools' chips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chips_total: Option<f64>,
+    /// For `request_rate`: the deployment (ratio, TTFT with queueing, TPOT, loads, cost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<super::disaggregated::DisaggregatedDeployment>,
+    /// For `request_rate`, when the targets cannot be met: which and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impossible: Option<super::targets::Unmet>,
     /// B / G.
     pub sequences_finished_per_step: f64,
     /// B·(P + G) / G.
@@ -292,8 +346,11 @@ pub struct SpeculativeReport {
 pub enum PriceSource {
     /// `inference.price_per_chip_hour_usd`.
     Scenario,
-    /// The chip catalog.
+    /// The chip catalog (a sourced, dated public on-demand price).
     Catalog,
+    /// Neither: no public price is known for the chip; costs are left out until one is
+    /// typed in `inference.price_per_chip_hour_usd`.
+    NoPublicPrice,
 }
 
 /// `inference.cost`.

@@ -36,6 +36,14 @@ pub fn usd_per_million_tokens(price_per_chip_hour: f64, chips: f64, tokens_per_s
     price_per_chip_hour * chips / 3600.0 / tokens_per_s * 1e6
 }
 
+/// US dollars per million tokens for a deployment costing `usd_per_hour` that emits
+/// `tokens_per_s` ([`usd_per_million_tokens`] for one "chip" at that price); `None` when it
+/// is not a finite number (a vanishing rate).
+#[must_use]
+pub fn usd_per_million_tokens_of(usd_per_hour: f64, tokens_per_s: f64) -> Option<f64> {
+    Some(usd_per_million_tokens(usd_per_hour, 1.0, tokens_per_s)).filter(|x| x.is_finite())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use crate::flops::FlopConvention;
 use crate::hardware::chip::ChipFamily;
 use crate::hardware::query::ResolvedHardware;
 use crate::inference::decode::DecodeBound;
-use crate::inference::evaluate::evaluate_inference;
+use crate::inference::evaluate::{evaluate_inference, evaluate_inference_derated};
 use crate::inference::prefill::PrefillBound;
 use crate::inference::InferenceReport;
 use crate::model::ModelConfig;
@@ -334,7 +334,7 @@ pub fn serving_bands(m: &ModelConfig, s: &Scenario) -> Result<Option<ServingBand
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
     let ideal = evaluate_inference(m, &hw, given, section)?;
-    let cal = evaluate_inference(m, &calibration::bundled().derate(&hw), given, section)?;
+    let cal = evaluate_inference_derated(m, &hw, given, section, |h| calibration::bundled().derate(h))?;
     Ok(Some(serving_bands_of(&ideal, &cal, s.conventions.prediction)))
 }
 

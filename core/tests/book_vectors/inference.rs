@@ -6,6 +6,7 @@ use crate::harness::{assert_area_covered, check, input};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::catalog::get;
 use shardcalc_core::inference::decode::{decode_step_time, StepTime, StepWork};
+use shardcalc_core::inference::disaggregated::{deploy, Pools, PrefillClass};
 use shardcalc_core::inference::disaggregation::{
     kv_tokens_evicted_per_step, prefill_per_decode, sequences_finished_per_step,
 };
@@ -14,6 +15,8 @@ use shardcalc_core::inference::memory::{
 };
 use shardcalc_core::inference::options::CommsOverlap;
 use shardcalc_core::inference::prefill::{forward_flops, prefill_time_at_mfu};
+use shardcalc_core::inference::price::Price;
+use shardcalc_core::inference::targets::ServingTargets;
 use shardcalc_core::inference::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s};
 use shardcalc_core::inference::tp_limits::{
     matmul_flops_time, matmul_ici_time, matmul_weight_load_time, tp_limit_compute_bound, tp_limit_memory_bound,
@@ -55,6 +58,7 @@ fn step(weights: f64, kv: f64, flops: f64, chips: f64, hbm: f64, peak: FlopsPerS
     let work = StepWork {
         weight_bytes: Bytes(weights / chips),
         kv_bytes: Bytes(kv / chips),
+        attention_flops: Flops::ZERO,
         flops: Flops(flops / chips),
         comms: Seconds::ZERO,
     };
@@ -86,6 +90,23 @@ fn in_disaggregation_ratio() {
         input(id, "decode_len"),
     );
     check(id, &[("prefill_per_generate", r)]);
+    // The same ratio from the pools the rate-based planner sizes (issue 17): at any rate
+    // the prefill pool's load λ·t_prefill over the decode pool's λ·G·t_step/B.
+    let classes = [PrefillClass { weight: 1.0, pass: Seconds(input(id, "prefill_s")), transfer_added: Seconds::ZERO }];
+    let price = Price::resolve(Some(1.0), &get("tpu-v5e").unwrap());
+    let pools = Pools {
+        classes: &classes,
+        prefill_batch: 1.0,
+        prefill_chips: 1.0,
+        prefill_price: &price,
+        decode_batch: input(id, "B"),
+        decode_step: Seconds(input(id, "decode_step_s")),
+        decode_chips: 1.0,
+        decode_price: &price,
+        mean_output: input(id, "decode_len"),
+    };
+    let d = deploy(&pools, 20.0, &ServingTargets::default()).unwrap().unwrap();
+    check(id, &[("prefill_per_generate", d.prefill_load / d.decode_load)]);
 }
 
 /// Derived (no book solution): the Exercise 7.5 MoE in int8 over all 128 chips of a

@@ -22,7 +22,7 @@ use shardcalc_core::validation::PredictionMode;
 /// The coverage classes [`check_sections`] reports, in bit order (after the model's).
 /// (A valid scenario whose serving plan fails is rare, since validation checks the
 /// section against the topology; it is allowed, with named fields, but not a class.)
-pub const CLASS_NAMES: [&str; 8] = [
+pub const CLASS_NAMES: [&str; 10] = [
     "training_planned",
     "training_searched",
     "training_does_not_fit",
@@ -31,6 +31,8 @@ pub const CLASS_NAMES: [&str; 8] = [
     "inference_planned",
     "serving_banded",
     "calibrated",
+    "serving_searched",
+    "serving_search_feasible",
 ];
 
 /// Keys whose value may be `null` in a section's report (absent budget, price, DCN axis,
@@ -158,7 +160,14 @@ fn check_inference(m: &ModelConfig, s: &Scenario, r: &InferenceReport) -> Result
     if let (Some(band), Some(c)) = (&b.decode_usd_per_million_tokens, &r.cost) {
         check_band("inference.cost", band, mode, c.decode_usd_per_million_tokens)?;
     }
-    Ok(bit("inference_planned") | bit("serving_banded"))
+    let mut bits = bit("inference_planned") | bit("serving_banded");
+    if let Some(x) = &r.search {
+        bits |= bit("serving_searched");
+        if x.best.is_some() {
+            bits |= bit("serving_search_feasible");
+        }
+    }
+    Ok(bits)
 }
 
 /// Check the sections of a valid scenario: from `report` when `evaluate` succeeded, else

@@ -22,9 +22,13 @@ use shardcalc_core::hardware::chip::Chip;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 use shardcalc_core::inference::options::{
-    CommsOverlap, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
+    CommsOverlap, DenseSharding, InferenceSection, KvContext, KvNetwork, KvOverlap, KvSharding, KvTransfer,
+    WeightSharding, WorkingMemory,
 };
+use shardcalc_core::inference::search::options::{ChipPrice, DeploymentMode, SearchOptions as ServingSearch};
 use shardcalc_core::inference::speculative::{DraftCost, Speculative};
+use shardcalc_core::inference::targets::ServingTargets;
+use shardcalc_core::inference::traffic::{LengthShare, TrafficMix};
 use shardcalc_core::training::mesh::Mesh;
 use shardcalc_core::training::optimizer::{Optimizer, ZeroStage};
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
@@ -264,10 +268,10 @@ impl Gen<'_> {
     /// `inference`, on a topology with axes `axes`.
     pub fn inference(&mut self, axes: &[String]) -> InferenceSection {
         let mut s = InferenceSection::new(self.num(1, 1 << 17), self.num(1, 1 << 14));
-        let dtypes = [DType::Bf16, DType::Int8, DType::Int4, DType::Fp8, DType::Fp32];
+        let dtypes = [DType::Bf16, DType::Int8, DType::Int4, DType::Fp8, DType::Fp32, DType::Nvfp4, DType::Mxfp4];
         s.dtypes.weights = self.r.pick(&dtypes);
         s.dtypes.kv = self.r.pick(&dtypes);
-        s.dtypes.compute = self.r.pick(&[DType::Bf16, DType::Int8, DType::Fp8]);
+        s.dtypes.compute = self.r.pick(&[DType::Bf16, DType::Int8, DType::Fp8, DType::Nvfp4]);
         s.batch = self.r.chance(0.7).then(|| self.num(1, 4096));
         s.request_rate = self.r.chance(0.2).then(|| self.real(1e-3, 1e6));
         s.reserved_hbm_fraction =
@@ -281,6 +285,7 @@ impl Gen<'_> {
         let sh = &mut s.sharding;
         sh.weights = self.r.pick(&[WeightSharding::WeightStationary1d, WeightSharding::WeightStationary2d]);
         sh.kv = self.r.pick(&[KvSharding::Batch, KvSharding::Sequence, KvSharding::Replicate]);
+        sh.dense = self.r.pick(&[DenseSharding::Tensor, DenseSharding::Tensor, DenseSharding::Data]);
         // Axes by name: the topology's own (split among the roles), or (hostile) unknown ones.
         let mut names: Vec<String> = axes.to_vec();
         if self.bad() {
@@ -293,6 +298,82 @@ impl Gen<'_> {
                 2 => sh.expert_axes.push(name),
                 _ => {}
             }
+        }
+        if self.r.chance(0.25) {
+            let chips = catalog::all();
+            s.prefill.chip = Some(if self.bad() && self.r.chance(0.3) {
+                ChipSource::Preset(self.r.pick(&["", "tpu-v9"]).into())
+            } else {
+                ChipSource::Preset(chips[self.r.below(chips.len() as u64) as usize].id.clone())
+            });
+        }
+        s.prefill.batch = self.r.chance(0.2).then(|| if self.bad() { self.hostile_u64() } else { self.num(1, 64) });
+        s.prefill.price_per_chip_hour_usd = self.r.chance(0.1).then(|| self.real(0.01, 100.0));
+        if self.r.chance(0.3) {
+            s.kv_transfer = KvTransfer {
+                network: self.r.pick(&[KvNetwork::ScaleOut, KvNetwork::ScaleUp]),
+                bandwidth_per_chip: self.r.chance(0.3).then(|| BytesPerSec(self.real(1.0, 1e13))),
+                latency: self.r.chance(0.3).then(|| shardcalc_core::units::Seconds(self.real(1e-9, 10.0))),
+                overlap: self.r.pick(&[KvOverlap::None, KvOverlap::Layerwise]),
+            };
+        }
+        // The search, bounded for time: one or two chips, small servers.
+        if self.r.chance(0.06) {
+            let chips = catalog::all();
+            let n = self.r.in_range(1, 2);
+            let mut ids: Vec<String> =
+                (0..n).map(|_| chips[self.r.below(chips.len() as u64) as usize].id.clone()).collect();
+            if self.bad() {
+                ids.push(self.r.pick(&["", "tpu-v9"]).into());
+            }
+            let formats = [DType::Bf16, DType::Fp8, DType::Int8, DType::Int4, DType::Nvfp4];
+            s.search = Some(ServingSearch {
+                chips: ids,
+                prices: if self.r.chance(0.3) {
+                    vec![ChipPrice { chip: "tpu-v4".into(), usd_per_chip_hour: self.real(0.01, 100.0) }]
+                } else {
+                    Vec::new()
+                },
+                weights: if self.r.chance(0.3) {
+                    vec![self.r.pick(&formats), self.r.pick(&formats)]
+                } else {
+                    Vec::new()
+                },
+                kv: if self.r.chance(0.3) { vec![self.r.pick(&formats)] } else { Vec::new() },
+                modes: if self.r.chance(0.3) {
+                    vec![self.r.pick(&[DeploymentMode::Colocated, DeploymentMode::Disaggregated])]
+                } else {
+                    Vec::new()
+                },
+                top: self.num(1, 5),
+                max_chips_per_server: self.r.pick(&[1, 4, 8, 16]),
+            });
+            if self.r.chance(0.9) {
+                s.request_rate = Some(self.real(1e-3, 30.0));
+            }
+        }
+        s.token_budget = self.r.chance(0.3).then(|| if self.bad() { self.hostile_u64() } else { self.num(2, 1 << 15) });
+        if self.r.chance(0.2) {
+            let lengths = |g: &mut Self| {
+                let n = if g.bad() { g.r.pick(&[0, 17, 40]) } else { g.r.in_range(0, 4) };
+                (0..n)
+                    .map(|_| LengthShare {
+                        tokens: if g.bad() { g.hostile_u64() } else { g.num(1, 1 << 16) },
+                        weight: if g.bad() { g.r.pick(&BAD_REALS) } else { g.real(1e-3, 1e3) },
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let prompt = lengths(self);
+            let output = lengths(self);
+            s.traffic = Some(TrafficMix { prompt, output });
+        }
+        if self.r.chance(0.3) {
+            let target = |g: &mut Self, lo: f64, hi: f64| g.r.chance(0.6).then(|| g.real(lo, hi));
+            s.targets = ServingTargets {
+                ttft_p50_s: target(self, 1e-3, 100.0),
+                ttft_p99_s: target(self, 1e-3, 1000.0),
+                tpot_s: target(self, 1e-4, 1.0),
+            };
         }
         if self.r.chance(0.2) {
             let draft = if self.r.chance(0.8) {

@@ -313,8 +313,20 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
     o.n(s, "disaggregation.prefill_s", "Prefill (TTFT)", g.prefill_s.get(), Seconds);
     o.n(s, "disaggregation.decode_step_s", "Decode step", g.decode_step_s.get(), Seconds);
     o.n(s, "disaggregation.prefill_per_decode", "Prefill servers per decode server", g.prefill_per_decode, Number);
-    o.opt(s, "disaggregation.prefill_servers", "Prefill servers for the request rate", g.prefill_servers, Number);
-    o.opt(s, "disaggregation.decode_servers", "Decode servers for the request rate", g.decode_servers, Number);
+    o.opt(
+        s,
+        "disaggregation.prefill_servers",
+        "Prefill servers for the request rate",
+        g.prefill_servers.map(|n| n as f64),
+        Number,
+    );
+    o.opt(
+        s,
+        "disaggregation.decode_servers",
+        "Decode servers for the request rate",
+        g.decode_servers.map(|n| n as f64),
+        Number,
+    );
     o.opt(s, "disaggregation.chips_total", "Chips, both rounded up", g.chips_total, Chips);
     o.n(s, "disaggregation.kv_bytes_per_request", "KV moved per request", g.kv_bytes_per_request.get(), Bytes);
     o.n(s, "disaggregation.kv_transfer_ici_s", "… over ICI / NVLink", g.kv_transfer_ici_s.get(), Seconds);
@@ -351,6 +363,7 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
         let source = match c.price_source {
             PriceSource::Scenario => "the scenario's",
             PriceSource::Catalog => "the chip catalog's",
+            PriceSource::NoPublicPrice => "no public price",
         };
         o.t(s, "cost.price_source", "Price from", source);
         o.n(s, "cost.price_per_chip_hour_usd", "Price", c.price_per_chip_hour_usd, Unit::UsdPerChipHour);
@@ -368,6 +381,8 @@ pub fn rows(r: &InferenceReport) -> Vec<Row> {
             c.prefill_usd_per_million_tokens,
             Unit::Usd,
         );
+    } else {
+        o.t("Cost", "price.source", "Price", "no public price: type one in the price field");
     }
     o.0
 }
