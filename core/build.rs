@@ -12,9 +12,11 @@
 //!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
 //!   data file's JSON (`catalog` tests that).
 //! - The numbers of `data/calibration.json` (the five fitted fractions and the held-back
-//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`: the
+//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, and those
+//!   of `data/serving-calibration.json` as `$OUT_DIR/serving_calibration_values.rs`: the
 //!   training and serving pages need only these, not a JSON parser for the whole file
-//!   (`validation::calibration` tests that they are the file's).
+//!   (`validation::calibration` and `validation::serving_calibration` test that they are
+//!   the files').
 //! - `data/published-runs.csv` (a copy of the shared reference table, kept as CSV so it
 //!   can be compared with its source line by line) as `$OUT_DIR/published-runs.json`: a
 //!   JSON array with one object per row, keys from the header, numbers unquoted, empty
@@ -85,6 +87,13 @@ fn main() {
         fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
     fs::write(Path::new(&out_dir).join("calibration_values.rs"), calibration_values(&without_whitespace(&calibration)))
         .unwrap_or_else(|e| panic!("writing calibration_values.rs: {e}"));
+    let serving = fs::read_to_string("data/serving-calibration.json")
+        .unwrap_or_else(|e| panic!("reading data/serving-calibration.json: {e}"));
+    fs::write(
+        Path::new(&out_dir).join("serving_calibration_values.rs"),
+        serving_calibration_values(&without_whitespace(&serving)),
+    )
+    .unwrap_or_else(|e| panic!("writing serving_calibration_values.rs: {e}"));
     println!("cargo:rerun-if-changed={RUNS_CSV}");
     let csv = fs::read_to_string(RUNS_CSV).unwrap_or_else(|e| panic!("reading {RUNS_CSV}: {e}"));
     let json = csv_to_json(&csv, &RUNS_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{RUNS_CSV}: {e}"));
@@ -240,6 +249,17 @@ fn number_after(json: &str, after: &str, key: &str) -> String {
         rest[at..].chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')).collect();
     number.parse::<f64>().unwrap_or_else(|e| panic!("calibration.json: {key} after {after}: {number:?}: {e}"));
     number
+}
+
+/// `serving_calibration_values.rs`: the fitted serving parameters in `PARAMETER_IDS` order.
+fn serving_calibration_values(json: &str) -> String {
+    let ids = ["hbm", "matmul", "pass_overhead_s", "layer_overhead_s"];
+    let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();
+    format!(
+        "/// The fitted parameters of `data/serving-calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
+         pub(crate) const FITTED: [f64; 4] = [{}];\n",
+        values.iter().map(|v| format!("{v}_f64")).collect::<Vec<_>>().join(", ")
+    )
 }
 
 /// `calibration_values.rs`: the fitted fractions in `PARAMETER_IDS` order and the residuals.

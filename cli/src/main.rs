@@ -223,6 +223,10 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             out
         }
         Command::Chart(a) => chart(&a)?,
+        Command::Validate(_) => {
+            let c = shardcalc_core::validation::serving_calibration::bundled();
+            to_json(&shardcalc_core::validation::serving_table::serving_validation(&c))?
+        }
         Command::Eval(a) => {
             let s = scenario_from_args(&a, &mut warnings)?;
             to_json(&evaluate(&s)?)?

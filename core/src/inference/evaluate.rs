@@ -358,10 +358,12 @@ fn scenario_inference_with(
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-    // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched).
+    // Calibrated mode: the chip as serving's fitted efficiencies derate it (HBM bandwidth
+    // and matmul peaks; `validation::serving_calibration`). Its per-pass overheads are not
+    // applied here yet.
     let hw = match s.conventions.prediction {
         crate::validation::PredictionMode::Ideal => hw,
-        crate::validation::PredictionMode::Calibrated => crate::validation::calibration::bundled().derate(&hw),
+        crate::validation::PredictionMode::Calibrated => crate::validation::serving_calibration::bundled().derate(&hw),
     };
     evaluate(model, &hw, topology_given, section, with_curves).map(Some).map_err(|e| e.prefixed("inference"))
 }

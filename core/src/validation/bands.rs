@@ -36,7 +36,7 @@ pub enum BandTerm {
     Overlap,
     /// The calibration's residuals on the held-back runs.
     Residuals,
-    /// HBM bandwidth: binds, but nothing calibrates it.
+    /// HBM bandwidth: serving's calibration derates it (`hbm`), training's does not.
     Hbm,
 }
 
@@ -63,7 +63,7 @@ impl BandTerm {
             BandTerm::ScaleOut => "scale-out (DCN) bandwidth",
             BandTerm::Overlap => "compute/communication overlap",
             BandTerm::Residuals => "calibration residuals (held-back runs)",
-            BandTerm::Hbm => "HBM bandwidth (not calibrated)",
+            BandTerm::Hbm => "HBM bandwidth",
         }
     }
 }
@@ -307,9 +307,10 @@ fn two_point(value_ideal: f64, value_cal: f64, mode: PredictionMode, term: BandT
 }
 
 /// The bands of a serving scenario: its `inference` section evaluated on the hardware
-/// as given (ideal) and as the calibration derates it ([`Calibration::derate`]); the
-/// dominant term is what binds the calibrated step (HBM when loading binds: nothing
-/// calibrates it, and the band is then as narrow as the calibration can say).
+/// as given (ideal) and as serving's calibration derates it
+/// ([`super::serving_calibration::ServingCalibration::derate`]: HBM bandwidth and matmul
+/// peaks; its per-pass overheads are not applied); the dominant term is what binds the
+/// calibrated step.
 ///
 /// # Errors
 /// As the serving evaluation; `None` without an `inference` section.
@@ -318,7 +319,7 @@ pub fn serving_bands(m: &ModelConfig, s: &Scenario) -> Result<Option<ServingBand
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
     let ideal = evaluate_inference(m, &hw, given, section)?;
-    let cal = evaluate_inference(m, &calibration::bundled().derate(&hw), given, section)?;
+    let cal = evaluate_inference(m, &super::serving_calibration::bundled().derate(&hw), given, section)?;
     Ok(Some(serving_bands_of(&ideal, &cal, s.conventions.prediction)))
 }
 

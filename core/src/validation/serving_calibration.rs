@@ -148,11 +148,18 @@ pub fn bundled_file() -> Option<&'static ServingCalibrationFile> {
     CELL.get_or_init(|| parse_bundled().ok()).as_ref()
 }
 
-/// The bundled serving calibration (the ideal roofline if the file were broken, which a
-/// test rules out).
+// `FITTED`: the file's numbers as constants (core/build.rs), so the serving page, which
+// plans in calibrated mode, carries no parser for the whole file.
+include!(concat!(env!("OUT_DIR"), "/serving_calibration_values.rs"));
+
+/// The bundled serving calibration: the constants build.rs reads off
+/// `data/serving-calibration.json`, equal to the file's (tested); the ideal roofline if
+/// they were out of range, which a test rules out.
 #[must_use]
 pub fn bundled() -> ServingCalibration {
-    bundled_file().and_then(ServingCalibrationFile::calibration).unwrap_or(ServingCalibration::IDEAL)
+    Some(ServingCalibration::from_values(FITTED))
+        .filter(ServingCalibration::is_valid)
+        .unwrap_or(ServingCalibration::IDEAL)
 }
 
 #[cfg(test)]
@@ -165,7 +172,7 @@ mod tests {
         let as_edited: serde_json::Value = serde_json::from_str(pretty).unwrap();
         assert_eq!(serde_json::from_str::<serde_json::Value>(FILE_JSON).unwrap(), as_edited);
         let f = parse_bundled().unwrap();
-        assert!(f.calibration().is_some(), "every parameter present and in range");
+        assert_eq!(f.calibration(), Some(bundled()), "the constants are the file's, every parameter in range");
         assert_eq!(f.parameters.len(), PARAMETER_IDS.len());
         for p in &f.parameters {
             assert!(PARAMETER_IDS.contains(&p.id.as_str()), "unknown parameter {}", p.id);

@@ -4,6 +4,7 @@
 
 mod bands;
 mod doc;
+mod serving_doc;
 
 use shardcalc_core::flops::Workload;
 use shardcalc_core::permalink;
