@@ -300,7 +300,10 @@ mod tests {
     fn every_row_is_predicted_or_says_why_not() {
         for run in all() {
             match predict(run, &ServingCalibration::IDEAL) {
-                Ok(p) => assert!(p.compared().count() > 0, "{}: nothing compared", run.id),
+                Ok(p) => {
+                    assert!(p.compared().count() > 0, "{}: nothing compared", run.id);
+                    assert_eq!(p.model_parallel, run.chips_per_replica as f64, "{}: one replica's chips", run.id);
+                }
                 Err(e) => assert!(
                     e.contains("no preset") || e.contains("fp4") || e.contains("mean input length"),
                     "{}: {e}",

@@ -39,6 +39,8 @@ pub struct ServingRow {
     pub split: Split,
     /// How the engine was loaded.
     pub load: LoadKind,
+    /// What was measured (also for runs the model cannot predict).
+    pub measured: Measured,
     /// The roofline's prediction.
     pub ideal: Predicted,
     /// The calibrated prediction.
@@ -46,6 +48,17 @@ pub struct ServingRow {
     /// The run as a scenario on the catalog chip (ideal mode), for opening it on the
     /// Serving page; `None` when it is not modelled.
     pub scenario: Option<Scenario>,
+}
+
+/// What a run measured, in the units the predictions use.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Throughput per chip ([`ServingRun::throughput_per_chip`]), tokens/s.
+    pub throughput_per_chip: Option<f64>,
+    /// Time to first token, seconds.
+    pub ttft_s: Option<f64>,
+    /// Time per output token, seconds.
+    pub tpot_s: Option<f64>,
 }
 
 /// The split, in words (what `serving-calibration.json` and the page state).
@@ -87,6 +100,9 @@ pub fn split_of(run: &ServingRun, fitted: &[String]) -> Split {
 /// The row of one run.
 #[must_use]
 pub fn serving_row(run: &ServingRun, fitted: &[String], calibration: &ServingCalibration) -> ServingRow {
+    let calibrated = predict(run, calibration);
+    // Opened on the Serving page at the batch the prediction used.
+    let batch = calibrated.as_ref().ok().map(|p| p.batch).or(run.batch).map(|b| b.round() as u64);
     ServingRow {
         id: run.id.clone(),
         source: run.source.clone(),
@@ -98,9 +114,10 @@ pub fn serving_row(run: &ServingRun, fitted: &[String], calibration: &ServingCal
         group: run.group(),
         split: split_of(run, fitted),
         load: run.scenario,
+        measured: Measured { throughput_per_chip: run.throughput_per_chip(), ttft_s: run.ttft_s, tpot_s: run.tpot_s },
         ideal: predict(run, &ServingCalibration::IDEAL),
-        calibrated: predict(run, calibration),
-        scenario: run_scenario(run, ChipSource::Preset(run.chip.clone()), run.batch.map(|b| b.round() as u64)).ok(),
+        calibrated,
+        scenario: run_scenario(run, ChipSource::Preset(run.chip.clone()), batch).ok(),
     }
 }
 
@@ -265,6 +282,12 @@ mod tests {
         assert_eq!(v.fitted_groups.len(), 1);
         assert!(v.groups.iter().any(|g| g.split == Split::HeldBack));
         assert_eq!(v.side(None).unwrap().runs, serving_runs::all().len());
+        // Every modelled row opens as a scenario the serving evaluator accepts.
+        for r in v.rows.iter().filter(|r| r.calibrated.is_ok()) {
+            let s = r.scenario.as_ref().unwrap_or_else(|| panic!("{}: no scenario", r.id));
+            let m = s.validate().unwrap();
+            assert!(crate::inference::evaluate::scenario_inference(&m, s).unwrap().is_some(), "{}", r.id);
+        }
     }
 
     #[test]

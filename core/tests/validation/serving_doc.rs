@@ -284,6 +284,19 @@ fn serving_statistics_meet_the_goal_and_are_written() {
     {
         assert!(cal.median_abs_pct < ideal.median_abs_pct, "{name}: calibrated {cal:?} vs ideal {ideal:?}");
     }
+    // The README states the held-back figure; it must not be better than the computed one.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let key = "absolute throughput error ";
+    let stated: f64 = readme
+        .find(key)
+        .and_then(|i| readme[i + key.len()..].split('%').next())
+        .and_then(|x| x.trim().parse().ok())
+        .expect("the README states the held-back median absolute throughput error");
+    assert!(
+        c.throughput.median_abs_pct <= stated + 0.05,
+        "held-back throughput {:.2}% is worse than the README's {stated}%",
+        c.throughput.median_abs_pct
+    );
     let text = render(&v);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/serving-validation.md");
     if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
