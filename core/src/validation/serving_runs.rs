@@ -73,7 +73,7 @@ pub struct ServingRun {
     pub dp: u64,
     /// Pipeline parallelism.
     pub pp: u64,
-    /// Stored weights format (`bf16`, `fp8`, `int8`, `fp4`, ...).
+    /// Stored weights format (`bf16`, `fp8`, `int8`, `nvfp4`, ...).
     pub weights: String,
     /// KV-cache format.
     pub kv: String,
@@ -232,7 +232,7 @@ mod tests {
             assert!(r.chips_per_replica >= r.tp.max(1) / 2, "{}: TP {} on {} chips", r.id, r.tp, r.chips_per_replica);
             assert!(r.date.len() >= 4 && r.r#ref.contains('@'), "{}: source needs a date and a commit", r.id);
             for f in [&r.weights, &r.kv, &r.activations, &r.compute] {
-                assert!(DType::parse(f).is_some() || f == "fp4", "{}: unknown format {f}", r.id);
+                assert!(DType::parse(f).is_some() || f == "nvfp4", "{}: unknown format {f}", r.id);
             }
             let has = |v: Option<f64>| v.is_some_and(|x| x > 0.0 && x.is_finite());
             let measured = match r.scenario {
