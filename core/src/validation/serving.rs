@@ -18,7 +18,9 @@
 //! `prefill(n prompts)` is one pass over `n` prompts: `max(n × its FLOP time, one prompt's
 //! time)` — the FLOPs add up, the weights are read once (communication is not scaled with
 //! `n`). The KV context of a decode step is `P + G/2` (`kv_context: mean`: paged attention
-//! reads what is written). Queueing is not modelled: a TTFT under load is predicted as an
+//! reads what is written); a layer's collectives are on the critical path
+//! (`comms_overlap: none`: engines do not overlap a layer's AllReduce with its own
+//! matmuls). Queueing is not modelled: a TTFT under load is predicted as an
 //! idle server's. When the serving model gains continuous batching and batched prefill
 //! (issue 17), these compositions should give way to its own figures.
 
