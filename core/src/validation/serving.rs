@@ -36,7 +36,8 @@ use crate::inference::evaluate::scenario_inference_without_curves;
 use crate::inference::options::{CommsOverlap, InferenceSection, KvContext, ServingDtypes, ServingSharding};
 use crate::inference::slices::slice_shapes;
 use crate::inference::InferenceReport;
-use crate::scenario::{ModelSource, Scenario};
+use crate::scenario::{Conventions, ModelSource, Scenario};
+use crate::validation::PredictionMode;
 use serde::{Deserialize, Serialize};
 
 /// One predicted quantity against its measurement.
@@ -186,8 +187,12 @@ pub fn run_scenario(run: &ServingRun, chip: ChipSource, batch: Option<u64>) -> R
         expert_axes: if run.ep > 1 { all } else { Vec::new() },
         ..ServingSharding::default()
     };
+    // The calibration enters through the chip (`predict`): the scenario itself asks for the
+    // roofline, whatever the default mode.
+    let conventions = Conventions { prediction: PredictionMode::Ideal, ..Conventions::default() };
     Ok(Scenario {
         model: ModelSource::Preset(run.model_preset.clone()),
+        conventions,
         hardware: Some(HardwareSection { chip, topology: Some(topology) }),
         inference: Some(section),
         ..Scenario::default()
