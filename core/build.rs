@@ -1,7 +1,7 @@
 //! Bundles the data files the crate embeds, compacted:
 //!
-//! - `data/presets.json`, `data/run-setups.json`, `data/calibration.json` and
-//!   `data/validation-table.json` without their indentation: the pretty files stay the ones
+//! - `data/presets.json`, `data/run-setups.json`, `data/calibration.json`,
+//!   `data/validation-table.json` and `data/serving-calibration.json` without their indentation: the pretty files stay the ones
 //!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
 //!   tab and newline outside strings removed (about a third of their bytes; the wasm
 //!   page ships them). The text parses to the same JSON (each loader tests that).
@@ -12,20 +12,29 @@
 //!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
 //!   data file's JSON (`catalog` tests that).
 //! - The numbers of `data/calibration.json` (the six fitted parameters and the held-back
-//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, included by
-//!   `efficiency::calibration`: the training and serving pages need only these, not a JSON
-//!   parser for the whole file (`validation::calibration` tests that they are the file's).
+//!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, and those
+//!   of `data/serving-calibration.json` as `$OUT_DIR/serving_calibration_values.rs`: the
+//!   training and serving pages need only these, not a JSON parser for the whole file
+//!   (`validation::calibration` and `efficiency::serving` test that they are
+//!   the files').
 //! - `data/published-runs.csv` (a copy of the shared reference table, kept as CSV so it
 //!   can be compared with its source line by line) as `$OUT_DIR/published-runs.json`: a
 //!   JSON array with one object per row, keys from the header, numbers unquoted, empty
 //!   cells `null`. The page then needs no CSV parser; `validation::runs` tests the
 //!   conversion against values read off the CSV.
+//! - `data/serving-runs.csv` (the serving validation set, `data/SERVING-RUNS.md`) the same
+//!   way, as `$OUT_DIR/serving-runs.json`; `validation::serving_runs` tests it.
 
 use std::{env, fs, path::Path};
 
 /// The bundled JSON data files, relative to the crate.
-const DATA: [&str; 4] =
-    ["data/presets.json", "data/run-setups.json", "data/calibration.json", "data/validation-table.json"];
+const DATA: [&str; 5] = [
+    "data/presets.json",
+    "data/run-setups.json",
+    "data/calibration.json",
+    "data/validation-table.json",
+    "data/serving-calibration.json",
+];
 
 /// The chip catalog, and the keys of a chip that are its provenance rather than its numbers.
 const CHIPS: &str = "data/chips.json";
@@ -35,6 +44,29 @@ const PROVENANCE_KEYS: [&str; 5] = ["source", "as_of", "field_sources", "alterna
 /// a number or empty).
 const RUNS_CSV: &str = "data/published-runs.csv";
 const RUNS_TEXT_COLUMNS: [&str; 5] = ["id", "source", "chip", "flops_convention_then", "notes"];
+
+/// The serving validation set and its text columns.
+const SERVING_CSV: &str = "data/serving-runs.csv";
+const SERVING_TEXT_COLUMNS: [&str; 18] = [
+    "id",
+    "source",
+    "ref",
+    "date",
+    "engine",
+    "engine_version",
+    "model",
+    "model_preset",
+    "chip",
+    "weights",
+    "kv",
+    "activations",
+    "compute",
+    "lengths",
+    "scenario",
+    "ttft_stat",
+    "tpot_stat",
+    "notes",
+];
 
 fn main() {
     let out_dir = env::var("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
@@ -55,11 +87,23 @@ fn main() {
         fs::read_to_string("data/calibration.json").unwrap_or_else(|e| panic!("reading data/calibration.json: {e}"));
     fs::write(Path::new(&out_dir).join("calibration_values.rs"), calibration_values(&without_whitespace(&calibration)))
         .unwrap_or_else(|e| panic!("writing calibration_values.rs: {e}"));
+    let serving = fs::read_to_string("data/serving-calibration.json")
+        .unwrap_or_else(|e| panic!("reading data/serving-calibration.json: {e}"));
+    fs::write(
+        Path::new(&out_dir).join("serving_calibration_values.rs"),
+        serving_calibration_values(&without_whitespace(&serving)),
+    )
+    .unwrap_or_else(|e| panic!("writing serving_calibration_values.rs: {e}"));
     println!("cargo:rerun-if-changed={RUNS_CSV}");
     let csv = fs::read_to_string(RUNS_CSV).unwrap_or_else(|e| panic!("reading {RUNS_CSV}: {e}"));
     let json = csv_to_json(&csv, &RUNS_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{RUNS_CSV}: {e}"));
     fs::write(Path::new(&out_dir).join("published-runs.json"), json)
         .unwrap_or_else(|e| panic!("writing the JSON of {RUNS_CSV}: {e}"));
+    println!("cargo:rerun-if-changed={SERVING_CSV}");
+    let csv = fs::read_to_string(SERVING_CSV).unwrap_or_else(|e| panic!("reading {SERVING_CSV}: {e}"));
+    let json = csv_to_json(&csv, &SERVING_TEXT_COLUMNS).unwrap_or_else(|e| panic!("{SERVING_CSV}: {e}"));
+    fs::write(Path::new(&out_dir).join("serving-runs.json"), json)
+        .unwrap_or_else(|e| panic!("writing the JSON of {SERVING_CSV}: {e}"));
 }
 
 /// The chip catalog `{"chips": [...]}` as two compact documents of the same shape: the chips
@@ -207,7 +251,18 @@ fn number_after(json: &str, after: &str, key: &str) -> String {
     number
 }
 
-/// `calibration_values.rs`: the fitted parameters in `PARAMETER_IDS` order and the residuals.
+/// `serving_calibration_values.rs`: the fitted serving parameters in `PARAMETER_IDS` order.
+fn serving_calibration_values(json: &str) -> String {
+    let ids = ["hbm", "matmul", "pass_overhead_s", "layer_overhead_s"];
+    let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();
+    format!(
+        "/// The fitted parameters of `data/serving-calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
+         pub(crate) const FITTED: [f64; 4] = [{}];\n",
+        values.iter().map(|v| format!("{v}_f64")).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// `calibration_values.rs`: the fitted fractions in `PARAMETER_IDS` order and the residuals.
 fn calibration_values(json: &str) -> String {
     let ids = ["mxu_tpu", "mxu_gpu", "hbm", "dcn", "overlap", "straggler"];
     let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();

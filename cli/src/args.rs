@@ -23,6 +23,8 @@ pub enum Command {
     Chart(ChartArgs),
     /// List the charts of the catalog.
     ChartList,
+    /// Print a validation (`serving`) as JSON.
+    Validate(String),
     /// Print usage.
     Help,
 }
@@ -172,6 +174,10 @@ USAGE:
       output. For documentation builds: no browser needed.
   shardcalc chart --list     List the chart names (and the page each is on).
   shardcalc fields           List every field --set takes (path, unit, label).
+  shardcalc validate serving Print the serving validation as JSON: every published serving
+                             run of core/data/serving-runs.csv with the serving model's ideal
+                             and calibrated predictions and errors, the engine x chip split and
+                             the statistics per group (docs/serving-validation.md shows it).
   shardcalc presets          List model presets (id, name, parameters).
   shardcalc chips            List the hardware catalog (id, name, bf16 FLOP/s, HBM, links,
                              scale-out bandwidth, per-hop latencies; n/a: none published).
@@ -276,6 +282,13 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Ok(Command::Eval(a))
         }
         "chart" => parse_chart(&mut it),
+        "validate" => {
+            let which = value("validate", &mut it)?;
+            match which.as_str() {
+                "serving" => Ok(Command::Validate(which.clone())),
+                other => Err(UsageError(format!("validate: unknown validation {other:?}; use `serving`"))),
+            }
+        }
         other => Err(UsageError(format!("unknown command {other:?}; try `shardcalc help`"))),
     }
 }
@@ -371,6 +384,13 @@ mod tests {
         assert!(parse(&args("chart --chart")).unwrap_err().0.contains("--chart needs a value"));
         assert!(parse(&args("chart --chart x -q")).unwrap_err().0.contains("-q"));
         assert!(parse(&args("chart a.json b.json --chart x")).unwrap_err().0.contains("b.json"));
+    }
+
+    #[test]
+    fn parses_validate() {
+        assert_eq!(parse(&args("validate serving")).unwrap(), Command::Validate("serving".into()));
+        assert!(parse(&args("validate training")).unwrap_err().0.contains("serving"));
+        assert!(parse(&args("validate")).unwrap_err().0.contains("needs a value"));
     }
 
     #[test]

@@ -264,6 +264,10 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             }
             out
         }
+        Command::Validate(_) => {
+            let c = shardcalc_core::efficiency::serving::bundled();
+            to_json(&shardcalc_core::validation::serving_table::serving_validation(&c))?
+        }
         Command::Eval(a) => {
             let s = scenario_from_args(&a, &mut warnings)?;
             match a.view {

@@ -232,7 +232,8 @@ fn bad_hardware_sections_name_the_field() {
 }
 
 /// Issue #5: `shardcalc eval` with an `inference` section reports the serving keys. Book
-/// 8.1: LLaMA 3-70B in int8 at batch 32 × 8k on a v5e 4x2 takes about 17 ms a step.
+/// 8.1: LLaMA 3-70B in int8 at batch 32 × 8k on a v5e 4x2 takes about 17 ms a step (the book's
+/// roofline, so the ideal prediction).
 #[test]
 fn eval_reports_the_serving_keys() {
     let path = scenario_file(
@@ -240,7 +241,8 @@ fn eval_reports_the_serving_keys() {
         r#"{"model":{"preset":"llama-3-70b"},"workload":{"per_device_batch":1,"seq_len":8192},
             "hardware":{"chip":{"preset":"tpu-v5e"},"topology":{"axes":[{"name":"x","size":4},{"name":"y","size":2}]}},
             "inference":{"prompt_len":7680,"output_len":512,"batch":32,"dtypes":{"weights":"int8","kv":"int8"},
-                         "prefill":{"mfu":0.4},"request_rate":10}}"#,
+                         "prefill":{"mfu":0.4},"request_rate":10},
+            "conventions":{"prediction":"ideal"}}"#,
     );
     let (code, out, err) = shardcalc(&["eval", &path]);
     assert_eq!(code, 0, "{err}");
@@ -482,4 +484,18 @@ fn view_prints_what_each_page_shows() {
     let v = json(&out);
     assert_eq!(v["mode"], "calibrated");
     assert!(v["held_back"]["stats"]["count"].as_u64().unwrap_or(0) > 0);
+}
+
+#[test]
+fn validate_serving_prints_rows_groups_and_sides() {
+    let (code, out, err) = shardcalc(&["validate", "serving"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.len() >= 30, "{}", rows.len());
+    assert!(rows.iter().any(|r| r["calibrated"]["Ok"]["throughput"]["error_pct"].is_number()), "{}", rows[0]);
+    assert!(rows.iter().any(|r| r["calibrated"]["Err"].as_str().is_some_and(|e| e.contains("no preset"))));
+    assert_eq!(v["sides"].as_array().unwrap().len(), 3);
+    assert!(v["groups"][0]["calibrated"]["throughput"]["median_abs_pct"].is_number());
+    assert!(v["calibration"]["layer_overhead_s"].is_number());
 }

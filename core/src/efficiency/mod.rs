@@ -8,6 +8,7 @@
 //! | [`calibration`] | the six fitted physical parameters (`data/calibration.json`) and the serving derate |
 //! | [`rates`] | one device's sustained matmul rate, achieved HBM bandwidth, MXU tile, kernel tile edge |
 //! | [`matmul`] | a matmul at its shape's efficiency: tile padding and the tiled kernel's roofline |
+//! | [`serving`] | serving's fitted parameters (`data/serving-calibration.json`): HBM and matmul fractions, per-pass and per-layer overheads, and its derate |
 //! | [`attention`] | flash/splash attention's executed pairs and head-dimension utilisation; materialised attention's HBM traffic |
 //!
 //! How the training step uses them is written at the top of `training::kernels`.
@@ -17,6 +18,7 @@ pub mod calibration;
 pub mod matmul;
 pub mod mode;
 pub mod rates;
+pub mod serving;
 
 pub use calibration::Calibration;
 pub use mode::PredictionMode;

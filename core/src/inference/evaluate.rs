@@ -446,14 +446,15 @@ fn scenario_inference_with(
     let Some(section) = &s.inference else { return Ok(None) };
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-    // Calibrated mode: the hardware as the fitted efficiencies derate it (HBM untouched),
-    // the prefill servers' chip too.
+    // Calibrated mode: the chips (the prefill servers' too) as serving's fitted efficiencies
+    // derate them (HBM bandwidth and matmul peaks; `efficiency::serving`). Its per-pass
+    // overheads are not applied here yet.
     match s.conventions.prediction {
         crate::efficiency::PredictionMode::Ideal => {
             evaluate_derated(model, &hw, topology_given, section, with_curves, Clone::clone).map(Some)
         }
         crate::efficiency::PredictionMode::Calibrated => {
-            let cal = crate::efficiency::calibration::bundled();
+            let cal = crate::efficiency::serving::bundled();
             evaluate_derated(model, &hw, topology_given, section, with_curves, |h| cal.derate(h)).map(Some)
         }
     }

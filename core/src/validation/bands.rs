@@ -41,7 +41,7 @@ pub enum BandTerm {
     Overlap,
     /// The calibration's residuals on the held-back runs.
     Residuals,
-    /// HBM bandwidth (`hbm` for training; not calibrated for serving).
+    /// HBM bandwidth: serving's calibration derates it (`hbm`), training's does not.
     Hbm,
 }
 
@@ -323,9 +323,10 @@ fn two_point(value_ideal: f64, value_cal: f64, mode: PredictionMode, term: BandT
 }
 
 /// The bands of a serving scenario: its `inference` section evaluated on the hardware
-/// as given (ideal) and as the calibration derates it ([`Calibration::derate`]); the
-/// dominant term is what binds the calibrated step (HBM when loading binds: nothing
-/// calibrates it, and the band is then as narrow as the calibration can say).
+/// as given (ideal) and as serving's calibration derates it
+/// ([`crate::efficiency::serving::ServingCalibration::derate`]: HBM bandwidth and matmul
+/// peaks; its per-pass overheads are not applied); the dominant term is what binds the
+/// calibrated step.
 ///
 /// # Errors
 /// As the serving evaluation; `None` without an `inference` section.
@@ -334,7 +335,7 @@ pub fn serving_bands(m: &ModelConfig, s: &Scenario) -> Result<Option<ServingBand
     let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
     let given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
     let ideal = evaluate_inference(m, &hw, given, section)?;
-    let cal = evaluate_inference_derated(m, &hw, given, section, |h| calibration::bundled().derate(h))?;
+    let cal = evaluate_inference_derated(m, &hw, given, section, |h| crate::efficiency::serving::bundled().derate(h))?;
     Ok(Some(serving_bands_of(&ideal, &cal, s.conventions.prediction)))
 }
 

@@ -19,6 +19,11 @@
 //! | [`table`] | the rows (runs, guide points) and the statistics per generation |
 //! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
 //! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
+//! | [`serving_runs`] | the published serving measurements (`data/serving-runs.csv`) |
+//! | [`serving_calibration`] | serving's fitted physical parameters (`data/serving-calibration.json`) |
+//! | [`serving`] | a serving run as a scenario, and the serving model's prediction for it |
+//! | [`serving_table`] | every serving run predicted, the engine × chip split, the statistics: [`serving_table::serving_validation`] |
+//! | [`serving_fit`] | the fit of the serving calibration on the fitted groups |
 
 pub mod bands;
 pub mod bundled_table;
@@ -28,6 +33,10 @@ pub mod fit;
 pub mod predict;
 pub mod runs;
 pub mod scenarios;
+pub mod serving;
+pub mod serving_fit;
+pub mod serving_runs;
+pub mod serving_table;
 pub mod setups;
 pub mod splits;
 pub mod stats;

@@ -7,6 +7,7 @@
 
 mod bands;
 mod doc;
+mod serving_doc;
 
 use shardcalc_core::efficiency::calibration::Calibration;
 use shardcalc_core::flops::Workload;

@@ -2,8 +2,8 @@
 //! throughput, cost, time to first token, KV cache, where it fits, the disaggregation ratio
 //! and, when set, speculative decoding. The numbers the calibration moves (decode step,
 //! throughput, cost, time to first token) carry their uncertainty band (issue 8) as
-//! `#<id>-band`: calibrated and roofline values and what dominates; HBM-bound terms are
-//! not calibrated, and the band says so.
+//! `#<id>-band`: calibrated and roofline values and what dominates (serving's calibration
+//! derates HBM bandwidth and matmul peaks, `efficiency::serving`).
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, significant, thousands};
