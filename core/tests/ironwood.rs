@@ -181,3 +181,41 @@ fn sparse_core_offload_follows_the_chip() {
     on.overlap.sparse_core = Some(false);
     assert!(plan(&presets::get("llama-3-8b").unwrap().config, &v5e, &on, FlopConvention::MaxText).is_ok());
 }
+
+/// FP8 training as MaxText's Qwix recipes run it (`quantization: fp8_full`, the Ironwood
+/// recipes'): the decoder layers' weight matmuls (forward and both backward) at the fp8
+/// peak — the Cloud TPU7x docs: 4614 TFLOP/s, twice the bf16 2307 — and the rest in bf16:
+/// splash attention (a Pallas kernel) and the logits (outside `decoder/.*layers.*`).
+/// Llama 3 8B on a 4×4×4 Ironwood at peak rates, 4096 tokens a device: every matmul
+/// compute-bound, so by hand the layers' `6·N·T` FLOPs at 4.614e15 and the logits' at
+/// 2.307e15.
+#[test]
+fn fp8_runs_the_layers_weight_matmuls_at_the_fp8_peak() {
+    use shardcalc_core::dtype::DType;
+    use shardcalc_core::flops::forward_per_token;
+    let hw = slice("tpu-v7x", false, 1);
+    let mut s = TrainingSection::new(GlobalBatch::Sequences(64), 4096);
+    s.mesh = Some(Mesh { fsdp: 64, ..Mesh::default() });
+    s.remat = Remat::None;
+    s.calibration = Some(Calibration::PEAK);
+    let bf16 = run("llama-3-8b", &hw, &s);
+    s.dtypes.compute = DType::Fp8;
+    let fp8 = run("llama-3-8b", &hw, &s);
+    let f = forward_per_token(&presets::get("llama-3-8b").unwrap().config);
+    let t = 4096.0;
+    let layers = 3.0 * (f.attention_projections + f.mlp) * t;
+    let logits = 3.0 * f.unembedding * t;
+    close(bf16.breakdown.matmul_s.get(), (layers + logits) / 2.307e15, 1e-9, "bf16 matmuls");
+    close(fp8.breakdown.matmul_s.get(), layers / 4.614e15 + logits / 2.307e15, 1e-9, "fp8 matmuls");
+    assert_eq!(fp8.breakdown.attention_s, bf16.breakdown.attention_s, "attention stays bf16");
+    assert_eq!(fp8.breakdown.elementwise_s, bf16.breakdown.elementwise_s);
+    // The MFU is against the compute format's peak (docs/report.md): fp8's here.
+    close(fp8.mfu * 4.614e15 * fp8.step_time_s.get(), bf16.mfu * 2.307e15 * bf16.step_time_s.get(), 1e-9, "MFU");
+    // A chip without an fp8 path refuses it, naming the field (v4: bf16 only).
+    let v4 = {
+        let chip = get("tpu-v4").unwrap();
+        ResolvedHardware { axes: Topology::tpu_slice(&[4, 4, 4], 1).resolve(&chip).unwrap(), chip }
+    };
+    let e = plan(&presets::get("llama-3-8b").unwrap().config, &v4, &s, FlopConvention::MaxText).unwrap_err();
+    assert!(e.0.iter().any(|f| f.field == "training.dtypes.compute" && f.message.contains("fp8")), "{e}");
+}

@@ -442,8 +442,9 @@ pub static FORMAT_FIELDS: [Field; 5] = [
     dtype_field!("training.dtypes.optimizer", "Optimizer state", optimizer),
     dtype_field!("training.dtypes.activations", "Activations", activations)
         .hint("Saved for the backward pass; moved by TP, EP, CP and PP"),
-    dtype_field!("training.dtypes.compute", "Matmuls", compute)
-        .hint("Picks the chip's peak FLOP/s (fp32 matmuls are not modelled)"),
+    dtype_field!("training.dtypes.compute", "Matmuls", compute).hint(
+        "fp8 / int8: the layers' weight matmuls at that peak (MaxText's quantization); attention and logits stay bf16",
+    ),
 ];
 
 /// The explored mesh's remat policy.

@@ -9,6 +9,7 @@ use super::profile::ModelProfile;
 use super::setup::{AttentionKernel, Efficiency, MoeKernel, Options, Overlap, Setup};
 use super::tensors::Remat;
 use crate::collectives::Network;
+use crate::dtype::DType;
 use crate::efficiency::{Calibration, KernelRates, PredictionMode};
 use crate::error::{Checker, Invalid};
 use crate::flops::{training_flops, FlopComponent, FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN};
@@ -414,14 +415,26 @@ impl TrainingSection {
         let rates = self.calibration.map(|c| {
             efficiency.dcn *= c.dcn;
             efficiency.overlap *= c.overlap;
-            KernelRates::new(
+            // Attention and the logits run in bf16; a narrower compute format is the
+            // quantized recipe's, for the decoder layers' weight matmuls only (`kernels.rs`).
+            let bf16 = per_device(hw.chip.peak_flops.bf16.get());
+            let base = KernelRates::new(
                 &hw.chip,
                 devices_per_chip,
-                peak_per_device,
+                bf16,
                 self.efficiency.flops,
-                (self.dtypes.compute.bytes(), self.dtypes.activations.bytes()),
+                (DType::Bf16.bytes(), self.dtypes.activations.bytes()),
                 &c,
-            )
+            );
+            match self.dtypes.compute {
+                DType::Bf16 | DType::Fp16 => base,
+                format => base.with_quantized(
+                    peak_per_device,
+                    bf16,
+                    format.bytes(),
+                    KernelRates::on_chip_per_device(&hw.chip, devices_per_chip),
+                ),
+            }
         });
         Ok(Setup {
             options: Options {
