@@ -235,7 +235,10 @@ fn evaluate(
             .scale_up
             .hop_latency
             .filter(|h| h.get() > 0.0)
-            .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h)),
+            .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h))
+            // A subnormal latency (5e-324 s) puts the bound past f64's range: never
+            // latency-bound, as without a latency (found by the no-panic test, case 205978).
+            .filter(|y| y.is_finite()),
         model_parallel: y,
     };
 
