@@ -219,3 +219,33 @@ fn fp8_runs_the_layers_weight_matmuls_at_the_fp8_peak() {
     let e = plan(&presets::get("llama-3-8b").unwrap().config, &v4, &s, FlopConvention::MaxText).unwrap_err();
     assert!(e.0.iter().any(|f| f.field == "training.dtypes.compute" && f.message.contains("fp8")), "{e}");
 }
+
+/// Offloading changes who drives a collective, not what waits for it: EP's AllToAlls on
+/// the critical path (the default) are exposed whole either way; overlapped with other
+/// microbatches (`overlap.expert`), the SparseCores drive them (MaxText's
+/// `moe_sparse_core_offload_targets: ep_collectives`) and they hide like FSDP's gathers.
+#[test]
+fn offload_moves_the_driver_not_the_dependency() {
+    let hw = slice("tpu-v7x", true, 1);
+    let mut s = TrainingSection::new(GlobalBatch::Sequences(256), 8192);
+    s.mesh = Some(Mesh { fsdp: 16, ep: 8, ..Mesh::default() });
+    s.remat = Remat::Full;
+    s.calibration = Some(bundled());
+    let plan_with = |s: &TrainingSection, sc: bool| {
+        let mut s = s.clone();
+        s.overlap.sparse_core = Some(sc);
+        run("llama-4-scout", &hw, &s)
+    };
+    for sc in [false, true] {
+        let (time, exposed, offloaded) = comm(&plan_with(&s, sc), Parallelism::Ep);
+        assert_eq!((exposed, offloaded), (time, false), "critical, sparse_core {sc}");
+    }
+    s.overlap.expert = true;
+    let (tc, sc) = (plan_with(&s, false), plan_with(&s, true));
+    let (time, tc_exposed, tc_offloaded) = comm(&tc, Parallelism::Ep);
+    let (_, sc_exposed, sc_offloaded) = comm(&sc, Parallelism::Ep);
+    assert!(!tc_offloaded && sc_offloaded);
+    assert!(sc.breakdown.compute_s.get() > time, "the AllToAlls fit in the compute");
+    close(tc_exposed, (1.0 - bundled().overlap) * time, 1e-9, "TensorCore-driven AllToAlls");
+    assert_eq!(sc_exposed, 0.0);
+}

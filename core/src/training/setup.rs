@@ -71,10 +71,12 @@ pub struct Overlap {
     /// batch splitting). Default false: a layer's experts wait for their tokens.
     #[serde(default)]
     pub expert: bool,
-    /// The chip's SparseCores drive the AllGathers, ReduceScatters and AllReduces that
-    /// overlap with compute (FSDP, DP, TP when `tensor`, CP when `context`): XLA's
-    /// `xla_tpu_enable_sparse_core_collective_offload_*` flags (the Ironwood guide,
-    /// "Utilizing SparseCore"). Offloaded collectives run beside the TensorCores instead of
+    /// The chip's SparseCores drive the collectives that overlap with compute: the
+    /// AllGathers, ReduceScatters and AllReduces of FSDP, DP, TP when `tensor` and CP when
+    /// `context` (XLA's `xla_tpu_enable_sparse_core_collective_offload_*` flags; the
+    /// Ironwood guide, "Utilizing SparseCore"), and EP's AllToAlls when `expert` (MaxText's
+    /// `moe_sparse_core_offload_targets: ep_collectives`, PR #5140). Pipeline sends stay
+    /// the TensorCores'. Offloaded collectives run beside the TensorCores instead of
     /// inside their schedule, so they hide completely behind the compute they overlap
     /// with (the calibrated `overlap`, fitted on runs whose TensorCores drove their
     /// collectives, no longer applies to them). Absent: the chip's default

@@ -327,18 +327,15 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let ep_overlapped = o.overlap.expert;
     let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
     let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
-    // Who drives each overlapped collective: the SparseCores take the AllGathers,
-    // ReduceScatters and AllReduces (FSDP, DP, TP) when offloaded; pipeline sends and EP's
-    // AllToAlls stay the TensorCores'.
+    // Who drives each overlapped collective: the SparseCores take the collectives (FSDP,
+    // DP, TP, EP) when offloaded; pipeline sends stay the TensorCores'.
     let (w_tc, w_sc) = (o.efficiency.overlap, o.offload_overlap);
-    let gathers_f = c.fsdp.forward + hidden(c.tp.forward, tp_overlapped);
-    let gathers_b = c.fsdp.backward + hidden(c.tp.backward, tp_overlapped);
-    let others_f = c.pp.forward + hidden(c.ep.forward, ep_overlapped);
-    let others_b = c.pp.backward + hidden(c.ep.backward, ep_overlapped);
+    let gathers_f = c.fsdp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    let gathers_b = c.fsdp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
     let w_gathers = if o.sparse_core { w_sc } else { w_tc };
-    let f = Overlapped::new([(others_f, w_tc), (gathers_f, w_gathers)], c_f);
-    let b = Overlapped::new([(others_b, w_tc), (gathers_b, w_gathers)], c_b);
-    let last = Overlapped::new([(others_b, w_tc), (gathers_b + c.dp.backward, w_gathers)], c_b);
+    let f = Overlapped::new([(c.pp.forward, w_tc), (gathers_f, w_gathers)], c_f);
+    let b = Overlapped::new([(c.pp.backward, w_tc), (gathers_b, w_gathers)], c_b);
+    let last = Overlapped::new([(c.pp.backward, w_tc), (gathers_b + c.dp.backward, w_gathers)], c_b);
     // CP's K/V gathers overlap with the attention they feed (ring attention), at the same
     // fraction as every other overlapped gather.
     let cp_exposed = |t: f64, attention: f64| {
@@ -437,7 +434,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let times = comm_times(&t);
     let step_time = t.step_time;
     // Exposed seconds per kind: overlapped traffic (driven by the TensorCores at `w_tc`, by
-    // the SparseCores at `w_sc`) serialises its unhidden fraction and shares the pass's
+    // the SparseCores at `w_sc`: every kind but the pipeline's sends when offloaded) serialises its unhidden fraction and shares the pass's
     // excess over compute in proportion to the time it hides; critical-path traffic is
     // exposed whole.
     let sc = o.sparse_core;
@@ -467,7 +464,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     comm[Parallelism::Fsdp as usize] = kind(Parallelism::Fsdp, &c.fsdp, true, true);
     comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true, false);
     comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor, true);
-    comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert, false);
+    comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert, true);
     comm[Parallelism::Cp as usize] = CommPart {
         bytes: c.cp.bytes * m,
         time: times[Parallelism::Cp as usize],
