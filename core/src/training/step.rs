@@ -18,7 +18,9 @@
 //! - host offload runs over PCIe beside compute; only its excess is exposed;
 //! - `efficiency.overlap` < 1 (the calibrated `overlap`, times the user's) serialises
 //!   that fraction of the overlappable traffic: `(1 − w)·comms + max(w·comms − compute,
-//!   0)` is exposed.
+//!   0)` is exposed;
+//! - the physical model on GPUs puts the DP gradient sync on the critical path: XLA's GPU
+//!   scheduler leaves it exposed ([`crate::efficiency::rates::gradient_sync_overlaps`]).
 //!
 //! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
 //! plus (physical model) the wait for the slowest of the slices in lockstep (DCN per-slice
@@ -254,6 +256,8 @@ struct Timeline {
     e_f: f64,
     e_b: f64,
     e_last: f64,
+    /// DP's part of `e_last`.
+    dp_exposed: f64,
     /// HBM per device.
     memory: MemoryParts,
     /// PCIe seconds of one microbatch one way, and the part of both ways not hidden.
@@ -316,7 +320,13 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let exposed = |comm: f64, compute: f64| (1.0 - w) * comm + (w * comm - compute).max(0.0);
     let e_f = exposed(o_f, c_f);
     let e_b = exposed(o_b, c_b);
-    let e_last = exposed(o_b + c.dp.backward, c_b);
+    // The DP sync overlaps the last microbatch's backward, or (GPUs) waits for it.
+    let (e_last, dp_exposed) = if setup.rates.is_none_or(|r| r.gradient_sync_overlaps) {
+        let e = exposed(o_b + c.dp.backward, c_b);
+        (e, share(c.dp.backward, o_b + c.dp.backward, e))
+    } else {
+        (e_b + c.dp.backward, c.dp.backward)
+    };
 
     let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 }, |pcie| {
@@ -345,6 +355,7 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
         e_f,
         e_b,
         e_last,
+        dp_exposed,
         memory,
         offload,
         off_exposed,
@@ -400,7 +411,7 @@ pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost
 pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
     let o = &setup.options;
     let t = timeline(setup, mc, mb, remat);
-    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, .. } = t;
+    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, dp_exposed, .. } = t;
     let times = comm_times(&t);
     let step_time = t.step_time;
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
@@ -408,15 +419,11 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let share_exposed = |x: &Traffic| {
         share(x.forward, o_f, e_f) * m
             + share(x.backward, o_b, e_b) * (m - 1.0)
-            + share(x.backward, o_b + c.dp.backward, e_last)
+            + share(x.backward, o_b, e_last - dp_exposed)
     };
     let mut comm = [CommPart::default(); 6];
-    comm[Parallelism::Dp as usize] = CommPart {
-        bytes: c.dp.bytes,
-        time: times[Parallelism::Dp as usize],
-        exposed: share(c.dp.backward, o_b + c.dp.backward, e_last),
-        critical: false,
-    };
+    comm[Parallelism::Dp as usize] =
+        CommPart { bytes: c.dp.bytes, time: times[Parallelism::Dp as usize], exposed: dp_exposed, critical: false };
     let kind = |p: Parallelism, x: &Traffic, overlapped: bool| CommPart {
         bytes: x.bytes * m,
         time: times[p as usize],
