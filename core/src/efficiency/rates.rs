@@ -122,7 +122,8 @@ impl AttentionKernelShape {
     /// 128-row blocks, one backward kernel recomputing `S` and computing dV, dP, dQ, dK: 5
     /// matmuls, 2.5 times the forward's; at cuDNN's measured rate on an H100
     /// ([`MeasuredAttention::H100_CUDNN`], standing for every GPU as the H100's matmul
-    /// fraction does).
+    /// fraction does, and for every head dimension: the paper's 64-wide heads run slower,
+    /// its 256-wide ones faster).
     pub const GPU: AttentionKernelShape =
         AttentionKernelShape { block: 128.0, backward_matmuls: 2.5, measured: Some(MeasuredAttention::H100_CUDNN) };
 

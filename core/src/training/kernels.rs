@@ -221,11 +221,12 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let sequences = tok * cp / seq.max(1.0);
     let heads = a.heads / tp;
     let flops_per_pair = 2.0 * (a.qk + a.v) * heads / head_dim_utilization(a.qk, a.v, r.tile);
-    let here = sequences / (cp * pp);
-    let backward = r.attention.backward_matmuls;
+    let sequences_here = sequences / (cp * pp);
+    let backward_matmuls = r.attention.backward_matmuls;
     // Forward and backward seconds of `pairs` pairs per sequence at (forward, backward) FLOP/s.
     let time = |pairs: f64, (f, b): (f64, f64)| {
-        (here * pairs * flops_per_pair / f, backward * here * pairs * flops_per_pair / b)
+        let flops = sequences_here * pairs * flops_per_pair;
+        (flops / f, backward_matmuls * flops / b)
     };
     let ((forward, backward), traffic) = match o.attention {
         AttentionKernel::Flash => {
