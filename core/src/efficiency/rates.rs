@@ -137,18 +137,20 @@ impl AttentionKernelShape {
     }
 }
 
-/// Whether a chip kind's compiler overlaps the data-parallel gradient reduction with the
-/// backward pass, as the book assumes (5.1.1: "not on the critical path"). TPUs: yes. GPUs:
-/// no — XLA's GPU latency-hiding scheduler leaves most of the weight-gradient AllReduce
-/// exposed (openxla/xla#1539, NVIDIA, 2023, open: "most weight gradient all-reduce latency
-/// is still exposed", weight gradients being computed apart from the data gradients and
-/// reduced in another order; openxla/xla#45929, 2026: the scheduler defers weight-gradient
-/// work past the collectives, "no useful GW/collective overlap"). What the A3 runs show
-/// (MaxText 2024 on XLA:GPU without profile-guided latency estimates): MFU falls from 48.8%
-/// on one VM to 41.9% on two and 37.2% on sixteen, where an overlapped AllReduce of their
-/// gradients over the VMs' 12.5 GB/s per GPU would cost 2-4% of the step.
+/// Whether a chip kind's compiler overlaps the weight-gradient reductions (the DP gradient
+/// sync, FSDP's gradient ReduceScatters) with the backward pass, as the book assumes (5.1.1
+/// and 5.1.2: "not on the critical path"). TPUs: yes. GPUs: no — XLA's GPU latency-hiding
+/// scheduler leaves them exposed: openxla/xla#1539 (NVIDIA, 2023, open): "most weight
+/// gradient all-reduce latency is still exposed", the weight gradients being computed apart
+/// from the data gradients and reduced in another order; openxla/xla#45929 (2026): the
+/// scheduler defers each layer's weight-gradient work past the following collectives,
+/// "no useful GW/collective overlap", so the reductions that consume those gradients wait
+/// for the end of the pass. What the A3 runs show (MaxText 2024 on XLA:GPU without
+/// profile-guided latency estimates): MFU falls from 48.8% on one VM to 41.9% on two and
+/// 37.2% on sixteen, where an overlapped AllReduce of their gradients over the VMs' 12.5
+/// GB/s per GPU would cost 2-4% of the step.
 #[must_use]
-pub fn gradient_sync_overlaps(family: ChipFamily) -> bool {
+pub fn gradient_reductions_overlap(family: ChipFamily) -> bool {
     match family {
         ChipFamily::Tpu => true,
         ChipFamily::Gpu => false,
@@ -176,9 +178,9 @@ pub struct KernelRates {
     pub element_bytes: f64,
     /// The attention kernel.
     pub attention: AttentionKernelShape,
-    /// Whether the data-parallel gradient reduction overlaps the backward pass
-    /// ([`gradient_sync_overlaps`]); when not, the step waits for all of it.
-    pub gradient_sync_overlaps: bool,
+    /// Whether the weight-gradient reductions (DP sync, FSDP ReduceScatters) overlap the
+    /// backward pass ([`gradient_reductions_overlap`]); when not, the step waits for them.
+    pub gradient_reductions_overlap: bool,
 }
 
 impl KernelRates {
@@ -192,7 +194,7 @@ impl KernelRates {
         operand_bytes: 2.0,
         element_bytes: 2.0,
         attention: AttentionKernelShape { block: 1.0, backward_matmuls: 2.0, measured: None },
-        gradient_sync_overlaps: true,
+        gradient_reductions_overlap: true,
     };
 
     /// The rates of one device of `chip` (a chiplet when `devices_per_chip` > 1) computing
@@ -221,7 +223,7 @@ impl KernelRates {
             operand_bytes,
             element_bytes,
             attention: AttentionKernelShape::of(chip.family),
-            gradient_sync_overlaps: gradient_sync_overlaps(chip.family),
+            gradient_reductions_overlap: gradient_reductions_overlap(chip.family),
         }
     }
 
@@ -283,7 +285,7 @@ mod tests {
         let gpu = KernelRates::new(&get("h100-sxm").unwrap(), 1, 989e12, 1.0, (2.0, 2.0), &c);
         let (f, _) = gpu.flash_attention(4096.0);
         assert!((f - 0.5 * 518e12 * (1.0 + 128.0 / 4096.0)).abs() < 1.0, "{f}");
-        assert!(!gpu.gradient_sync_overlaps && tpu.gradient_sync_overlaps);
+        assert!(!gpu.gradient_reductions_overlap && tpu.gradient_reductions_overlap);
     }
 
     #[test]

@@ -162,10 +162,11 @@ fn largest_misses(out: &mut String, rows: &[RunRow], splits: &[SplitReport]) {
          - **The H100 runs**, predicted by fits that saw no GPU run (leave the H100 out; leave Llama 2 out: the \
          Llama 2 runs are the GPU runs) within {:+.1} to {:+.1} points: what differs between the kinds is measured, \
          not fitted (an H100's large matmul sustains 80.1% of its peak, cuDNN's flash attention {:.0}% at 4k), and \
-         XLA's GPU scheduler leaves the data-parallel gradient AllReduce exposed, so one sustained fraction serves \
-         both kinds. What they still miss: the step from one A3 VM to two (48.8% to 41.9%) is larger than the \
-         AllReduce of 1.7 GB of bf16 gradients per GPU over 12.5 GB/s accounts for, and every multi-VM script \
-         enables the profiler where the one-VM script does not.\n",
+         XLA's GPU scheduler leaves the weight-gradient reductions (the DP AllReduce, FSDP's ReduceScatters) \
+         exposed, so one sustained fraction serves \
+         both kinds. They miss most on two VMs, where MFU falls from one VM's 48.8% to 41.9%: more than the \
+         AllReduce of 1.7 GB of bf16 gradients per GPU over 12.5 GB/s accounts for (every multi-VM script also \
+         enables the profiler, which the one-VM script does not).\n",
         gpu_held.0,
         gpu_held.1,
         100.0 * shardcalc_core::efficiency::rates::MeasuredAttention::H100_CUDNN.causal_fractions(4096.0).0,
@@ -187,7 +188,7 @@ shape allows on the chip, with the calibration's five physical parameters, each 
 | `loss_s` | the logits' log-softmax and its gradient over the vocabulary | the same |\n\
 | `moe_s` | router, token permute and unpermute; padded experts' dispatch and combine einsums | `core/src/training/kernels.rs`; MaxText `layers/moe.py` |\n\
 | `optimizer_s` | the update's reads and writes of weights, gradients, moments and master weights per device shard; gradient accumulation | `core/src/training/kernels.rs` |\n\
-| `exposed_communication_s` | every collective from `core/src/collectives` on the placed axes; the `overlap` fraction of the overlappable traffic hides behind the pass's compute; on GPUs the DP gradient sync waits for the backward pass (XLA's GPU latency-hiding scheduler leaves the weight-gradient AllReduce exposed) | `core/src/training/comms.rs`, `step.rs`; openxla/xla#1539 |\n\
+| `exposed_communication_s` | every collective from `core/src/collectives` on the placed axes; the `overlap` fraction of the overlappable traffic hides behind the pass's compute; on GPUs the weight-gradient reductions (the DP sync, FSDP's ReduceScatters) wait for the backward pass (XLA's GPU latency-hiding scheduler leaves them exposed) | `core/src/training/comms.rs`, `step.rs`; openxla/xla#1539, #45929 |\n\
 | `sync_s` | slices in lockstep wait for the slowest: the expected maximum of `n` normal step times (Blom), `straggler` of a step apart | `core/src/efficiency/calibration.rs` |\n\
 | `bubble_s`, `offload_exposed_s` | the pipeline bubble; host offload longer than the pass it hides behind | `core/src/training/pipeline.rs`, `step.rs` |\n\n\
 Routed experts run as grouped (Megablox) matmuls on ragged groups — a 512-row tile per group boundary, the busiest \
@@ -238,7 +239,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
          between calibrations the runs cannot tell apart (nominal: every rate at its peak, no straggler). Every \
          parameter is shared by every chip: what differs between chip kinds is measured (a large matmul's and the \
          flash-attention kernel's standalone rates, `core/src/efficiency/rates.rs`) or how their compiler schedules \
-         (XLA's GPU scheduler leaves the DP gradient sync exposed), so a fit on one kind's runs predicts the other's. \
+         (XLA's GPU scheduler leaves the weight-gradient reductions exposed), so a fit on one kind's runs predicts \
+         the other's. \
          Search: `core/src/validation/fit.rs`.\n",
         f.map_or("", |f| f.split.as_str()),
         f.map_or("", |f| f.objective.as_str())
@@ -479,7 +481,7 @@ fn findings(out: &mut String, rows: &[RunRow], c: &Calibration) {
          H100's for its matmuls) after the losses it counts; the counted kernel losses (attention at its executed \
          pairs, elementwise and loss traffic, the optimizer update) are 3 to 15% of these runs' steps, most on the \
          narrowest models and on the H100; multi-slice runs lose DCN bandwidth and a straggler wait that grows with \
-         the slice count, and the multi-VM H100 runs wait for their gradient AllReduce.",
+         the slice count, and the H100 runs wait for their gradient reductions (FSDP's on one VM, DP's across VMs).",
         gap.0,
         gap.1,
         c.mxu * 100.0,
