@@ -145,7 +145,9 @@ impl AttentionKernelShape {
 /// from the data gradients and reduced in another order; openxla/xla#45929 (2026): the
 /// scheduler defers each layer's weight-gradient work past the following collectives,
 /// "no useful GW/collective overlap", so the reductions that consume those gradients wait
-/// for the end of the pass. What the A3 runs show (MaxText 2024 on XLA:GPU without
+/// for the end of the pass; the MaxText GPU team sees FSDP overlap only with profile-guided
+/// latency estimates (AI-Hypercomputer/maxtext#1005: "good overlap with FSDP + PGLE ...
+/// turning on and off PGLE makes a big difference"). What the A3 runs show (MaxText 2024 on XLA:GPU without
 /// profile-guided latency estimates): MFU falls from 48.8% on one VM to 41.9% on two and
 /// 37.2% on sixteen, where an overlapped AllReduce of their gradients over the VMs' 12.5
 /// GB/s per GPU would cost 2-4% of the step.
