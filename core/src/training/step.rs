@@ -18,7 +18,10 @@
 //! - host offload runs over PCIe beside compute; only its excess is exposed;
 //! - `efficiency.overlap` < 1 (the calibrated `overlap`, times the user's) serialises
 //!   that fraction of the overlappable traffic: `(1 − w)·comms + max(w·comms − compute,
-//!   0)` is exposed.
+//!   0)` is exposed;
+//! - the physical model on GPUs puts the weight-gradient reductions (the DP sync, FSDP's
+//!   ReduceScatters) on the critical path: XLA's GPU scheduler leaves them exposed
+//!   ([`crate::efficiency::rates::gradient_reductions_overlap`]).
 //!
 //! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
 //! plus (physical model) the wait for the slowest of the slices in lockstep (DCN per-slice
@@ -28,7 +31,7 @@
 //! divide them. Ignored: load imbalance of embeddings on end stages and of causal
 //! attention under CP.
 
-use super::comms::{activation_collectives, comms, ActivationCollectives, Comms, Traffic};
+use super::comms::{activation_collectives, comms, fsdp_reduction, ActivationCollectives, Comms, Traffic};
 use super::kernels::{physical_times, roofline_times, step_update_seconds, KernelTimes};
 use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
 use super::mesh::{network_index, Parallelism};
@@ -254,6 +257,10 @@ struct Timeline {
     e_f: f64,
     e_b: f64,
     e_last: f64,
+    /// DP's part of `e_last`.
+    dp_exposed: f64,
+    /// FSDP's gradient ReduceScatters of one microbatch when on the critical path (GPUs).
+    fsdp_reduction_critical: f64,
     /// HBM per device.
     memory: MemoryParts,
     /// PCIe seconds of one microbatch one way, and the part of both ways not hidden.
@@ -304,19 +311,33 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
     let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
     let o_f = c.fsdp.forward + c.pp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
-    let o_b =
-        c.fsdp.backward + c.pp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
+    // The weight-gradient reductions overlap the backward pass, or (GPUs) wait for it.
+    let reductions_overlap = setup.rates.is_none_or(|r| r.gradient_reductions_overlap);
+    let fsdp_reduction_critical = if reductions_overlap { 0.0 } else { fsdp_reduction(&c.fsdp) };
+    let o_b = c.fsdp.backward - fsdp_reduction_critical
+        + c.pp.backward
+        + hidden(c.tp.backward, tp_overlapped)
+        + hidden(c.ep.backward, ep_overlapped);
     let cp_exposed = |t: f64, attention: f64| if o.overlap.context { (t - attention).max(0.0) } else { t };
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
     let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
-    let crit_b = critical(c.tp.backward, tp_overlapped) + critical(c.ep.backward, ep_overlapped) + cp_b;
+    let crit_b = critical(c.tp.backward, tp_overlapped)
+        + critical(c.ep.backward, ep_overlapped)
+        + cp_b
+        + fsdp_reduction_critical;
     // Of the overlappable traffic, the fraction `efficiency.overlap` hides behind the
     // pass's compute (its excess over the compute shows); the rest is serialised.
     let w = o.efficiency.overlap;
     let exposed = |comm: f64, compute: f64| (1.0 - w) * comm + (w * comm - compute).max(0.0);
     let e_f = exposed(o_f, c_f);
     let e_b = exposed(o_b, c_b);
-    let e_last = exposed(o_b + c.dp.backward, c_b);
+    // The DP sync overlaps the last microbatch's backward, or (GPUs) waits for it.
+    let (e_last, dp_exposed) = if reductions_overlap {
+        let e = exposed(o_b + c.dp.backward, c_b);
+        (e, share(c.dp.backward, o_b + c.dp.backward, e))
+    } else {
+        (e_b + c.dp.backward, c.dp.backward)
+    };
 
     let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 }, |pcie| {
@@ -345,6 +366,8 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
         e_f,
         e_b,
         e_last,
+        dp_exposed,
+        fsdp_reduction_critical,
         memory,
         offload,
         off_exposed,
@@ -400,7 +423,7 @@ pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost
 pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
     let o = &setup.options;
     let t = timeline(setup, mc, mb, remat);
-    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, .. } = t;
+    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, dp_exposed, fsdp_reduction_critical, .. } = t;
     let times = comm_times(&t);
     let step_time = t.step_time;
     // Exposed seconds per kind: overlapped traffic shares the excess over compute in
@@ -408,14 +431,14 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let share_exposed = |x: &Traffic| {
         share(x.forward, o_f, e_f) * m
             + share(x.backward, o_b, e_b) * (m - 1.0)
-            + share(x.backward, o_b + c.dp.backward, e_last)
+            + share(x.backward, o_b, e_last - dp_exposed)
     };
     let mut comm = [CommPart::default(); 6];
     comm[Parallelism::Dp as usize] = CommPart {
         bytes: c.dp.bytes,
         time: times[Parallelism::Dp as usize],
-        exposed: share(c.dp.backward, o_b + c.dp.backward, e_last),
-        critical: false,
+        exposed: dp_exposed,
+        critical: !setup.rates.is_none_or(|r| r.gradient_reductions_overlap),
     };
     let kind = |p: Parallelism, x: &Traffic, overlapped: bool| CommPart {
         bytes: x.bytes * m,
@@ -423,7 +446,12 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
         exposed: if overlapped { share_exposed(x) } else { times[p as usize] },
         critical: !overlapped,
     };
-    comm[Parallelism::Fsdp as usize] = kind(Parallelism::Fsdp, &c.fsdp, true);
+    // FSDP: its overlapped part's share, and its ReduceScatters whole where critical (GPUs).
+    let fsdp_overlapped = Traffic { backward: c.fsdp.backward - fsdp_reduction_critical, ..c.fsdp };
+    comm[Parallelism::Fsdp as usize] = CommPart {
+        exposed: share_exposed(&fsdp_overlapped) + fsdp_reduction_critical * m,
+        ..kind(Parallelism::Fsdp, &c.fsdp, true)
+    };
     comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true);
     comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor);
     comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert);
