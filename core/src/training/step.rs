@@ -18,7 +18,13 @@
 //! - host offload runs over PCIe beside compute; only its excess is exposed;
 //! - `efficiency.overlap` < 1 (the calibrated `overlap`, times the user's) serialises
 //!   that fraction of the overlappable traffic: `(1 − w)·comms + max(w·comms − compute,
-//!   0)` is exposed.
+//!   0)` is exposed; the collectives the chip's SparseCores drive
+//!   (`overlap.sparse_core`) hide at the user's fraction alone (the calibrated one is the
+//!   TensorCores'), so a pass exposes `Σ (1 − wᵢ)·tᵢ + max(Σ wᵢ·tᵢ − compute, 0)` over
+//!   the two drivers (CP's K/V gathers against the attention they feed);
+//! - the physical model on GPUs puts the weight-gradient reductions (the DP sync, FSDP's
+//!   ReduceScatters) on the critical path: XLA's GPU scheduler leaves them exposed
+//!   ([`crate::efficiency::rates::gradient_reductions_overlap`]).
 //!
 //! A step is `M` microbatches plus the pipeline bubble of `(PP − 1)/v` microbatches,
 //! plus (physical model) the wait for the slowest of the slices in lockstep (DCN per-slice
@@ -28,7 +34,7 @@
 //! divide them. Ignored: load imbalance of embeddings on end stages and of causal
 //! attention under CP.
 
-use super::comms::{activation_collectives, comms, ActivationCollectives, Comms, Traffic};
+use super::comms::{activation_collectives, comms, fsdp_reduction, ActivationCollectives, Comms, Traffic};
 use super::kernels::{physical_times, roofline_times, step_update_seconds, KernelTimes};
 use super::memory::{memory, memory_base, MemoryBase, MemoryParts};
 use super::mesh::{network_index, Parallelism};
@@ -278,6 +284,10 @@ struct Timeline {
     /// CP traffic exposed in each pass.
     cp_f: f64,
     cp_b: f64,
+    /// DP's part of the last microbatch's exposed traffic.
+    dp_exposed: f64,
+    /// FSDP's gradient ReduceScatters of one microbatch when on the critical path (GPUs).
+    fsdp_reduction_critical: f64,
     /// HBM per device.
     memory: MemoryParts,
     /// PCIe seconds of one microbatch one way, and the part of both ways not hidden.
@@ -330,12 +340,23 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     // Who drives each overlapped collective: the SparseCores take the collectives (FSDP,
     // DP, TP, EP) when offloaded; pipeline sends stay the TensorCores'.
     let (w_tc, w_sc) = (o.efficiency.overlap, o.offload_overlap);
-    let gathers_f = c.fsdp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
-    let gathers_b = c.fsdp.backward + hidden(c.tp.backward, tp_overlapped) + hidden(c.ep.backward, ep_overlapped);
     let w_gathers = if o.sparse_core { w_sc } else { w_tc };
+    // The weight-gradient reductions overlap the backward pass, or (GPUs) wait for it.
+    let reductions_overlap = setup.rates.is_none_or(|r| r.gradient_reductions_overlap);
+    let fsdp_reduction_critical = if reductions_overlap { 0.0 } else { fsdp_reduction(&c.fsdp) };
+    let gathers_f = c.fsdp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    let gathers_b = c.fsdp.backward - fsdp_reduction_critical
+        + hidden(c.tp.backward, tp_overlapped)
+        + hidden(c.ep.backward, ep_overlapped);
     let f = Overlapped::new([(c.pp.forward, w_tc), (gathers_f, w_gathers)], c_f);
     let b = Overlapped::new([(c.pp.backward, w_tc), (gathers_b, w_gathers)], c_b);
-    let last = Overlapped::new([(c.pp.backward, w_tc), (gathers_b + c.dp.backward, w_gathers)], c_b);
+    // The DP sync overlaps the last microbatch's backward, or (GPUs) waits for it.
+    let (last, e_last, dp_exposed) = if reductions_overlap {
+        let last = Overlapped::new([(c.pp.backward, w_tc), (gathers_b + c.dp.backward, w_gathers)], c_b);
+        (last, last.exposed, last.exposed_of(c.dp.backward, w_gathers))
+    } else {
+        (b, b.exposed + c.dp.backward, c.dp.backward)
+    };
     // CP's K/V gathers overlap with the attention they feed (ring attention), at the same
     // fraction as every other overlapped gather.
     let cp_exposed = |t: f64, attention: f64| {
@@ -347,8 +368,11 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     };
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
     let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
-    let crit_b = critical(c.tp.backward, tp_overlapped) + critical(c.ep.backward, ep_overlapped) + cp_b;
-    let (e_f, e_b, e_last) = (f.exposed, b.exposed, last.exposed);
+    let crit_b = critical(c.tp.backward, tp_overlapped)
+        + critical(c.ep.backward, ep_overlapped)
+        + cp_b
+        + fsdp_reduction_critical;
+    let (e_f, e_b) = (f.exposed, b.exposed);
 
     let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 }, |pcie| {
@@ -375,6 +399,8 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
         last,
         cp_f,
         cp_b,
+        dp_exposed,
+        fsdp_reduction_critical,
         memory,
         offload,
         off_exposed,
@@ -430,13 +456,13 @@ pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost
 pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
     let o = &setup.options;
     let t = timeline(setup, mc, mb, remat);
-    let Timeline { m, c, c_f, c_b, .. } = t;
+    let Timeline { m, c, c_f, c_b, dp_exposed, fsdp_reduction_critical, .. } = t;
     let times = comm_times(&t);
     let step_time = t.step_time;
     // Exposed seconds per kind: overlapped traffic (driven by the TensorCores at `w_tc`, by
-    // the SparseCores at `w_sc`: every kind but the pipeline's sends when offloaded) serialises its unhidden fraction and shares the pass's
-    // excess over compute in proportion to the time it hides; critical-path traffic is
-    // exposed whole.
+    // the SparseCores at `w_sc`: every kind but the pipeline's sends when offloaded)
+    // serialises its unhidden fraction and shares the pass's excess over compute in
+    // proportion to the time it hides; critical-path traffic is exposed whole.
     let sc = o.sparse_core;
     let w_gathers = if sc { o.offload_overlap } else { o.efficiency.overlap };
     let share_exposed = |x: &Traffic, w: f64| {
@@ -446,8 +472,8 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     comm[Parallelism::Dp as usize] = CommPart {
         bytes: c.dp.bytes,
         time: times[Parallelism::Dp as usize],
-        exposed: t.last.exposed_of(c.dp.backward, w_gathers),
-        critical: false,
+        exposed: dp_exposed,
+        critical: !setup.rates.is_none_or(|r| r.gradient_reductions_overlap),
         sparse_core: sc,
     };
     let kind = |p: Parallelism, x: &Traffic, overlapped: bool, gather: bool| CommPart {
@@ -461,7 +487,12 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
         critical: !overlapped,
         sparse_core: sc && gather && overlapped,
     };
-    comm[Parallelism::Fsdp as usize] = kind(Parallelism::Fsdp, &c.fsdp, true, true);
+    // FSDP: its overlapped part's share, and its ReduceScatters whole where critical (GPUs).
+    let fsdp_overlapped = Traffic { backward: c.fsdp.backward - fsdp_reduction_critical, ..c.fsdp };
+    comm[Parallelism::Fsdp as usize] = CommPart {
+        exposed: share_exposed(&fsdp_overlapped, w_gathers) + fsdp_reduction_critical * m,
+        ..kind(Parallelism::Fsdp, &c.fsdp, true, true)
+    };
     comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true, false);
     comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor, true);
     comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert, true);

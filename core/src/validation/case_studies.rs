@@ -132,12 +132,12 @@ pub const CASES: &[CaseStudy] = &[
         after: Setting { label: "FSDP 128, SparseCores drive them", ..BASE },
         assumptions: &[DENSE, BATCH_8K],
         known_miss: Some(
-            "The offload hides what the TensorCores left exposed: the calibrated 1 − overlap = 19.7% of FSDP's \
-             0.12 s of weight gathers and gradient reductions, 1.5% of the step. Even fully serialised they would \
-             be 7.5% of it: a 22% gain needs about 0.45 s of exposed communication, 3.7 times all of FSDP's at 2 \
-             sequences per device (a smaller batch, or TensorCore-driven collectives on Ironwood far slower than \
-             the 2023 runs the overlap was fitted on, neither of which the guide describes). Missed by about 20 \
-             points.",
+            "The offload hides what the TensorCores left exposed: the calibrated 1 − overlap, about a fifth, of \
+             FSDP's weight gathers and gradient reductions, which at 2 sequences per device take under a tenth of \
+             the compute. Even fully serialised they would cost under 8% of the step: a 22% gain needs about 3.7 \
+             times more exposed communication than FSDP has here (a smaller batch, or TensorCore-driven \
+             collectives on Ironwood far slower than on the 2023 runs the overlap was fitted on; the guide \
+             describes neither). Missed by about 20 points.",
         ),
         note: None,
     },
@@ -160,13 +160,13 @@ pub const CASES: &[CaseStudy] = &[
              (30 bytes per score and head: efficiency/attention.rs)",
         ],
         known_miss: Some(
-            "Naive attention at 8k computes the whole 8192² square (0.88 s of MXU time where splash spends 0.47 s) \
-             and moves 42 bytes per score and head through HBM under full remat (1.56 s at 3.69 TB/s per chiplet): \
-             2.2 times the splash step, where the guide measured 1.14 times. The wasted FLOPs of the masked half \
-             alone (0.41 s) exceed the guide's whole difference (about 0.22 s at this step), however well XLA \
-             fused the softmax: its baseline cannot have been materialised attention (more likely MaxText's splash \
-             kernel before the Tokamax one and its tuned blocks, whose pipelining the model does not separate from \
-             the sustained MXU fraction). Missed by about 43 points.",
+            "Naive attention at 8k computes the whole 8192² square (1.9 times the pairs splash executes) and moves \
+             42 bytes per score and head through HBM under full remat: 2.2 times the splash step, where the guide \
+             measured 1.14 times. The wasted FLOPs of the masked half alone (a quarter of the splash step) exceed \
+             the guide's whole difference, however well XLA fused the softmax: its baseline cannot have been \
+             materialised attention (more likely MaxText's splash kernel before the Tokamax one and its tuned \
+             blocks, whose pipelining the model does not separate from the sustained MXU fraction). Missed by \
+             about 43 points.",
         ),
         note: None,
     },
@@ -197,7 +197,7 @@ pub const CASES: &[CaseStudy] = &[
         note: Some(
             "Within the tolerance, but the model accounts for little of the guide's 5%: at 128k attention is 14.2 s of \
              a 16.5 s step and hides every collective; the offload removes the TensorCores' unhidden share of TP's, \
-             CP's and FSDP's traffic, 0.12 s.",
+             CP's and FSDP's traffic, about 0.1 s.",
         ),
     },
     CaseStudy {
@@ -241,11 +241,11 @@ pub const CASES: &[CaseStudy] = &[
         after: Setting { label: "FSDP 128, SparseCores drive them", ..BASE },
         assumptions: &[MOE, BATCH_8K, "grouped (Megablox) expert matmuls"],
         known_miss: Some(
-            "FSDP gathers every expert for the FLOPs of one (1.6 s of collectives against 3.8 s of compute): the \
-             TensorCores leave 19.7% of them exposed (0.32 s), which the offload removes, 7.7% of the step. The \
-             guide's 15% needs the TensorCore-driven collectives to hide only about 58% of their time on Ironwood, \
-             against the 80% the 2023 v4/v5e/v5p runs fit: no published run measures that fraction on a chip whose \
-             compute is five times a v5p's behind the same ICI. Missed by about 7 points.",
+            "FSDP gathers every expert for the FLOPs of one (collectives about 40% of the compute): the TensorCores \
+             leave the calibrated 1 − overlap of them exposed, about a fifth, which the offload removes. The guide's \
+             15% needs the TensorCore-driven collectives to hide only about 58% of their time on Ironwood, against \
+             the calibrated 81% fitted on the 2023 v4/v5e/v5p runs: no published run measures that fraction on a \
+             chip whose compute is five times a v5p's behind the same ICI. Missed by about 7 points.",
         ),
         note: None,
     },
