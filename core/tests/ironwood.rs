@@ -249,3 +249,21 @@ fn offload_moves_the_driver_not_the_dependency() {
     close(tc_exposed, (1.0 - bundled().overlap) * time, 1e-9, "TensorCore-driven AllToAlls");
     assert_eq!(sc_exposed, 0.0);
 }
+
+/// The page's checkbox shows the chip's default until it is ticked or unticked; it shows on
+/// chips with SparseCores (and wherever it is set, so a refused setting can be undone).
+#[test]
+fn the_sparse_core_field_shows_the_chips_default() {
+    let f = field::find("training.overlap.sparse_core").unwrap();
+    let mut s = Scenario::default();
+    field::apply(&mut s, "hardware.chip", "tpu-v7x").unwrap();
+    field::apply(&mut s, "hardware.topology", "4x4x4").unwrap();
+    assert!(f.applies_to(&s) && f.is_on(&s), "TPU7x offloads by default");
+    field::apply(&mut s, "training.overlap.sparse_core", "false").unwrap();
+    assert_eq!(s.training.as_ref().unwrap().overlap.sparse_core, Some(false));
+    assert!(!f.is_on(&s));
+    field::apply(&mut s, "hardware.chip", "tpu-v5e").unwrap();
+    assert!(f.applies_to(&s), "set: shown to be undone");
+    s.training.as_mut().unwrap().overlap.sparse_core = None;
+    assert!(!f.applies_to(&s), "v5e has no SparseCores");
+}

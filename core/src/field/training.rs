@@ -345,11 +345,7 @@ fn chip(s: &Scenario) -> Option<crate::hardware::Chip> {
 /// Whether the SparseCores drive the overlapped collectives: the section's setting, else
 /// the chip's default.
 fn sparse_core(s: &Scenario) -> bool {
-    read(s, |t| match (t.overlap.sparse_core, chip(s)) {
-        (Some(on), _) => on,
-        (None, Some(c)) => t.sparse_core(&c),
-        (None, None) => false,
-    })
+    read(s, |t| chip(s).map_or(t.overlap.sparse_core == Some(true), |c| t.sparse_core(&c)))
 }
 
 /// Shown where the chip has SparseCores, and wherever it is set (so a setting the chip
