@@ -236,8 +236,7 @@ fn evaluate(
             .hop_latency
             .filter(|h| h.get() > 0.0)
             .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h))
-            // A subnormal latency (5e-324 s) puts the bound past f64's range: never
-            // latency-bound, as without a latency (found by the no-panic test, case 205978).
+            // A hop latency of a few attoseconds puts it past f64's range: no finite bound.
             .filter(|y| y.is_finite()),
         model_parallel: y,
     };
