@@ -25,6 +25,8 @@ pub enum Command {
     ChartList,
     /// Print a validation (`serving`) as JSON.
     Validate(String),
+    /// Import a MaxText command line and print its report and MaxText's log numbers.
+    MaxText(MaxTextArgs),
     /// Print usage.
     Help,
 }
@@ -89,6 +91,21 @@ impl View {
             _ => return None,
         })
     }
+}
+
+/// Options of `shardcalc maxtext`.
+#[derive(Debug, Default, PartialEq)]
+pub struct MaxTextArgs {
+    /// `--chip ID`.
+    pub chip: Option<String>,
+    /// `--topology AxBxC`: one slice's shape in chips.
+    pub topology: Option<String>,
+    /// `--slices N`.
+    pub slices: Option<u64>,
+    /// `--log FILE`: a MaxText log to compare with the prediction.
+    pub log: Option<String>,
+    /// MaxText's own arguments: `[BASE.yml] key=value ...`.
+    pub args: Vec<String>,
 }
 
 /// Options of `shardcalc chart`.
@@ -168,6 +185,16 @@ USAGE:
       --search finds the cheapest deployment under them (`inference.search`).
       --mesh evaluates that mesh in the scenario's `training` section instead of the
       search's best (axes not named are 1).
+  shardcalc maxtext [--chip ID] [--topology AxBxC] [--slices N] [--log FILE] -- [BASE.yml] KEY=VALUE...
+      Read a MaxText training command line as train.py reads it (an optional base YAML,
+      then key=value overrides; model_name=NAME loads MaxText's bundled model YAML) and
+      print eval's JSON report for that exact mesh (the search's best beside it, under
+      training.search), the import (`maxtext`: the scenario, and every key read, unknown,
+      ignored or warned about) and `maxtext_log`: what MaxText's log would print (TFLOP/s
+      and tokens/s per device, seconds per step, MFU, memory per device). Without
+      --chip/--topology the run's compile_topology names the slice; --slices (else
+      num_slices) joins slices over DCN. --log FILE compares a MaxText log's steps with
+      the prediction, term by term (`maxtext_measured`).
   shardcalc chart [SCENARIO.json] --chart NAME [-o OUT.svg]
       Draw one chart as SVG, with the page's plotting code (the same chart the page's
       `#chart-NAME` canvas shows for that scenario); without -o the SVG goes to standard
@@ -282,6 +309,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             Ok(Command::Eval(a))
         }
         "chart" => parse_chart(&mut it),
+        "maxtext" => parse_maxtext(&mut it),
         "validate" => {
             let which = value("validate", &mut it)?;
             match which.as_str() {
@@ -291,6 +319,35 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         }
         other => Err(UsageError(format!("unknown command {other:?}; try `shardcalc help`"))),
     }
+}
+
+/// `maxtext [--chip ID] [--topology S] [--slices N] [--log FILE] [--] ARGS...`: options
+/// first; everything after `--` (or from the first argument that is not an option) is
+/// MaxText's.
+fn parse_maxtext<'a>(it: &mut impl Iterator<Item = &'a String>) -> Result<Command, UsageError> {
+    let mut a = MaxTextArgs::default();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--" => break,
+            "--chip" => a.chip = Some(value(arg, it)?.clone()),
+            "--topology" => a.topology = Some(value(arg, it)?.clone()),
+            "--slices" => a.slices = Some(number(arg, value(arg, it)?)?),
+            "--log" => a.log = Some(value(arg, it)?.clone()),
+            flag if flag.starts_with("--") => return Err(UsageError(format!("maxtext: unknown option {flag}"))),
+            first => {
+                a.args.push(first.to_string());
+                break;
+            }
+        }
+    }
+    a.args.extend(it.cloned());
+    if a.args.is_empty() && a.log.is_none() {
+        return Err(UsageError(
+            "maxtext: MaxText's arguments are needed after `--` (e.g. -- model_name=llama3-8b per_device_batch_size=4)"
+                .into(),
+        ));
+    }
+    Ok(Command::MaxText(a))
 }
 
 /// `chart [SCENARIO.json] --chart NAME [-o FILE]` or `chart --list`.
@@ -391,6 +448,27 @@ mod tests {
         assert_eq!(parse(&args("validate serving")).unwrap(), Command::Validate("serving".into()));
         assert!(parse(&args("validate training")).unwrap_err().0.contains("serving"));
         assert!(parse(&args("validate")).unwrap_err().0.contains("needs a value"));
+    }
+
+    #[test]
+    fn parses_maxtext() {
+        let c = parse(&args("maxtext --chip tpu-v5p --topology 4x4x8 --slices 2 -- base.yml ici_fsdp_parallelism=-1"))
+            .unwrap();
+        assert_eq!(
+            c,
+            Command::MaxText(MaxTextArgs {
+                chip: Some("tpu-v5p".into()),
+                topology: Some("4x4x8".into()),
+                slices: Some(2),
+                log: None,
+                args: vec!["base.yml".into(), "ici_fsdp_parallelism=-1".into()],
+            })
+        );
+        let Command::MaxText(a) = parse(&args("maxtext model_name=x --chip y")).unwrap() else { panic!() };
+        assert_eq!(a.args, ["model_name=x", "--chip", "y"], "after the first argument everything is MaxText's");
+        assert!(parse(&args("maxtext --chip")).is_err());
+        assert!(parse(&args("maxtext --chip x")).unwrap_err().0.contains("after `--`"));
+        assert!(parse(&args("maxtext --bogus")).unwrap_err().0.contains("--bogus"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 mod args;
 
-use args::{ChartArgs, Command, EvalArgs, ServingArgs, View, USAGE};
+use args::{ChartArgs, Command, EvalArgs, MaxTextArgs, ServingArgs, View, USAGE};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
@@ -186,6 +186,39 @@ fn chart(a: &ChartArgs) -> Result<String, Failure> {
     }
 }
 
+/// `shardcalc maxtext`: the base YAML read from disk (MaxText's bundled base.yml when the
+/// path is a `base.yml` that is not there, as in a MaxText checkout's command line run
+/// elsewhere), the run imported and evaluated, and a log compared.
+fn maxtext(a: &MaxTextArgs, warnings: &mut Vec<String>) -> Result<String, Failure> {
+    use shardcalc_core::maxtext::{evaluate_run, import_run, log_file::ParsedLog, CommandLine, Configs, HardwareArgs};
+    let cmd = CommandLine::parse(&a.args).map_err(|e| Failure::invalid(format!("maxtext: {e}")))?;
+    let base = match &cmd.base_config {
+        Some(path) if std::path::Path::new(path).exists() => Some(read_file(path, "base config")?),
+        Some(path) if path.ends_with("base.yml") => {
+            warnings.push(format!("{path} not found here: using MaxText's base.yml (bundled, e591f30)"));
+            None
+        }
+        Some(path) => return Err(Failure::io(format!("base config {path}: no such file"))),
+        None => None,
+    };
+    let hw = HardwareArgs { chip: a.chip.clone(), topology: a.topology.clone(), slices: a.slices };
+    let run = import_run(&cmd, base.as_deref(), &hw, Configs::available())
+        .map_err(|e| Failure::invalid(format!("maxtext: {e}")))?;
+    let log = match &a.log {
+        Some(path) => Some(
+            ParsedLog::parse(&read_file(path, "--log")?).map_err(|e| Failure::invalid(format!("--log {path}: {e}")))?,
+        ),
+        None => None,
+    };
+    for w in &run.keys.warnings {
+        warnings.push(format!("{}: {}", w.key, w.message));
+    }
+    for k in &run.keys.unknown {
+        warnings.push(format!("{}={}: not a MaxText key (not in base.yml); ignored", k.key, k.value));
+    }
+    to_json(&evaluate_run(&run, log)?)
+}
+
 fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
     let cmd = args::parse(argv).map_err(|e| Failure::invalid(format!("{e}\n\n{USAGE}")))?;
     let mut warnings = Vec::new();
@@ -255,6 +288,7 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
             out
         }
         Command::Chart(a) => chart(&a)?,
+        Command::MaxText(a) => maxtext(&a, &mut warnings)?,
         Command::Fields => {
             let mut out = String::new();
             for path in shardcalc_core::field::paths() {

@@ -28,6 +28,7 @@
 //! | the report `shardcalc eval` prints (hardware sections: [`report_hardware`]) | [`report`] |
 //! | one evaluator per page (what a page shows = `shardcalc eval --view`) | [`view`] |
 //! | MaxText's notebook as printed, Hugging Face / MaxText config import | [`notebook`], [`import`] |
+//! | MaxText command lines in, MaxText's log numbers out | [`maxtext`] |
 //!
 //! Code that exists only to keep the web pages small says so at its top and in
 //! docs/size.md: [`decimal`] (float printing), [`json`] (structs read from objects only),
@@ -48,6 +49,7 @@ pub mod import;
 pub mod inference;
 pub mod json;
 pub mod kv_cache;
+pub mod maxtext;
 pub mod model;
 pub mod notebook;
 pub mod params;

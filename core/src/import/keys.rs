@@ -130,6 +130,11 @@ impl<'a> Keys<'a> {
         }
     }
 
+    /// Every present key read so far.
+    pub fn used(&self) -> impl Iterator<Item = &str> + '_ {
+        self.used.iter().copied()
+    }
+
     /// The error for a required key that is absent.
     pub fn missing(&self, key: &str) -> ImportError {
         ImportError::field(self.name(key), "is required but missing (or null)")

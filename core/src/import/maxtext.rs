@@ -11,6 +11,8 @@ use super::{model_name, validated, yaml, ImportError, ImportWarning, Imported};
 use crate::model::{
     Attention, AttentionBias, BlockLayout, Embeddings, GqaAttention, MlaAttention, ModelConfig, Mtp, Norm, NormKind,
 };
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 
 /// Model-file keys that change neither parameters nor FLOPs (training and data settings
 /// included: the GPT-3 files carry their MLPerf recipe).
@@ -89,6 +91,32 @@ const SILENT: &[&str] = &[
 /// represent; [`ImportError::Field`] for a missing or mistyped key or an invalid model.
 pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
     let map = yaml::parse(text)?;
+    let read = from_maxtext_map(&map)?;
+    let mut imported = read.imported;
+    for key in map.keys().filter(|k| !read.used.contains(*k) && !SILENT.contains(&k.as_str())) {
+        imported.warnings.push(ImportWarning::new(
+            key.clone(),
+            "unknown key, ignored; if it changes the architecture the counts are wrong",
+        ));
+    }
+    Ok(imported)
+}
+
+/// A model read from a MaxText configuration, with the keys the reader looked at.
+pub(crate) struct ModelRead {
+    /// The model and the warnings about its keys (unknown keys not included).
+    pub imported: Imported,
+    /// Every present key the reader looked at.
+    pub used: BTreeSet<String>,
+}
+
+/// Read the model keys of a MaxText configuration (a model YAML, or a whole run's merged
+/// keys); keys that are not model keys are left alone for the caller to judge.
+///
+/// # Errors
+/// As [`from_maxtext_yaml`].
+pub(crate) fn from_maxtext_map(given: &Map<String, Value>) -> Result<ModelRead, ImportError> {
+    let map = scaled(given)?;
     let mut k = Keys::new(&map, "");
     let mut warnings = Vec::new();
     let block_name = match k.str("decoder_block")? {
@@ -140,6 +168,9 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
     k.origin("embeddings.learned_positions", "trainable_position_size");
     // gpt3.py: LayerNorm with a bias (Gpt3LayerNorm, use_bias=True); the others RMSNorm.
     let norm_kind = if block.is_gpt3() { NormKind::Layer } else { NormKind::Rms };
+    // The default block's one pre-norm feeds both attention and the MLP.
+    let (norms, block_layout) =
+        if block.is_parallel() { (1, BlockLayout::Parallel) } else { (2 + post_norms, BlockLayout::Sequential) };
 
     let config = ModelConfig {
         name: model_name(&format!("MaxText {block_name} model")),
@@ -150,26 +181,62 @@ pub fn from_maxtext_yaml(text: &str) -> Result<Imported, ImportError> {
         layout,
         mlp,
         moe,
-        norm: Norm { kind: norm_kind, per_layer: 2 + post_norms },
-        block: BlockLayout::Sequential,
+        norm: Norm { kind: norm_kind, per_layer: norms },
+        block: block_layout,
         embeddings: Embeddings { tied, learned_positions },
         // MaxText's MTP modules share the main model's embedding and output head.
         mtp: (mtp > 0).then_some(Mtp { depth: mtp, stores_embedding_copies: false }),
     };
-    k.warn_unknown(&[SILENT], &mut warnings);
-    validated(config, &k.origins, warnings)
+    let used = k.used().map(str::to_owned).collect();
+    let imported = validated(config, &k.origins, warnings)?;
+    Ok(ModelRead { imported, used })
+}
+
+/// The keys with `global_parameter_scale` applied the way MaxText applies it
+/// (`get_individual_scales` in `configs/types.py`): a power of two 2^s, with s = 3q + r,
+/// doubles the heads and the MLP widths q + [r > 0] times, the model width q + [r > 1]
+/// times and the layers q times, each `base_` key scaled.
+fn scaled(map: &Map<String, Value>) -> Result<std::borrow::Cow<'_, Map<String, Value>>, ImportError> {
+    let scale = match map.get("global_parameter_scale") {
+        None | Some(Value::Null) => return Ok(std::borrow::Cow::Borrowed(map)),
+        Some(v) => {
+            v.as_f64().filter(|s| *s >= 1.0 && s.log2().fract() == 0.0 && *s <= 2f64.powi(30)).ok_or_else(|| {
+                ImportError::field(
+                    "global_parameter_scale",
+                    format!("must be a power of 2 (MaxText's rule; got {v}); give the dimensions directly otherwise"),
+                )
+            })?
+        }
+    };
+    // A power of two up to 2^30 (checked above): its log is a small whole number.
+    let log = scale.log2() as u32;
+    let (q, r) = (log / 3, log % 3);
+    let heads = q + u32::from(r > 0);
+    let emb = q + u32::from(r > 1);
+    let factors = [
+        ("base_emb_dim", emb),
+        ("base_num_query_heads", heads),
+        ("base_num_kv_heads", heads),
+        ("base_mlp_dim", heads),
+        ("base_moe_mlp_dim", heads),
+        ("base_num_decoder_layers", q),
+    ];
+    let mut out = map.clone();
+    for (key, doublings) in factors {
+        if let Some(n) = map.get(key).and_then(Value::as_u64) {
+            let v = n
+                .checked_shl(doublings)
+                .filter(|v| *v >> doublings == n)
+                .ok_or_else(|| ImportError::field(key, format!("{n} × global_parameter_scale overflows")))?;
+            out.insert(key.to_owned(), Value::from(v));
+        }
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// Keys whose non-default values change the model in ways it cannot represent.
 fn refuse_unrepresentable(k: &mut Keys<'_>, warnings: &mut Vec<ImportWarning>) -> Result<(), ImportError> {
-    if let Some(scale) = k.value("global_parameter_scale") {
-        if scale.as_f64() != Some(1.0) {
-            return Err(ImportError::unsupported(
-                "global_parameter_scale",
-                "scaled models are not supported; give the scaled dimensions directly",
-            ));
-        }
-    }
+    k.touch("global_parameter_scale");
     if k.bool("use_sparse_indexer")? == Some(true) {
         return Err(ImportError::unsupported(
             "use_sparse_indexer",
@@ -320,9 +387,26 @@ mod tests {
     }
 
     #[test]
-    fn scaled_models_and_dense_blocks_with_experts_are_refused() {
-        let e = from_maxtext_yaml(&format!("{TINY}global_parameter_scale: 2\n")).unwrap_err();
-        assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "global_parameter_scale"));
+    fn global_parameter_scale_doubles_as_maxtext_does() {
+        // get_individual_scales(32): log 5 = 3·1 + 2: heads and MLP ×4, width ×4, layers ×2.
+        let m = from_maxtext_yaml(&format!("{TINY}global_parameter_scale: 32\n")).unwrap().config;
+        assert_eq!((m.d_model, m.num_layers, m.mlp.d_ff), (256, 4, 512));
+        assert!(matches!(m.attention, Attention::Gqa(ref a) if (a.num_heads, a.num_kv_heads) == (16, 8)));
+        // 128: 3·2 + 1: heads and MLP ×8, width ×4, layers ×4.
+        let m = from_maxtext_yaml(&format!("{TINY}global_parameter_scale: 128\n")).unwrap().config;
+        assert_eq!((m.d_model, m.num_layers, m.mlp.d_ff), (256, 8, 1024));
+        let e = from_maxtext_yaml(&format!("{TINY}global_parameter_scale: 3\n")).unwrap_err();
+        assert!(e.to_string().starts_with("global_parameter_scale:"), "{e}");
+    }
+
+    #[test]
+    fn the_default_block_is_parallel() {
+        let m = from_maxtext_yaml(&TINY.replace("llama2", "default")).unwrap().config;
+        assert_eq!((m.block, m.norm.per_layer), (BlockLayout::Parallel, 1));
+    }
+
+    #[test]
+    fn dense_blocks_with_experts_are_refused() {
         let e = from_maxtext_yaml(&format!("{TINY}num_experts: 8\n")).unwrap_err();
         assert!(matches!(e, ImportError::Unsupported { ref key, .. } if key == "num_experts"));
         let e = from_maxtext_yaml(&TINY.replace("llama2", "gpt2")).unwrap_err();

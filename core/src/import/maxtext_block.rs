@@ -9,6 +9,10 @@ use crate::model::{AttentionLayout, LocalAttention};
 /// A `decoder_block` the importer supports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Block {
+    /// MaxText's `DecoderLayer` (`decoder_block: default`, the only block until late 2023):
+    /// one pre-norm feeding attention and the MLP in parallel, their sum added to the
+    /// residual stream (`layers/decoders.py`).
+    Default,
     Llama2,
     Mistral,
     Mixtral,
@@ -28,12 +32,13 @@ pub(crate) enum Block {
 
 /// Every supported `decoder_block`, for error messages.
 pub(crate) const SUPPORTED_BLOCKS: &str =
-    "llama2, mistral, mixtral, deepseek, gemma, gemma2, gemma3, qwen3, qwen3_moe, gpt_oss, llama4, gpt3";
+    "default, llama2, mistral, mixtral, deepseek, gemma, gemma2, gemma3, qwen3, qwen3_moe, gpt_oss, llama4, gpt3";
 
 impl Block {
     /// The block of a `decoder_block` value.
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name {
+            "default" => Self::Default,
             "llama2" => Self::Llama2,
             "mistral" => Self::Mistral,
             "mixtral" => Self::Mixtral,
@@ -64,6 +69,11 @@ impl Block {
     /// Whether `use_post_attn_norm` / `use_post_ffw_norm` add norms in this block.
     pub fn has_post_norms(self) -> bool {
         matches!(self, Self::Gemma2 | Self::Gemma3)
+    }
+
+    /// Whether attention and the MLP read the same normed input in parallel.
+    pub fn is_parallel(self) -> bool {
+        self == Self::Default
     }
 
     /// Whether the block's own layers carry biases and LayerNorms whatever `attention_bias`

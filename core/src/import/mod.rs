@@ -36,7 +36,9 @@ mod yaml;
 mod yaml_scalar;
 
 pub use hf::from_hf_config_json;
+pub(crate) use maxtext::from_maxtext_map;
 pub use maxtext::from_maxtext_yaml;
+pub(crate) use yaml::{parse as parse_yaml, value as yaml_value};
 
 use crate::error::{FieldError, Invalid};
 use crate::model::ModelConfig;
@@ -54,6 +56,7 @@ pub struct Imported {
 
 /// A key the importer ignored, or a default it had to assume.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ImportWarning {
     /// The key as spelled in the file (`text_config.vocab_size` for a nested key).
     pub key: String,

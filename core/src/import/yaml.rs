@@ -1,7 +1,7 @@
 //! A strict reader for the flat YAML subset MaxText model configs are written in.
 //!
 //! Supported: top-level `key: value` lines; `#` comments; plain, `'single'` and `"double"`
-//! quoted scalars; `null`/`~`, `true`/`false` (any case YAML 1.1 allows), integers with
+//! quoted scalars; the empty mapping `{}`; `null`/`~`, `true`/`false` (any case YAML 1.1 allows), integers with
 //! `_` separators, floats (`1.0e-5`, `1.e-06`, `1e-05`); flow lists (`["silu", "linear"]`,
 //! nested, possibly over several lines); block lists of `- item` lines under an empty
 //! value. Everything else (nested mappings, anchors, tags, block scalars, flow mappings,
@@ -54,6 +54,14 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, ImportError> {
         }
     }
     Ok(map)
+}
+
+/// One value as a command line gives it (`key=VALUE`, OmegaConf's `from_cli`): a flow
+/// list or a scalar, resolved as in a file; text that is neither is a plain string.
+pub(crate) fn value(text: &str) -> Value {
+    let text = text.trim();
+    let parsed = if text.starts_with('[') { flow_list(text, 1) } else { scalar(text, 1) };
+    parsed.unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
 pub(super) fn syntax(line: usize, message: impl Into<String>) -> ImportError {

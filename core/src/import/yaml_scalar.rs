@@ -18,6 +18,10 @@ pub(super) fn scalar(text: &str, line: usize) -> Result<Value, ImportError> {
         }
         return Ok(Value::String(body.get(..end).unwrap_or_default().replace("''", "'")));
     }
+    // An empty flow mapping (base.yml's `vllm_hf_overrides: {}`); others are refused below.
+    if text == "{}" {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
     if text.starts_with(['[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '%', '@', '`']) {
         return Err(syntax(
             line,
@@ -133,6 +137,7 @@ mod tests {
         assert!(m["big"].is_f64());
         assert_eq!(m["inf"], json!("1e999"));
         assert_eq!(m["hex"], json!("0x10"));
+        assert_eq!(parse("empty: {}\n")["empty"], json!({}));
     }
 
     #[test]

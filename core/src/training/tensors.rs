@@ -341,6 +341,17 @@ impl Remat {
         }
     }
 
+    /// The workload's FLOP-level policy closest to this one (`flops::RematPolicy`, what the
+    /// FLOP report's recompute counts): `none`, `full`, or matmul outputs kept.
+    #[must_use]
+    pub fn flops_policy(&self) -> crate::flops::RematPolicy {
+        match self {
+            Remat::None => crate::flops::RematPolicy::None,
+            Remat::Full => crate::flops::RematPolicy::Full,
+            _ => crate::flops::RematPolicy::SaveMatmuls,
+        }
+    }
+
     /// Whether any tensor goes to the host.
     #[must_use]
     pub fn offloads(&self) -> bool {

@@ -8,7 +8,7 @@ use super::setups::{bundled, GuidePoint};
 use crate::collectives::Network;
 use crate::efficiency::PredictionMode;
 use crate::error::Invalid;
-use crate::flops::{FlopConvention, RematPolicy, Workload};
+use crate::flops::{FlopConvention, Workload};
 use crate::hardware::chip::ChipFamily;
 use crate::hardware::query::{ChipSource, HardwareSection};
 use crate::hardware::topology::Topology;
@@ -50,14 +50,6 @@ pub fn run_model(run: &PublishedRun) -> Result<ModelConfig, Invalid> {
     Ok(m)
 }
 
-fn workload_remat(r: &Remat) -> RematPolicy {
-    match r {
-        Remat::None => RematPolicy::None,
-        Remat::Full => RematPolicy::Full,
-        _ => RematPolicy::SaveMatmuls,
-    }
-}
-
 /// A topology of `slices` slices of `shape` on `chip`, DCN overridden when `dcn` is set.
 fn topology(chip: &str, shape: &[u64], slices: u64, dcn: Option<f64>) -> Topology {
     let gpu = crate::hardware::catalog::get(chip).is_some_and(|c| c.family == ChipFamily::Gpu);
@@ -96,7 +88,7 @@ fn scenario(
     training.capacity_factor = capacity_factor;
     training.moe_kernel = moe_kernel;
     training.overlap.tensor = overlap_tensor;
-    let workload = Workload { per_device_batch, seq_len, grad_accum: 1, remat: workload_remat(&remat) };
+    let workload = Workload { per_device_batch, seq_len, grad_accum: 1, remat: remat.flops_policy() };
     training.remat = remat;
     Scenario {
         version: SCENARIO_VERSION,

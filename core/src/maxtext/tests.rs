@@ -1,0 +1,169 @@
+//! Tests of the whole import. Those that need MaxText's files run with the
+//! `maxtext-configs` feature (`cargo test -p shardcalc-core -p shardcalc-cli` turns it on).
+
+use super::*;
+use crate::flops::{training_flops, FlopConvention, Workload};
+
+fn args(tokens: &[&str]) -> CommandLine {
+    CommandLine::parse(tokens).unwrap()
+}
+
+fn v5p(shape: &str, slices: u64) -> HardwareArgs {
+    HardwareArgs { chip: Some("tpu-v5p".into()), topology: Some(shape.into()), slices: Some(slices) }
+}
+
+const TINY: &[&str] = &[
+    "decoder_block=llama2",
+    "base_emb_dim=1024",
+    "base_num_query_heads=8",
+    "base_num_kv_heads=8",
+    "base_mlp_dim=4096",
+    "base_num_decoder_layers=8",
+    "head_dim=128",
+    "vocab_size=32000",
+];
+
+fn tiny(extra: &[&str]) -> CommandLine {
+    let mut t: Vec<&str> = TINY.to_vec();
+    t.extend(extra);
+    args(&t)
+}
+
+#[test]
+fn the_mesh_fills_its_minus_one_and_maps_every_axis() {
+    let cmd = tiny(&[
+        "ici_tensor_parallelism=2",
+        "ici_context_parallelism=2",
+        "dcn_pipeline_parallelism=2",
+        "num_pipeline_microbatches=4",
+    ]);
+    let run = import_run(&cmd, None, &v5p("4x4x4", 4), Configs::NONE).unwrap();
+    let t = run.scenario.training.unwrap();
+    let m = t.mesh.unwrap();
+    assert_eq!((m.dp, m.fsdp, m.tp, m.cp, m.pp), (2, 16, 2, 2, 2), "ici fsdp -1 = 64 / 4; dcn data -1 = 4 / 2");
+    assert_eq!(run.devices, 256);
+    // MaxText's circular pipeline: 8 layers over 2 stages = 4 repeats.
+    assert_eq!(
+        (t.pipeline.schedule, t.pipeline.virtual_stages, t.microbatches),
+        (crate::training::pipeline::Schedule::Interleaved, 4, Some(4))
+    );
+    let e = import_run(&tiny(&["ici_tensor_parallelism=3"]), None, &v5p("4x4x4", 1), Configs::NONE).unwrap_err();
+    assert!(e.to_string().starts_with("ici_fsdp_parallelism"), "{e}");
+    let e = import_run(&tiny(&["dcn_fsdp_parallelism=2"]), None, &v5p("4x4x4", 1), Configs::NONE).unwrap_err();
+    assert!(e.to_string().starts_with("dcn_fsdp_parallelism"), "{e}");
+}
+
+#[test]
+fn batch_accumulation_and_formats() {
+    let cmd = tiny(&[
+        "per_device_batch_size=0.5",
+        "gradient_accumulation_steps=4",
+        "quantization=fp8",
+        "opt_type=sgd",
+        "shard_optimizer_over_data=true",
+        "ici_data_parallelism=2",
+        "max_target_length=4096",
+    ]);
+    let run = import_run(&cmd, None, &v5p("4x4x4", 1), Configs::NONE).unwrap();
+    let t = run.scenario.training.as_ref().unwrap();
+    // int(64 × 0.5) = 32 sequences per microbatch, 4 microbatches.
+    assert_eq!((t.sequences(), t.microbatches, t.seq_len), (128, Some(4), 4096));
+    assert_eq!((t.dtypes.compute, t.dtypes.weights), (crate::dtype::DType::Fp8, crate::dtype::DType::Fp32));
+    assert_eq!(t.zero_stage.0, 1);
+    assert_eq!(run.scenario.workload.grad_accum, 4);
+    let e = import_run(&tiny(&["dtype=float32"]), None, &v5p("4x4x4", 1), Configs::NONE).unwrap_err();
+    assert!(e.to_string().starts_with("dtype"), "{e}");
+}
+
+#[test]
+fn xla_flags_and_memory_fraction() {
+    let text = "export LIBTPU_INIT_ARGS=\"--xla_tpu_overlap_compute_collective_tc=true --xla_tpu_enable_async_collective_fusion=true --xla_tpu_enable_sparse_core_collective_offload_all_gather=true\"\n\
+                XLA_PYTHON_CLIENT_MEM_FRACTION=0.85 python3 -m MaxText.train x.yml per_device_batch_size=1";
+    let mut cmd = CommandLine::parse_text(text).unwrap();
+    cmd.overrides.extend(tiny(&[]).overrides);
+    let run = import_run(&cmd, Some("base_config: base.yml\n"), &v5p("2x2x1", 1), Configs::NONE).unwrap();
+    let t = run.scenario.training.unwrap();
+    assert!(t.overlap.tensor);
+    assert_eq!(t.overlap.sparse_core, Some(true));
+    assert!((t.reserved_hbm_fraction - 0.15).abs() < 1e-12);
+}
+
+#[test]
+fn without_maxtext_s_files_a_preset_model_name_still_resolves() {
+    let run =
+        import_run(&args(&["model_name=llama3-8b", "per_device_batch_size=1"]), None, &v5p("2x2x1", 1), Configs::NONE)
+            .unwrap();
+    let ModelSource::Custom(m) = &run.scenario.model else { panic!("a custom model") };
+    assert_eq!(m.d_model, 4096);
+    assert_eq!(m.name, "MaxText llama3-8b");
+    let e = import_run(&args(&["model_name=gemma3-4b"]), None, &v5p("2x2x1", 1), Configs::NONE).unwrap_err();
+    assert!(e.to_string().contains("paste the model's YAML"), "{e}");
+}
+
+#[cfg(feature = "maxtext-configs")]
+mod bundled {
+    use super::*;
+    use crate::params::count_params;
+
+    #[test]
+    fn every_bundled_model_imports() {
+        for (name, text) in bundle::MODELS {
+            let m = crate::import::from_maxtext_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(m.config.validate().is_ok(), "{name}");
+        }
+        assert!(crate::import::parse_yaml(bundle::BASE_YML).is_ok());
+    }
+
+    /// The importer's own defaults (what the web page uses without base.yml) are base.yml's:
+    /// the same command lines import to the same scenarios with and without the file.
+    #[test]
+    fn defaults_are_base_yml_s() {
+        for extra in [
+            &[][..],
+            &["ici_tensor_parallelism=4", "remat_policy=custom", "mlpwo=device"][..],
+            &["ici_pipeline_parallelism=2", "gradient_accumulation_steps=2"][..],
+        ] {
+            let cmd = tiny(extra);
+            let with = import_run(&cmd, None, &v5p("4x4x4", 2), Configs::available()).unwrap();
+            let without = import_run(&cmd, None, &v5p("4x4x4", 2), Configs::NONE).unwrap();
+            assert_eq!(with.scenario, without.scenario, "{extra:?}");
+        }
+        let moe = args(&["model_name=mixtral-8x7b", "ici_expert_parallelism=8"]);
+        let with = import_run(&moe, None, &v5p("4x4x4", 1), Configs::available()).unwrap();
+        let preset = import_run(&moe, None, &v5p("4x4x4", 1), Configs::NONE).unwrap();
+        assert_eq!(with.scenario.training, preset.scenario.training);
+    }
+
+    /// Each model name the page resolves to a preset imports, from MaxText's file, to the
+    /// preset's parameters and MaxText FLOPs.
+    #[test]
+    fn preset_models_are_their_presets() {
+        let w =
+            Workload { per_device_batch: 1.0, seq_len: 4096, grad_accum: 1, remat: crate::flops::RematPolicy::None };
+        for (name, id) in presets::PRESET_MODELS {
+            let text = Configs::available().model(name).unwrap_or_else(|| panic!("{name} is not bundled"));
+            let imported = crate::import::from_maxtext_yaml(text).unwrap().config;
+            let preset = crate::presets::get(id).unwrap().config;
+            assert_eq!(count_params(&imported).total, count_params(&preset).total, "{name} vs {id}");
+            let f = |m| training_flops(m, &w, FlopConvention::MaxText).total.get();
+            assert_eq!(f(&imported), f(&preset), "{name} vs {id}");
+        }
+    }
+
+    #[test]
+    fn model_keys_are_read_and_the_rest_sorted() {
+        let cmd = args(&[
+            "model_name=llama3-8b",
+            "steps=10",
+            "logical_axis_rules=[[a,b]]",
+            "foo=1",
+            "per_device_batch_size=12.0",
+        ]);
+        let run = import_run(&cmd, None, &v5p("4x4x4", 1), Configs::available()).unwrap();
+        let k = &run.keys;
+        assert!(k.read.iter().any(|r| r.key == "base_emb_dim" && r.sets == "model"));
+        assert_eq!(k.unknown.iter().map(|u| u.key.as_str()).collect::<Vec<_>>(), ["foo"]);
+        assert!(k.warnings.iter().any(|w| w.key == "logical_axis_rules"), "{:?}", k.warnings);
+        assert!(k.read.iter().any(|r| r.key == "per_device_batch_size"), "read even when equal to the default");
+    }
+}
