@@ -27,6 +27,8 @@ pub enum Command {
     Validate(String),
     /// Import a MaxText command line and print its report and MaxText's log numbers.
     MaxText(MaxTextArgs),
+    /// Import a torchtitan TOML config and print its report.
+    Torchtitan(TorchtitanArgs),
     /// Print usage.
     Help,
 }
@@ -106,6 +108,21 @@ pub struct MaxTextArgs {
     pub log: Option<String>,
     /// MaxText's own arguments: `[BASE.yml] key=value ...`.
     pub args: Vec<String>,
+}
+
+/// Options of `shardcalc torchtitan`.
+#[derive(Debug, Default, PartialEq)]
+pub struct TorchtitanArgs {
+    /// The TOML config.
+    pub file: String,
+    /// `--chip ID` (default h100-sxm).
+    pub chip: Option<String>,
+    /// `--gpus-per-node N`.
+    pub gpus_per_node: Option<u64>,
+    /// `--nodes N`.
+    pub nodes: Option<u64>,
+    /// `--hf-config FILE`: the model, when `[model]` names no preset.
+    pub hf_config: Option<String>,
 }
 
 /// Options of `shardcalc chart`.
@@ -195,6 +212,11 @@ USAGE:
       --chip/--topology the run's compile_topology names the slice; --slices (else
       num_slices) joins slices over DCN. --log FILE compares a MaxText log's steps with
       the prediction, term by term (`maxtext_measured`).
+  shardcalc torchtitan [--chip ID] [--gpus-per-node N] [--nodes N] [--hf-config FILE] CONFIG.toml
+      Read a torchtitan TOML training config ([parallelism] degrees, [training] batch and
+      seq_len, [activation_checkpoint], float8 converters; the model from [model] name and
+      flavor, or --hf-config) on N nodes of GPUs (default one node of h100-sxm) and print
+      eval's JSON report for its mesh, with the import under `torchtitan`.
   shardcalc chart [SCENARIO.json] --chart NAME [-o OUT.svg]
       Draw one chart as SVG, with the page's plotting code (the same chart the page's
       `#chart-NAME` canvas shows for that scenario); without -o the SVG goes to standard
@@ -310,6 +332,26 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         }
         "chart" => parse_chart(&mut it),
         "maxtext" => parse_maxtext(&mut it),
+        "torchtitan" => {
+            let mut a = TorchtitanArgs::default();
+            while let Some(arg) = it.next() {
+                match arg.as_str() {
+                    "--chip" => a.chip = Some(value(arg, &mut it)?.clone()),
+                    "--gpus-per-node" => a.gpus_per_node = Some(number(arg, value(arg, &mut it)?)?),
+                    "--nodes" => a.nodes = Some(number(arg, value(arg, &mut it)?)?),
+                    "--hf-config" => a.hf_config = Some(value(arg, &mut it)?.clone()),
+                    flag if flag.starts_with('-') => {
+                        return Err(UsageError(format!("torchtitan: unknown option {flag}")))
+                    }
+                    path if a.file.is_empty() => a.file = path.to_string(),
+                    extra => return Err(UsageError(format!("torchtitan: one config file only (extra: {extra})"))),
+                }
+            }
+            if a.file.is_empty() {
+                return Err(UsageError("torchtitan: a TOML config file is needed".into()));
+            }
+            Ok(Command::Torchtitan(a))
+        }
         "validate" => {
             let which = value("validate", &mut it)?;
             match which.as_str() {

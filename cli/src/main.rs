@@ -6,7 +6,7 @@
 
 mod args;
 
-use args::{ChartArgs, Command, EvalArgs, MaxTextArgs, ServingArgs, View, USAGE};
+use args::{ChartArgs, Command, EvalArgs, MaxTextArgs, ServingArgs, TorchtitanArgs, View, USAGE};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::flops::{FlopConvention, RematPolicy};
@@ -219,6 +219,26 @@ fn maxtext(a: &MaxTextArgs, warnings: &mut Vec<String>) -> Result<String, Failur
     to_json(&evaluate_run(&run, log)?)
 }
 
+/// `shardcalc torchtitan`: a TOML config (and, for a model that is not a preset, its
+/// `config.json`) imported and evaluated.
+fn torchtitan(a: &TorchtitanArgs, warnings: &mut Vec<String>) -> Result<String, Failure> {
+    use shardcalc_core::torchtitan::{evaluate, import_toml, GpuArgs};
+    let model = match &a.hf_config {
+        Some(path) => {
+            let imp = from_hf_config_json(&read_file(path, "--hf-config")?)
+                .map_err(|e| Failure::invalid(format!("--hf-config {path}: {e}")))?;
+            warnings.extend(imp.warnings.iter().map(|w| format!("{}: {}", w.key, w.message)));
+            Some(imp.config)
+        }
+        None => None,
+    };
+    let hw = GpuArgs { chip: a.chip.clone(), gpus_per_node: a.gpus_per_node, nodes: a.nodes };
+    let run = import_toml(&read_file(&a.file, "config")?, &hw, model)
+        .map_err(|e| Failure::invalid(format!("torchtitan {}: {e}", a.file)))?;
+    warnings.extend(run.keys.warnings.iter().map(|w| format!("{}: {}", w.key, w.message)));
+    to_json(&evaluate(&run)?)
+}
+
 fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
     let cmd = args::parse(argv).map_err(|e| Failure::invalid(format!("{e}\n\n{USAGE}")))?;
     let mut warnings = Vec::new();
@@ -289,6 +309,7 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
         }
         Command::Chart(a) => chart(&a)?,
         Command::MaxText(a) => maxtext(&a, &mut warnings)?,
+        Command::Torchtitan(a) => torchtitan(&a, &mut warnings)?,
         Command::Fields => {
             let mut out = String::new();
             for path in shardcalc_core::field::paths() {

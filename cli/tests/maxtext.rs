@@ -193,3 +193,21 @@ fn a_base_yaml_path_is_read() {
     let tflops = v["maxtext_log"]["tflops_per_device_step"].as_f64().unwrap();
     assert!((tflops - 1239.4).abs() < 0.05, "{tflops}");
 }
+
+#[test]
+fn a_torchtitan_config_is_planned_as_eval_plans_it() {
+    let (code, out, err) = shardcalc(&["torchtitan", "--nodes", "8", "tests/fixtures/torchtitan/llama3_8b.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    // The config's comment: "a preset for 64 A100 GPUs"; FSDP takes every GPU (-1).
+    assert_eq!(v["training"]["mesh"]["fsdp"], 64);
+    assert_eq!(v["training"]["global_batch_sequences"], 64, "local_batch_size 1 × 64 data-parallel ranks");
+    assert_eq!(v["torchtitan"]["scenario"]["training"]["remat"]["custom"]["value_proj"], "device", "selective op AC");
+    let scenario = temp("torchtitan.json", &serde_json::to_string(&v["torchtitan"]["scenario"]).unwrap());
+    let (code, evaluated, err) = shardcalc(&["eval", &scenario]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&evaluated)["training"], v["training"]);
+    let (code, _, err) =
+        shardcalc(&["torchtitan", "--nodes", "3", "tests/fixtures/torchtitan/llama3_8b.toml", "extra.toml"]);
+    assert_eq!(code, 2, "{err}");
+}

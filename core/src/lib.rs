@@ -28,7 +28,7 @@
 //! | the report `shardcalc eval` prints (hardware sections: [`report_hardware`]) | [`report`] |
 //! | one evaluator per page (what a page shows = `shardcalc eval --view`) | [`view`] |
 //! | MaxText's notebook as printed, Hugging Face / MaxText config import | [`notebook`], [`import`] |
-//! | MaxText command lines in, MaxText's log numbers out | [`maxtext`] |
+//! | MaxText command lines in, MaxText's log numbers out; torchtitan TOML configs in | [`maxtext`], `torchtitan` |
 //!
 //! Code that exists only to keep the web pages small says so at its top and in
 //! docs/size.md: [`decimal`] (float printing), [`json`] (structs read from objects only),
@@ -64,6 +64,8 @@ pub mod scenario;
 mod serde_names;
 pub mod sharding;
 pub mod text;
+#[cfg(feature = "torchtitan")]
+pub mod torchtitan;
 pub mod training;
 pub mod units;
 pub mod validation;

@@ -42,14 +42,14 @@ pub mod unread;
 pub use args::CommandLine;
 pub use config::Configs;
 pub use hardware::HardwareArgs;
-pub use reader::KeyRead;
+pub use reader::{show, KeyRead};
 pub use report::{evaluate_run, MaxTextReport};
 pub use unread::KeyValue;
 
 use crate::import::{from_maxtext_map, ImportError, ImportWarning};
 use crate::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
 use crate::training::mesh::{network_index, split_mesh, Parallelism};
-use reader::{show, Reader};
+use reader::Reader;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
