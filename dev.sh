@@ -3,7 +3,8 @@
 #   ./dev.sh serve   release build of every page in dist/, served on http://127.0.0.1:8080
 #   ./dev.sh test    formatting and clippy (native and wasm), release build (failing above the
 #                    size limit), then every test: native (core, cli, browser e2e), the
-#                    million-scenario no-panic test, wasm, and a bounded fuzzing run
+#                    million-scenario no-panic test, wasm, the Python wheel's pytest tests,
+#                    and a bounded fuzzing run
 #   ./dev.sh bench   benchmarks: criterion on core, a median per benchmark ([FILTER] picks some),
 #                    then the browser budgets on dist/ (target/bench/browser.md); `bench browser`
 #                    runs only the latter
@@ -80,10 +81,18 @@ run_tests() {
     cargo_test_logged "$log" --profile quality -p shardcalc-core --test no_panic -- --nocapture
   step "wasm tests in headless Chromium" \
     cargo_test_logged "$log" -p shardcalc --target wasm32-unknown-unknown
+  # The wheel built from core (maturin) and its pytest tests (scripts/python-test.sh).
+  step "python package: wheel (maturin) and pytest" \
+    bash -c "set -o pipefail; bash scripts/python-test.sh 2>&1 | tee -a '$log'"
   # cargo-fuzz on stable; SHARDCALC_FUZZ_SECONDS per target (default 20, 0 skips).
   step "fuzzing: scenario JSON, config.json and MaxText YAML importers" bash fuzz/run.sh
   echo "all tests passed in $((SECONDS - start)) s"
-  awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+  # cargo's "test result: ok. N passed; M failed" lines, and pytest's "N passed, M failed in Xs".
+  awk '/^test result:/ { p += $4; f += $6; next }
+       / in [0-9.]+s/ && / passed/ {
+         for (i = 2; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1) }
+       }
+       END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
   rm -f "$log"
 }
 

@@ -95,9 +95,28 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   apt_install chromium chromium-driver
 fi
 
+# The Python package's build and tests (scripts/python-test.sh): a virtual environment in
+# target/py-venv with maturin, pytest and pandas as python/requirements-dev.txt pins them.
+if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+  apt_install python3-venv
+fi
+# The pins of python/requirements-dev.txt that target/py-venv does not have.
+missing_python_pins() {
+  local installed
+  installed=$(target/py-venv/bin/pip freeze 2>/dev/null || true)
+  grep -v '^#' python/requirements-dev.txt | grep . | while read -r pin; do
+    echo "$installed" | grep -x "$pin" >/dev/null || echo "$pin"
+  done
+}
+if [ -n "$(missing_python_pins)" ]; then
+  say "installing maturin, pytest and pandas into target/py-venv (~15 s)"
+  python3 -m venv target/py-venv
+  target/py-venv/bin/pip install --quiet --disable-pip-version-check -r python/requirements-dev.txt
+fi
+
 # Trunk.toml has offline = true, which makes trunk run cargo with --offline.
 cargo fetch --locked --quiet
 # The fuzz targets are a workspace of their own; --locked fails here if fuzz/Cargo.lock is stale.
 cargo fetch --locked --quiet --manifest-path fuzz/Cargo.toml
 
-say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, esbuild $ESBUILD_VERSION, cargo-fuzz $CARGO_FUZZ_VERSION, $(command -v chromium), $(command -v chromedriver)"
+say "ok: rustc $RUST_VERSION, trunk $TRUNK_VERSION, wasm-bindgen $WB_VERSION, wasm-opt $WASM_OPT_VERSION, esbuild $ESBUILD_VERSION, cargo-fuzz $CARGO_FUZZ_VERSION, $(command -v chromium), $(command -v chromedriver), $(target/py-venv/bin/maturin --version)"
