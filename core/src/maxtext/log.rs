@@ -13,6 +13,7 @@
 //! (`calculate_tokens_training_per_device`) over the same seconds. MaxText logs no MFU;
 //! here it is the TFLOP/s per device over the device's peak in the matmul format.
 
+use crate::flops::{training_flops, FlopConvention, RematPolicy, Workload};
 use crate::report::Report;
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,9 @@ pub struct MaxTextLog {
     /// `Total estimated memory size:` in GiB (MaxText prints GiB as "GB"): the plan's HBM
     /// per device.
     pub memory_per_device_gib: f64,
+    /// Whether the plan fits in HBM (when not, MaxText's compilation fails with an
+    /// out-of-memory error instead of printing a step).
+    pub fits: bool,
     /// The lines as MaxText prints them, at the prediction.
     pub lines: Vec<String>,
 }
@@ -60,28 +64,40 @@ pub struct MaxTextLog {
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 impl MaxTextLog {
-    /// The log of a scenario's `training` plan (the explicit mesh), from its report;
-    /// `None` without a training section.
+    /// The log of a scenario's `training` plan (the explicit mesh, else the search's best),
+    /// from its report; `None` without a training section or hardware.
+    ///
+    /// The FLOPs and tokens are the plan's: its global batch over its devices (for a MaxText
+    /// command line, `per_device_batch_size × gradient_accumulation_steps` sequences), so the
+    /// log matches the plan even when the scenario's `workload` says something else.
     #[must_use]
     pub fn of(s: &Scenario, report: &Report) -> Option<Self> {
         let training = report.training.as_ref()?;
-        let flops = &report.flops.maxtext;
+        let model = s.model.resolve().ok()?;
         let compute = s.training.as_ref().map(|t| t.dtypes.compute)?;
         let chip_peak = report.hardware.as_ref()?.chip.peak_flops.for_dtype(compute).map_or(0.0, |p| p.get());
-        let devices_per_chip = training.devices as f64 / training.chips.max(1.0);
-        let peak = chip_peak / devices_per_chip.max(1.0);
-        let tflops = flops.total_tflops_per_device_step;
+        let devices = training.devices.max(1) as f64;
+        let peak = chip_peak * training.chips / devices;
+        let per_device = Workload {
+            per_device_batch: training.global_batch_sequences as f64 / devices,
+            seq_len: training.seq_len,
+            grad_accum: 1,
+            remat: RematPolicy::None,
+        };
+        let flops = training_flops(&model, &per_device, FlopConvention::MaxText);
+        let tflops = flops.total.tflops();
         let tokens = flops.tokens_per_device_step;
         let total = tflops.max(f64::MIN_POSITIVE);
         let mut log = MaxTextLog {
             tflops_per_device_step: tflops,
-            learnable_weight_pct: 100.0 * flops.learnable_tflops_per_device_step / total,
-            attention_pct: 100.0 * flops.attention_tflops_per_device_step / total,
+            learnable_weight_pct: 100.0 * flops.learnable.tflops() / total,
+            attention_pct: 100.0 * flops.attention.tflops() / total,
             tokens_per_device_step: tokens,
             peak_tflops_per_device: peak / 1e12,
             predicted: StepLine::at(training.step_time_s.get(), tflops, tokens, peak),
             roofline: StepLine::at(training.roofline.step_time_s.get(), tflops, tokens, peak),
             memory_per_device_gib: training.memory.per_device_bytes.get() / GIB,
+            fits: training.memory.fits,
             lines: Vec::new(),
         };
         log.lines = log.text_lines();
@@ -105,7 +121,11 @@ impl MaxTextLog {
                 "Per train step: Total TFLOPs: {:.2} split as {:.2}% learnable weight flops and {:.2}% attention flops",
                 self.tflops_per_device_step, self.learnable_weight_pct, self.attention_pct
             ),
-            format!("Total estimated memory size: {:.1} GB", self.memory_per_device_gib),
+            format!(
+                "Total estimated memory size: {:.1} GB{}",
+                self.memory_per_device_gib,
+                if self.fits { "" } else { " (more than the device's usable HBM: the run does not fit)" }
+            ),
             self.predicted.text(1),
         ]
     }

@@ -167,3 +167,36 @@ mod bundled {
         assert!(k.read.iter().any(|r| r.key == "per_device_batch_size"), "read even when equal to the default");
     }
 }
+
+/// MaxText's `calculate_tflops_training_per_device` for Llama 3 8B, written out
+/// (utils/maxtext_utils.py at e591f30): B sequences of T tokens per device.
+fn llama3_8b_maxtext_tflops(b: f64, t: f64) -> f64 {
+    let (d, l, nq, nkv, h, f, v) = (4096.0, 32.0, 32.0, 8.0, 128.0, 14336.0, 128_256.0);
+    let ffn = 2.0 * b * t * f * d * 2.0 + 2.0 * b * t * f * d;
+    let qkv = 2.0 * b * t * d * (nq + 2.0 * nkv) * h;
+    let projection = 2.0 * b * t * d * nq * h;
+    let attention = 4.0 * b * t * t * nq * h / 2.0;
+    let embedding = 2.0 * b * t * d * v;
+    ((ffn + qkv + projection) * l + embedding + attention * l) * 3.0 / 1e12
+}
+
+#[test]
+fn the_log_counts_the_plan_s_batch() {
+    // The training page's default: 2^20 tokens of 4096 per step on a v5p 4x4x4 (64 chips):
+    // 4 sequences per device, whatever the scenario's workload says (1 × 4096).
+    let s = crate::view::training::with_defaults(&Scenario::default());
+    let report = crate::report::evaluate(&s).unwrap();
+    let log = log::MaxTextLog::of(&s, &report).unwrap();
+    let by_hand = llama3_8b_maxtext_tflops(4.0, 4096.0);
+    assert!(
+        (log.tflops_per_device_step - by_hand).abs() < 1e-9 * by_hand,
+        "{} vs {by_hand}",
+        log.tflops_per_device_step
+    );
+    assert_eq!(log.tokens_per_device_step, 4.0 * 4096.0);
+    let t = report.training.unwrap();
+    assert!((log.predicted.tflops_per_s_per_device - by_hand / t.step_time_s.get()).abs() < 1e-9);
+    // v5p: 459 TFLOP/s bf16 per chip, one device per chip.
+    assert_eq!(log.peak_tflops_per_device, 459.0);
+    assert!(log.fits && log.lines[2].starts_with("completed step: 1, seconds: "));
+}
