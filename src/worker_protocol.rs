@@ -1,6 +1,7 @@
 //! The messages between a page and the background worker (`src/bin/worker.rs`). The worker
 //! holds what a page needs only on request, so that its code is not in the page's first
-//! download (docs/size.md): the config importers and SVG rendering.
+//! download (docs/size.md): the config importers, SVG rendering, and the MaxText command-line
+//! import and log comparison (with MaxText's bundled base.yml and model files).
 //!
 //! Messages are plain text, `<id>\n<kind>\n<payload>`, rather than serde types: a serde
 //! envelope around a scenario or a model costs the page ~15 KB of wasm (its own serializer
@@ -20,6 +21,21 @@ pub enum Request {
     Import {
         /// The file's text.
         text: String,
+    },
+    /// Import a pasted MaxText command line, launch script or config as a scenario, on the
+    /// hardware of the scenario `link` (unless it names its own `compile_topology`).
+    MaxText {
+        /// The pasted text.
+        text: String,
+        /// The scenario the page shows, as its permalink.
+        link: String,
+    },
+    /// Compare a pasted MaxText log with the plan of the scenario `link`.
+    MaxTextLog {
+        /// The log's text.
+        text: String,
+        /// The scenario the page shows, as its permalink.
+        link: String,
     },
     /// Render the chart called `name` in `shardcalc_charts::catalog` as SVG.
     Svg {
@@ -42,9 +58,28 @@ pub enum Reply {
     },
     /// The chart as an SVG document.
     Svg(String),
+    /// A MaxText run as a scenario, and what became of its keys.
+    Run {
+        /// The scenario's permalink.
+        link: String,
+        /// One line per key read, warned about, unknown or ignored.
+        notes: Vec<String>,
+    },
+    /// A log against the plan: two tables as CSV (`shardcalc_charts::table::Table`) and notes.
+    Compared {
+        /// Measured against predicted, quantity by quantity.
+        terms: String,
+        /// The predicted step's terms as shares of the measured step.
+        breakdown: String,
+        /// What the comparison says besides (a log of another configuration, ...).
+        notes: Vec<String>,
+    },
     /// Why the request failed, one message per problem.
     Failed(Vec<String>),
 }
+
+/// Separates the parts of a [`Reply::Compared`].
+const SEPARATOR: char = '\u{1e}';
 
 /// `lines` as one line each (line breaks inside a line become spaces).
 fn join_lines(lines: &[String]) -> String {
@@ -75,6 +110,8 @@ impl Request {
             Request::Import { text } => format!("{id}\nimport\n{text}"),
             // A catalog name has no line break; the permalink is base64url.
             Request::Svg { name, link } => format!("{id}\nsvg\n{name}\n{link}"),
+            Request::MaxText { text, link } => format!("{id}\nmaxtext\n{link}\n{text}"),
+            Request::MaxTextLog { text, link } => format!("{id}\nmaxtext-log\n{link}\n{text}"),
         }
     }
 
@@ -87,6 +124,15 @@ impl Request {
             "svg" => {
                 let (name, link) = payload.split_once('\n')?;
                 Request::Svg { name: name.to_string(), link: link.to_string() }
+            }
+            "maxtext" | "maxtext-log" => {
+                let (link, text) = payload.split_once('\n').unwrap_or((payload, ""));
+                let (text, link) = (text.to_string(), link.to_string());
+                if kind == "maxtext" {
+                    Request::MaxText { text, link }
+                } else {
+                    Request::MaxTextLog { text, link }
+                }
             }
             _ => return None,
         };
@@ -102,6 +148,11 @@ impl Reply {
             // The model's JSON is one line (serde_json escapes line breaks inside strings).
             Reply::Imported { model, warnings } => format!("{id}\nimported\n{model}\n{}", join_lines(warnings)),
             Reply::Svg(svg) => format!("{id}\nsvg\n{svg}"),
+            Reply::Run { link, notes } => format!("{id}\nrun\n{link}\n{}", join_lines(notes)),
+            // The parts are split by an ASCII record separator, which neither CSV nor a note has.
+            Reply::Compared { terms, breakdown, notes } => {
+                format!("{id}\ncompared\n{terms}{SEPARATOR}{breakdown}{SEPARATOR}{}", join_lines(notes))
+            }
             Reply::Failed(errors) => format!("{id}\nfailed\n{}", join_lines(errors)),
         }
     }
@@ -116,6 +167,19 @@ impl Reply {
                 Reply::Imported { model: model.to_string(), warnings: split_lines(warnings) }
             }
             "svg" => Reply::Svg(payload.to_string()),
+            "run" => {
+                let (link, notes) = payload.split_once('\n').unwrap_or((payload, ""));
+                Reply::Run { link: link.to_string(), notes: split_lines(notes) }
+            }
+            "compared" => {
+                let mut parts = payload.split(SEPARATOR);
+                let (terms, breakdown, notes) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
+                Reply::Compared {
+                    terms: terms.to_string(),
+                    breakdown: breakdown.to_string(),
+                    notes: split_lines(notes),
+                }
+            }
             "failed" => Reply::Failed(split_lines(payload)),
             _ => return None,
         };

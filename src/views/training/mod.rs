@@ -9,6 +9,7 @@
 //! | [`derived`] | memos over core's stages: the search (only when its inputs change), the budget applied, the explored mesh, the bands |
 //! | [`form`] | the fields (`shardcalc_core::field::training`), the explored mesh and its buttons |
 //! | [`conflicts`] | the planning problems' summary (the fields show them too) |
+//! | [`maxtext_paste`] | a MaxText command line in, a MaxText log against the plan (issue 19) |
 //! | [`headline`] | the headline numbers, with their uncertainty bands (`#<id>-band`) |
 //! | [`thresholds`], [`ranked`], [`details`], [`tables`], [`charts`] | results: tables (each one `Table`: page, CSV, Markdown) and charts |
 //!
@@ -23,6 +24,7 @@ pub mod derived;
 pub mod details;
 pub mod form;
 pub mod headline;
+pub mod maxtext_paste;
 pub mod ranked;
 pub mod tables;
 pub mod thresholds;
@@ -74,6 +76,7 @@ pub fn TrainingView() -> impl IntoView {
                 <HardwarePicker />
                 <PredictionSwitch />
                 <form::TrainingForm derived=derived />
+                <maxtext_paste::MaxTextPaste />
             </section>
             <section class="results" aria-labelledby="training-results-heading">
                 <h2 id="training-results-heading">"Results"</h2>
