@@ -84,6 +84,8 @@ fn maxtext_python_tflops(m: &ModelConfig, per_device_batch: f64, seq: f64, accum
 fn every_published_run_gives_back_maxtext_s_logged_tflops() {
     let runs = all();
     assert_eq!(runs.len(), 51);
+    // The largest relative errors over the 51 runs, printed (`-- --nocapture`).
+    let (mut max_now, mut max_then) = (0.0_f64, 0.0_f64);
     for run in runs {
         let imported = import(run);
         let s = &imported.scenario;
@@ -119,7 +121,9 @@ fn every_published_run_gives_back_maxtext_s_logged_tflops() {
         );
         let line = StepLine::at(run.step_time_s, ours, report.flops.maxtext.tokens_per_device_step, 1.0);
         let logged_now = run.tflops_per_device_step_maxtext_now / run.step_time_s;
-        assert!((line.tflops_per_s_per_device - logged_now).abs() <= 1e-4 * logged_now, "{}", run.id);
+        let now_err = (line.tflops_per_s_per_device - logged_now).abs() / logged_now;
+        max_now = max_now.max(now_err);
+        assert!(now_err <= 1e-4, "{}", run.id);
         // Tokens/s per device: max_target_length × per_device_batch_size / seconds.
         let tokens = run.seq_len as f64 * run.per_device_batch / run.step_time_s;
         assert!((line.tokens_per_s_per_device - tokens).abs() <= 1e-9 * tokens, "{}", run.id);
@@ -133,6 +137,7 @@ fn every_published_run_gives_back_maxtext_s_logged_tflops() {
         assert!(then_err <= 1e-4, "{}: {then} vs {}", run.id, run.tflops_per_device_step_then);
         let logged_then = then / run.step_time_s;
         let err = (logged_then - run.reported_tflops_per_device).abs() / run.reported_tflops_per_device;
+        max_then = max_then.max(err);
         assert!(
             err < 1e-3,
             "{}: {logged_then} TFLOP/s vs the {} published ({:.3}%)",
@@ -141,6 +146,12 @@ fn every_published_run_gives_back_maxtext_s_logged_tflops() {
             100.0 * err
         );
     }
+    eprintln!(
+        "51 runs: TFLOP/s per device from the step time, largest error {:.2e} (today's convention), \
+         {:.3}% (the published figure, the convention of its day)",
+        max_now,
+        100.0 * max_then
+    );
 }
 
 #[test]

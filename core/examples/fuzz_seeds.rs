@@ -37,6 +37,19 @@ const HOSTILE: &[&str] = &[
     "\"\"",
 ];
 
+/// MaxText command lines (what `train.py` takes) and log lines, for the `maxtext_yaml` target.
+const MAXTEXT_RUNS: &[&str] = &[
+    "python3 -m MaxText.train MaxText/configs/base.yml run_name=r model_name=llama3-8b \\\n  \
+     per_device_batch_size=2 max_target_length=8192 ici_fsdp_parallelism=-1 remat_policy=full",
+    "model_name=mixtral-8x7b per_device_batch_size=4 ici_expert_parallelism=4 ici_fsdp_parallelism=-1 \
+     dcn_data_parallelism=2 megablox=true sparse_matmul=true capacity_factor=1.25 quantization=fp8",
+    "base_emb_dim=1024 base_num_query_heads=8 base_num_kv_heads=8 base_mlp_dim=4096 base_num_decoder_layers=4 \
+     head_dim=128 vocab_size=32000 remat_policy=custom decoder_layer_input=offload mlpwo=remat \
+     query_proj=device attention=dot_product opt_type=adamw weight_dtype=bfloat16 gradient_accumulation_steps=4",
+    "completed step: 1, seconds: 10.112, TFLOP/s/device: 301.2, Tokens/s/device: 3240.1, total_weights: 524288, \
+     loss: 10.9\ncompleted step: 2, seconds: 9.871, TFLOP/s/device: 308.6, Tokens/s/device: 3319.4, loss: 10.7",
+];
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args().nth(1).ok_or("usage: fuzz_seeds OUT_DIR")?;
     let out = Path::new(&out);
@@ -56,7 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(texts)
     };
     let hf = fixture_texts("hf-")?;
-    let maxtext = fixture_texts("maxtext-")?;
+    let mut maxtext = fixture_texts("maxtext-")?;
+    // The same target reads MaxText command lines and logs (issue 19).
+    maxtext.extend(MAXTEXT_RUNS.iter().enumerate().map(|(i, t)| (format!("run-{i}.txt"), (*t).to_owned())));
 
     write_corpus(&out.join("scenario"), &scenarios)?;
     write_corpus(&out.join("hf_config"), &hf)?;
@@ -65,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     write_dict(&out.join("hf_config.dict"), json_tokens(&hf))?;
     write_dict(&out.join("maxtext_yaml.dict"), yaml_tokens(&maxtext))?;
     println!(
-        "fuzz seeds in {}: {} scenarios, {} config.json, {} MaxText YAML",
+        "fuzz seeds in {}: {} scenarios, {} config.json, {} MaxText YAML, command lines and logs",
         out.display(),
         scenarios.len(),
         hf.len(),
