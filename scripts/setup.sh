@@ -97,8 +97,17 @@ fi
 
 # The Python package's build and tests (scripts/python-test.sh): a virtual environment in
 # target/py-venv with maturin, pytest and pandas as python/requirements-dev.txt pins them.
+# `python3 -m venv` needs ensurepip, which Debian and Ubuntu package apart from Python
+# (python3-venv, which also brings python3 itself when that is missing).
 if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
-  apt_install python3-venv
+  if command -v apt-get >/dev/null 2>&1; then
+    apt_install python3-venv
+  fi
+  if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+    echo "setup: error: python3 with its venv module (venv, ensurepip) is needed for the Python" \
+      "package's tests; install it (Debian/Ubuntu: apt-get install python3-venv)." >&2
+    exit 1
+  fi
 fi
 # The pins of python/requirements-dev.txt that target/py-venv does not have.
 missing_python_pins() {

@@ -88,7 +88,13 @@ def test_the_example_runs():
     out = subprocess.run(
         [sys.executable, str(REPO / "examples" / "llm_calculator.py")], capture_output=True, text=True, check=True
     ).stdout
-    assert "Mixtral-like (8x7B, 5 layers): parameters" in out
+    # The notebook's three tables (parameters and TFLOPs each), then the steps it never had.
+    for family in ("Dense (Mistral 7B)", "Mixtral-like (8x7B, 5 layers)", "DeepSeek-like (V3)"):
+        for table in ("parameters", "TFLOPs per device per step"):
+            assert f"## {family}: {table}" in out, (family, table)
+    # The notebook's printed totals, as the parametrized test above checks them through the API.
+    for total in ("7241732096", "7519645696", "201.13", "55.79"):
+        assert total in out, total
     assert "completed step: 1, seconds:" in out
 
 
