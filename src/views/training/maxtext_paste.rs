@@ -13,23 +13,17 @@ use shardcalc_charts::table::Table;
 
 use crate::components::DataTable;
 use crate::dom::event_value;
-use crate::state::use_app_state;
+use crate::state::{use_app_state, AppState};
 use crate::worker_client::{self, Reply, Request};
 
-/// What the last paste did.
+/// What the last paste did (one type for both boxes: each new signal type costs the page wasm).
 #[derive(Clone, Debug, PartialEq)]
 enum Outcome {
     Busy,
     Done(Vec<String>),
     Failed(Vec<String>),
-}
-
-/// A log against the plan.
-#[derive(Clone, Debug, PartialEq)]
-struct Comparison {
-    terms: Table,
-    breakdown: Table,
-    notes: Vec<String>,
+    /// A log against the plan: measured against predicted, the breakdown, notes.
+    Compared(Table, Table, Vec<String>),
 }
 
 fn lines(id: &'static str, class: &'static str, items: Vec<String>) -> impl IntoView {
@@ -50,7 +44,52 @@ fn outcome_view(id: &'static str, o: Option<Outcome>) -> AnyView {
             </div>
         }
         .into_any(),
+        Some(Outcome::Compared(terms, breakdown, notes)) => view! {
+            <div id=id class="maxtext-compared">
+                {lines("maxtext-compare-notes", "hint", notes)}
+                <DataTable id="maxtext-terms" table=terms caption="Measured against predicted" />
+                <DataTable id="maxtext-breakdown" table=breakdown caption="The predicted step, term by term, as a share of the measured step" />
+            </div>
+        }
+        .into_any(),
     }
+}
+
+/// Sends `text` (with the shown scenario's permalink) to the worker as `make` builds the
+/// request, and puts what comes back into `out`: a run loads into the page, a comparison is
+/// shown.
+fn submit(
+    state: AppState,
+    text: String,
+    empty: &'static str,
+    out: RwSignal<Option<Outcome>>,
+    make: fn(String, String) -> Request,
+) {
+    if text.trim().is_empty() {
+        out.set(Some(Outcome::Failed(vec![empty.into()])));
+        return;
+    }
+    out.set(Some(Outcome::Busy));
+    let link = shardcalc_core::permalink::encode(&state.shown.get_untracked());
+    worker_client::call(make(text, link), move |reply| {
+        if out.is_disposed() {
+            return;
+        }
+        let outcome = match reply {
+            Reply::Run { link, notes } => match shardcalc_core::permalink::decode(&link).map(|s| state.load(s)) {
+                Ok(Ok(())) => Outcome::Done(notes),
+                Ok(Err(e)) | Err(e) => Outcome::Failed(e.0.iter().map(ToString::to_string).collect()),
+            },
+            Reply::Compared { terms, breakdown, notes } => match (Table::from_csv(&terms), Table::from_csv(&breakdown))
+            {
+                (Ok(terms), Ok(breakdown)) => Outcome::Compared(terms, breakdown, notes),
+                (Err(e), _) | (_, Err(e)) => Outcome::Failed(vec![e]),
+            },
+            Reply::Failed(errors) => Outcome::Failed(errors),
+            _ => Outcome::Failed(vec!["The worker answered something else; try again.".into()]),
+        };
+        out.try_set(Some(outcome));
+    });
 }
 
 /// The two paste boxes: a MaxText run in, a MaxText log against the plan.
@@ -60,76 +99,14 @@ pub fn MaxTextPaste() -> impl IntoView {
     let command = RwSignal::new(String::new());
     let log = RwSignal::new(String::new());
     let run = RwSignal::new(None::<Outcome>);
-    let compared = RwSignal::new(None::<Result<Comparison, Outcome>>);
-    let link = move || shardcalc_core::permalink::encode(&state.shown.get_untracked());
-
+    let compared = RwSignal::new(None::<Outcome>);
     let apply = move |_| {
-        let text = command.get_untracked();
-        if text.trim().is_empty() {
-            run.set(Some(Outcome::Failed(vec![
-                "Paste a MaxText command line (key=value ...) or a config first.".into()
-            ])));
-            return;
-        }
-        run.set(Some(Outcome::Busy));
-        worker_client::call(Request::MaxText { text, link: link() }, move |reply| {
-            if run.is_disposed() {
-                return;
-            }
-            let outcome = match reply {
-                Reply::Run { link, notes } => match shardcalc_core::permalink::decode(&link).map(|s| state.load(s)) {
-                    Ok(Ok(())) => Outcome::Done(notes),
-                    Ok(Err(e)) | Err(e) => Outcome::Failed(e.0.iter().map(ToString::to_string).collect()),
-                },
-                Reply::Failed(errors) => Outcome::Failed(errors),
-                _ => Outcome::Failed(vec!["The worker answered something else; try again.".into()]),
-            };
-            run.try_set(Some(outcome));
-        });
+        let empty = "Paste a MaxText command line (key=value ...) or a config first.";
+        submit(state, command.get_untracked(), empty, run, |text, link| Request::MaxText { text, link });
     };
-
     let compare = move |_| {
-        let text = log.get_untracked();
-        if text.trim().is_empty() {
-            compared.set(Some(Err(Outcome::Failed(vec!["Paste lines of a MaxText log first.".into()]))));
-            return;
-        }
-        compared.set(Some(Err(Outcome::Busy)));
-        worker_client::call(Request::MaxTextLog { text, link: link() }, move |reply| {
-            if compared.is_disposed() {
-                return;
-            }
-            let result = match reply {
-                Reply::Compared { terms, breakdown, notes } => {
-                    match (Table::from_csv(&terms), Table::from_csv(&breakdown)) {
-                        (Ok(terms), Ok(breakdown)) => Ok(Comparison { terms, breakdown, notes }),
-                        (Err(e), _) | (_, Err(e)) => Err(Outcome::Failed(vec![e])),
-                    }
-                }
-                Reply::Failed(errors) => Err(Outcome::Failed(errors)),
-                _ => Err(Outcome::Failed(vec!["The worker answered something else; try again.".into()])),
-            };
-            compared.try_set(Some(result));
-        });
-    };
-
-    let table = move |pick: fn(&Comparison) -> Table| {
-        Signal::derive(move || {
-            compared.with(|c| c.as_ref().and_then(|c| c.as_ref().ok()).map_or_else(|| Table::new(["-"]), pick))
-        })
-    };
-    let comparison = move || {
-        compared.get().map(|c| match c {
-            Ok(c) => view! {
-                <div class="maxtext-compared">
-                    {lines("maxtext-compare-notes", "hint", c.notes)}
-                    <DataTable id="maxtext-terms" table=table(|c| c.terms.clone()) caption="Measured against predicted" />
-                    <DataTable id="maxtext-breakdown" table=table(|c| c.breakdown.clone()) caption="The predicted step, term by term, as a share of the measured step" />
-                </div>
-            }
-            .into_any(),
-            Err(o) => outcome_view("maxtext-compare-result", Some(o)),
-        })
+        let empty = "Paste lines of a MaxText log first.";
+        submit(state, log.get_untracked(), empty, compared, |text, link| Request::MaxTextLog { text, link });
     };
 
     view! {
@@ -159,7 +136,7 @@ pub fn MaxTextPaste() -> impl IntoView {
             <div class="actions">
                 <button type="button" id="maxtext-compare" on:click=compare>"Compare with the plan"</button>
             </div>
-            <div aria-live="polite">{comparison}</div>
+            <div aria-live="polite">{move || outcome_view("maxtext-compare-result", compared.get())}</div>
         </fieldset>
     }
 }
