@@ -7,7 +7,7 @@ use shardcalc_core::scenario::Scenario;
 
 use crate::embed::{Embed, EmbedMissing};
 use crate::share::ShareBar;
-use crate::state::{url, AppState};
+use crate::state::{reads_none, url, AppState, Reads};
 use crate::views::{View, ViewNav};
 
 /// The whole page around one view (its `children`). Provides [`AppState`] to the view.
@@ -24,18 +24,23 @@ pub fn App(
     /// Which view this page is (for the navigation and the panel's id).
     #[prop(default = View::Model)]
     view: View,
+    /// The optional sections the page reads from a scenario that arrives (the others stay
+    /// text; see [`Reads`]).
+    #[prop(default = reads_none)]
+    reads: Reads,
     /// The view's panel.
     children: Children,
 ) -> impl IntoView {
     let linked = if url_sync { url::scenario_in_url() } else { None };
+    let linked = linked.map(|l| l.and_then(|mut s| reads(&mut s).map(|()| s)));
     let state = match linked {
-        Some(Ok(s)) if s.validate().is_ok() => AppState::new(s),
+        Some(Ok(s)) if s.validate().is_ok() => AppState::new(s, reads),
         Some(linked) => {
-            let state = AppState::new(Scenario::default());
+            let state = AppState::new(Scenario::default(), reads);
             url::apply(state, linked);
             state
         }
-        None => AppState::new(Scenario::default()),
+        None => AppState::new(Scenario::default(), reads),
     };
     provide_context(state);
     let embed = if url_sync { Embed::from_location() } else { Embed::none() };

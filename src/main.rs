@@ -3,5 +3,6 @@ use leptos::prelude::*;
 use shardcalc::views::{model::ModelView, View};
 
 fn main() {
-    shardcalc::start_page(View::Model, || view! { <ModelView /> }.into_any());
+    // The model page reads none of the optional sections: they stay the text they came in (shardcalc::state::Reads).
+    shardcalc::start_page(View::Model, shardcalc::state::reads_none, || view! { <ModelView /> }.into_any());
 }

@@ -48,6 +48,20 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
 /// # Errors
 /// As [`decode`], except that field problems of a well-formed scenario are not reported.
 pub fn parse(text: &str) -> Result<Scenario, Invalid> {
+    Scenario::from_json(&json_of(text)?)
+}
+
+/// [`parse`] keeping the optional sections as text ([`Scenario::from_json_kept`]): what a
+/// page reads, each page then reading the sections it shows.
+///
+/// # Errors
+/// As [`parse`], except that the kept sections need only be JSON values.
+pub fn parse_kept(text: &str) -> Result<Scenario, Invalid> {
+    Scenario::from_json_kept(&json_of(text)?)
+}
+
+/// The scenario JSON a permalink holds.
+fn json_of(text: &str) -> Result<String, Invalid> {
     let text = text.trim();
     if text.len() > MAX_LEN {
         return Err(Invalid::one("permalink", format!("is {} bytes; the limit is {MAX_LEN} bytes", text.len())));
@@ -56,8 +70,7 @@ pub fn parse(text: &str) -> Result<Scenario, Invalid> {
         return Err(Invalid::one("permalink", version_problem(text)));
     };
     let bytes = base64url_decode(payload).map_err(|m| Invalid::one("permalink", m))?;
-    let json = String::from_utf8(bytes).map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
-    Scenario::from_json(&json)
+    String::from_utf8(bytes).map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))
 }
 
 /// The permalink inside `text`: after `#s=` or `s=` when the text is a whole link such as

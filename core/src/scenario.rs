@@ -9,6 +9,9 @@ use crate::model::ModelConfig;
 use crate::presets;
 use serde::{Deserialize, Serialize};
 
+mod kept;
+pub use kept::Kept;
+
 /// The current scenario format version.
 pub const SCENARIO_VERSION: u32 = 1;
 
@@ -101,7 +104,9 @@ pub struct Conventions {
 }
 
 /// Everything a user sets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+// Written as JSON by its own `Serialize` (in `kept`: the document as derived, with a kept
+// section written as the text it came in).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -130,6 +135,11 @@ pub struct Scenario {
     /// A training plan on `hardware.topology` (book chapters 5–6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<crate::training::TrainingSection>,
+    /// The optional sections this program has not read, as the JSON text they came in
+    /// ([`Scenario::from_json_kept`]); empty for a scenario read by [`Scenario::from_json`].
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub kept: Kept,
 }
 
 fn current_version() -> u32 {
@@ -148,6 +158,7 @@ impl Default for Scenario {
             collectives: Vec::new(),
             roofline: None,
             training: None,
+            kept: Kept::default(),
         }
     }
 }

@@ -3,5 +3,6 @@ use leptos::prelude::*;
 use shardcalc::views::{validation::ValidationView, View};
 
 fn main() {
-    shardcalc::start_page(View::Validation, || view! { <ValidationView /> }.into_any());
+    // The validation page reads none of the optional sections: they stay the text they came in (shardcalc::state::Reads).
+    shardcalc::start_page(View::Validation, shardcalc::state::reads_none, || view! { <ValidationView /> }.into_any());
 }

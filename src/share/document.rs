@@ -32,7 +32,8 @@ pub fn download(s: &Scenario) -> Result<(), String> {
     download_text(FILE_NAME, "application/json", &to_json(s)).map_err(|e| format!("{e:?}"))
 }
 
-/// Reads a file's text: a scenario document, or a permalink or whole link (`…#s=1.…`).
+/// Reads a file's text: a scenario document, or a permalink or whole link (`…#s=1.…`), its
+/// optional sections kept as text ([`load`] reads those the page shows).
 ///
 /// # Errors
 /// What is wrong, naming the key or position (`scenario: unknown field `x` at line 3 column
@@ -46,9 +47,9 @@ pub fn read_text(text: &str) -> Result<Scenario, Invalid> {
     }
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
-        Scenario::from_json(text)
+        Scenario::from_json_kept(text)
     } else {
-        permalink::parse(permalink::find_in(text))
+        permalink::parse_kept(permalink::find_in(text))
     }
 }
 
@@ -58,7 +59,8 @@ fn in_the_form(field: &str) -> bool {
     ["model", "workload", "conventions"].iter().any(|p| field == *p || field.starts_with(&format!("{p}.")))
 }
 
-/// Loads a scenario read from a file, a link or storage. A valid one replaces everything.
+/// Loads a scenario read from a file, a link or storage, with the sections the page shows
+/// read ([`AppState::read`]; one that does not read is refused). A valid one replaces everything.
 /// One whose only problems are in the model, workload or conventions is loaded too: the form
 /// shows it with its problems next to their fields, the results keep the last valid inputs,
 /// and its other sections wait (over the current model) until the form is fixed. Anything
@@ -69,6 +71,7 @@ fn in_the_form(field: &str) -> bool {
 /// # Errors
 /// The problems, one `field: message` each.
 pub fn load(state: AppState, scenario: Scenario) -> Result<Option<String>, String> {
+    let scenario = state.read(scenario).map_err(|e| e.to_string())?;
     let problems = match scenario.validate() {
         Ok(_) => {
             state.load(scenario).map_err(|e| e.to_string())?;

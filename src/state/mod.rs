@@ -20,6 +20,22 @@ use shardcalc_core::scenario::Scenario;
 /// (`shardcalc_core::view::*::with_defaults`).
 pub type Defaults = fn(&Scenario) -> Scenario;
 
+/// The optional sections a page reads: a scenario arrives (a link, a file) with them kept as
+/// text (`shardcalc_core::scenario::Kept`) and the page reads those it shows, e.g.
+/// `Scenario::read_training` on the training page. The others stay text, written back as
+/// they came, so the page links no code to read (or check) them (docs/size.md, "Sections
+/// kept as text"). Each page's bin names its own ([`crate::start_page`]).
+pub type Reads = fn(&mut Scenario) -> Result<(), Invalid>;
+
+/// [`Reads`] of a page that shows none of the optional sections (the model and validation
+/// pages, and the tests, whose scenarios are built already read).
+///
+/// # Errors
+/// Never.
+pub fn reads_none(_: &mut Scenario) -> Result<(), Invalid> {
+    Ok(())
+}
+
 fn no_defaults(s: &Scenario) -> Scenario {
     s.clone()
 }
@@ -44,16 +60,19 @@ pub struct AppState {
     pub notice: RwSignal<Option<String>>,
     /// The page's defaults.
     defaults: RwSignal<Defaults>,
+    /// The sections the page reads.
+    reads: Reads,
     /// The link fragment (`#s=...`) of [`Self::scenario`], encoded once per change for all its
     /// readers (the URL sync, the navigation's links).
     shared: Memo<String>,
 }
 
 impl AppState {
-    /// State starting from `initial`. An `initial` whose model does not resolve is replaced
-    /// by the default scenario, with a notice.
+    /// State starting from `initial` (already read), for a page reading the sections `reads`
+    /// names. An `initial` whose model does not resolve is replaced by the default scenario,
+    /// with a notice.
     #[must_use]
-    pub fn new(initial: Scenario) -> Self {
+    pub fn new(initial: Scenario, reads: Reads) -> Self {
         let (initial, notice) = match initial.model.resolve() {
             Ok(_) => (initial, None),
             Err(e) => (Scenario::default(), Some(format!("{e}; showing the default scenario"))),
@@ -71,8 +90,18 @@ impl AppState {
             generation: RwSignal::new(0),
             notice: RwSignal::new(notice),
             defaults,
+            reads,
             shared: Memo::new(move |_| scenario.with(url::fragment)),
         }
+    }
+
+    /// `scenario` (as it arrived: a link, a file) with the sections this page shows read.
+    ///
+    /// # Errors
+    /// A section that does not read, naming it.
+    pub fn read(&self, mut scenario: Scenario) -> Result<Scenario, Invalid> {
+        (self.reads)(&mut scenario)?;
+        Ok(scenario)
     }
 
     /// The page's defaults from now on (a view calls this when it mounts): the form starts
@@ -259,7 +288,7 @@ impl AppState {
 pub fn use_app_state() -> AppState {
     use_context::<AppState>().unwrap_or_else(|| {
         leptos::logging::error!("shardcalc: no AppState in context; using a detached default");
-        let state = AppState::new(Scenario::default());
+        let state = AppState::new(Scenario::default(), reads_none);
         provide_context(state);
         state
     })

@@ -26,12 +26,13 @@ pub fn scenario_in_url() -> Option<Result<Scenario, Invalid>> {
     scenario_in_fragment(&hash)
 }
 
-/// The scenario document in a fragment such as `#s=1.eyJ...` (not validated: a link whose
-/// scenario no longer validates still loads, with its problems shown; see [`apply`]).
+/// The scenario document in a fragment such as `#s=1.eyJ...`, its optional sections kept as
+/// text for the page to read ([`super::Reads`]; not validated: a link whose scenario no
+/// longer validates still loads, with its problems shown; see [`apply`]).
 #[must_use]
 pub fn scenario_in_fragment(hash: &str) -> Option<Result<Scenario, Invalid>> {
     let payload = hash.strip_prefix('#').unwrap_or(hash).strip_prefix(KEY)?;
-    Some(permalink::parse(payload))
+    Some(permalink::parse_kept(payload))
 }
 
 /// The fragment for a scenario.

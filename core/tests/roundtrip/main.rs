@@ -5,7 +5,10 @@
 //!   identity, and writing it again gives the same text;
 //! - scenario → permalink (`1.<base64url>`) → scenario is the identity (`permalink::parse`
 //!   for any document; `permalink::decode`, which also validates, for valid ones);
-//! - links written by earlier builds still decode to the same scenario (`roundtrip/links-v1.txt`).
+//! - links written by earlier builds still decode to the same scenario (`roundtrip/links-v1.txt`);
+//! - a page's reading (`Scenario::from_json_kept`: optional sections kept as text, then read
+//!   as the page needs them) accepts and refuses the same documents, reads the same scenario,
+//!   and writes a kept section back byte for byte.
 //!
 //! Documents come from the published JSON Schema (`docs/schema/scenario.schema.json`, kept
 //! current by the CLI's `published_schemas_are_current` test), so every section, enum variant
@@ -43,6 +46,15 @@ fn assert_lossless(s: &Scenario, context: &str) {
     let pretty = serde_json::to_string_pretty(s).unwrap();
     assert_eq!(&Scenario::from_json(&pretty).unwrap(), s, "{context}: pretty JSON round trip");
 
+    // A page that reads none of the optional sections writes them back as they came; one
+    // that reads them all has the scenario.
+    for text in [&compact, &pretty] {
+        let mut kept = Scenario::from_json_kept(text).unwrap_or_else(|e| panic!("{context}: kept: {e}\n{text}"));
+        assert_eq!(serde_json::to_string(&kept).unwrap(), compact, "{context}: kept sections changed");
+        kept.read_all().unwrap_or_else(|e| panic!("{context}: reading the kept sections: {e}"));
+        assert_eq!(&kept, s, "{context}: the kept sections read as another scenario");
+    }
+
     let link = permalink::encode(s);
     if link.len() <= permalink::MAX_LEN {
         let back = permalink::parse(&link).unwrap_or_else(|e| panic!("{context}: link does not read back: {e}"));
@@ -69,6 +81,8 @@ fn generated_documents_survive_json_links_and_storage() {
     for case in 0..cases() {
         let doc = generator.document(&mut rng);
         let text = doc.to_string();
+        let kept = Scenario::from_json_kept(&text).and_then(|mut s| s.read_all().map(|()| s));
+        assert_eq!(kept.is_ok(), Scenario::from_json(&text).is_ok(), "case {case}: {text}");
         match Scenario::from_json(&text) {
             Ok(s) => {
                 parsed += 1;
@@ -164,7 +178,10 @@ fn old_links_still_decode() {
     for line in fixture.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (link, json) = line.split_once('\t').unwrap_or_else(|| panic!("no tab in {line}"));
         let expected = Scenario::from_json(json).unwrap();
-        assert_eq!(permalink::decode(link), Ok(expected), "{link}");
+        assert_eq!(permalink::decode(link).as_ref(), Ok(&expected), "{link}");
+        let mut kept = permalink::parse_kept(link).unwrap();
+        kept.read_all().unwrap();
+        assert_eq!(kept, expected, "{link}: read by a page");
         n += 1;
     }
     assert!(n >= 3, "the fixture holds {n} links");
