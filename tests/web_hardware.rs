@@ -88,8 +88,12 @@ async fn another_chip_changes_the_spec_table_and_the_intensities() {
     assert!(page.text("#topology-table").contains("d2d"), "{}", page.text("#topology-table"));
     page.choose("#hw-chip", "h100-sxm").await;
     assert!(page.text("#topology-table").contains("nvlink"));
-    // No latency is published for NVLink: the chart says there is no floor.
-    assert!(page.text("#chart-collective-times + figcaption").contains("no latency floor"));
+    // NVLink carries NCCL's 0.6 µs per step (chips.json): the chart says where the floor ends.
+    let caption = page.text("#chart-collective-times + figcaption");
+    assert!(
+        caption.contains("The latency floor (hops × per-hop latency) ends") && caption.contains("over nvlink"),
+        "{caption}"
+    );
 }
 
 #[wasm_bindgen_test]

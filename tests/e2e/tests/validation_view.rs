@@ -36,8 +36,9 @@ async fn wait_for_mode_in_url(browser: &Browser, mode: PredictionMode) -> String
 async fn validation_view_end_to_end() {
     let browser = Browser::open_path("/validation.html").await;
     browser.wait_for_text("#validation-count", "Showing 51 of 51 runs.").await;
-    browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Ideal)).await;
-    let ideal_chart = browser.canvas_data_url("#chart-validation-scatter").await;
+    // The calibrated physical model is the default headline (issue 16).
+    browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Calibrated)).await;
+    let calibrated_chart = browser.canvas_data_url("#chart-validation-scatter").await;
 
     // Filters.
     browser.find("#validation-filter-chip").await.select_by_value("tpu-v5e").await.expect("choose v5e");
@@ -49,10 +50,10 @@ async fn validation_view_end_to_end() {
     browser.wait_for_text("#validation-count", "Showing 51 of 51 runs.").await;
 
     // The switch: numbers, the chart and the link follow.
-    browser.find("#prediction-calibrated").await.click().await.expect("click calibrated");
-    browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Calibrated)).await;
-    let fragment = wait_for_mode_in_url(&browser, PredictionMode::Calibrated).await;
-    assert_ne!(browser.canvas_data_url("#chart-validation-scatter").await, ideal_chart, "the scatter is redrawn");
+    browser.find("#prediction-ideal").await.click().await.expect("click the roofline");
+    browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Ideal)).await;
+    let fragment = wait_for_mode_in_url(&browser, PredictionMode::Ideal).await;
+    assert_ne!(browser.canvas_data_url("#chart-validation-scatter").await, calibrated_chart, "the scatter is redrawn");
 
     // A run opens as a scenario on the training page: its own mesh, the mode chosen.
     let href = browser
@@ -65,7 +66,7 @@ async fn validation_view_end_to_end() {
     let s = permalink::decode(href.strip_prefix("training.html#s=").expect("training.html")).expect("a scenario");
     let mesh = s.training.as_ref().and_then(|t| t.mesh).expect("an explicit mesh");
     assert_eq!((mesh.dp, mesh.fsdp, mesh.tp), (32, 256, 1));
-    assert_eq!(s.conventions.prediction, PredictionMode::Calibrated);
+    assert_eq!(s.conventions.prediction, PredictionMode::Ideal);
 
     browser.client().set_window_size(1400, 2600).await.expect("resize");
     browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
@@ -83,8 +84,8 @@ async fn validation_view_end_to_end() {
 
     // The link keeps the mode.
     let reloaded = Browser::open_path(&format!("/validation.html{fragment}")).await;
-    reloaded.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Calibrated)).await;
-    let checked = reloaded.eval("return document.getElementById('prediction-calibrated').checked;", vec![]).await;
+    reloaded.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Ideal)).await;
+    let checked = reloaded.eval("return document.getElementById('prediction-ideal').checked;", vec![]).await;
     assert_eq!(checked.as_bool(), Some(true));
     reloaded.assert_no_console_errors().await;
     reloaded.close().await;
