@@ -8,7 +8,7 @@
 //! load the file again with that view.
 
 use leptos::prelude::*;
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::Sections;
 
 use crate::views::View;
 
@@ -58,7 +58,7 @@ pub fn start_all(pages: &'static [Page]) {
         let nav = InPageNav { current: RwSignal::new(first), pages };
         provide_context(nav);
         // Every view in one page: every section is read.
-        view! { <crate::App view=first reads=Scenario::read_all><CurrentView /></crate::App> }
+        view! { <crate::App view=first sections=Sections::ALL><CurrentView /></crate::App> }
     });
 }
 

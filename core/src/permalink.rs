@@ -8,7 +8,7 @@
 //! `model.attention.num_kv_heads`), and only returns scenarios that validate.
 
 use crate::error::Invalid;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Sections};
 
 /// The version tag of links this build writes, including the separator.
 pub const TAG: &str = "1.";
@@ -27,6 +27,13 @@ pub fn encode(scenario: &Scenario) -> String {
     // unreachable in practice.
     let json = serde_json::to_string(scenario).unwrap_or_default();
     format!("{TAG}{}", base64url_encode(json.as_bytes()))
+}
+
+/// [`encode`] as a page writes it: the optional sections `sections` works with from their
+/// fields, the others as the text they came in (`Scenario::to_json_with`).
+#[must_use]
+pub fn encode_with(scenario: &Scenario, sections: Sections) -> String {
+    format!("{TAG}{}", base64url_encode(scenario.to_json_with(sections).as_bytes()))
 }
 
 /// Decodes a permalink written by [`encode`] (surrounding whitespace is ignored).

@@ -9,8 +9,8 @@ use crate::model::ModelConfig;
 use crate::presets;
 use serde::{Deserialize, Serialize};
 
-mod kept;
-pub use kept::Kept;
+mod sections;
+pub use sections::{Kept, Sections};
 
 /// The current scenario format version.
 pub const SCENARIO_VERSION: u32 = 1;
@@ -188,6 +188,12 @@ impl Scenario {
     /// Every problem, with field paths relative to the scenario (`model.d_model`,
     /// `workload.seq_len`, ...).
     pub fn validate(&self) -> Result<ModelConfig, Invalid> {
+        self.validate_with(Sections::ALL)
+    }
+
+    /// Resolve the model, check what every scenario has (version, model, workload, hardware
+    /// and its questions), then the optional sections with `sections`.
+    fn validate_common(&self, sections: impl FnOnce(&Self, &mut Checker)) -> Result<ModelConfig, Invalid> {
         let mut c = Checker::new();
         if self.version == 0 || self.version > SCENARIO_VERSION {
             c.push(
@@ -209,13 +215,10 @@ impl Scenario {
             }
         };
         c.merge("workload", self.workload.validate());
-        c.merge("training", self.training.as_ref().map_or(Ok(()), crate::training::TrainingSection::validate));
         if let Err(e) = self.validate_hardware() {
             c.extend(e);
         }
-        if let Err(e) = crate::inference::evaluate::validate_section(self.inference.as_ref(), self.hardware.as_ref()) {
-            c.extend(e);
-        }
+        sections(self, &mut c);
         c.finish()?;
         model.ok_or_else(|| Invalid::one("model", "could not be resolved"))
     }

@@ -1,9 +1,9 @@
 //! The training page (`training.html`); everything lives in the lib (src/lib.rs).
 use leptos::prelude::*;
 use shardcalc::views::{training::TrainingView, View};
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::Sections;
 
 fn main() {
-    // The training page reads `training`; the other optional sections stay text (shardcalc::state::Reads).
-    shardcalc::start_page(View::Training, Scenario::read_training, || view! { <TrainingView /> }.into_any());
+    // Works with the optional `training` section; the others stay text.
+    shardcalc::start_page(View::Training, Sections::TRAINING, || view! { <TrainingView /> }.into_any());
 }

@@ -120,7 +120,7 @@ fn download_png(id: &str, canvas: NodeRef<Canvas>) {
 /// `shardcalc-<id>.svg`; a failure is shown under the chart.
 fn download_svg(id: &'static str, state: AppState) {
     let name = id.strip_prefix("chart-").unwrap_or(id).to_string();
-    let Some(link) = state.scenario.try_with_untracked(shardcalc_core::permalink::encode) else { return };
+    let Some(link) = state.scenario.try_with_untracked(|s| state.permalink(s)) else { return };
     show_chart_failure(id, None);
     worker_client::call(Request::Svg { name, link }, move |reply| match reply {
         Reply::Svg(svg) => {

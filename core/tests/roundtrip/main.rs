@@ -24,7 +24,7 @@ use schema_gen::{Rng, SchemaGen};
 use serde_json::Value;
 use shardcalc_core::permalink;
 use shardcalc_core::saved::{self, SavedScenario};
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 
 fn repo_file(path: &str) -> String {
     let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
@@ -46,17 +46,20 @@ fn assert_lossless(s: &Scenario, context: &str) {
     let pretty = serde_json::to_string_pretty(s).unwrap();
     assert_eq!(&Scenario::from_json(&pretty).unwrap(), s, "{context}: pretty JSON round trip");
 
-    // A page that reads none of the optional sections writes them back as they came; one
-    // that reads them all has the scenario.
+    // A page writes the same text as serde; one that reads none of the optional sections
+    // writes them back as they came; one that reads them all has the scenario.
+    assert_eq!(s.to_json_with(Sections::ALL), compact, "{context}: a page writes another document");
     for text in [&compact, &pretty] {
         let mut kept = Scenario::from_json_kept(text).unwrap_or_else(|e| panic!("{context}: kept: {e}\n{text}"));
         assert_eq!(serde_json::to_string(&kept).unwrap(), compact, "{context}: kept sections changed");
+        assert_eq!(kept.to_json_with(Sections::NONE), compact, "{context}: kept sections changed on a page");
         kept.read_all().unwrap_or_else(|e| panic!("{context}: reading the kept sections: {e}"));
         assert_eq!(&kept, s, "{context}: the kept sections read as another scenario");
     }
 
     let link = permalink::encode(s);
     if link.len() <= permalink::MAX_LEN {
+        assert_eq!(permalink::encode_with(s, Sections::ALL), link, "{context}: a page writes another link");
         let back = permalink::parse(&link).unwrap_or_else(|e| panic!("{context}: link does not read back: {e}"));
         assert_eq!(&back, s, "{context}: link round trip changed the scenario");
         assert_eq!(
@@ -65,7 +68,9 @@ fn assert_lossless(s: &Scenario, context: &str) {
         );
     }
 
-    let entry = SavedScenario::new("name".into(), 1.0, s.clone()).to_json();
+    let saved_entry = SavedScenario::new("name".into(), 1.0, s.clone());
+    let entry = saved_entry.to_json();
+    assert_eq!(saved_entry.to_json_with(Sections::ALL), entry, "{context}: a page saves another entry");
     if entry.len() <= saved::MAX_ENTRY_BYTES {
         let (back, _) = saved::read("k", &entry).unwrap_or_else(|e| panic!("{context}: saved entry: {}", e.problem));
         assert_eq!(&back.scenario, s, "{context}: storage round trip changed the scenario");
