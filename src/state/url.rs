@@ -27,7 +27,7 @@ pub fn scenario_in_url() -> Option<Result<Scenario, Invalid>> {
 }
 
 /// The scenario document in a fragment such as `#s=1.eyJ...`, its optional sections kept as
-/// text for the page to read ([`super::Reads`]; not validated: a link whose scenario no
+/// text for the page to read ([`super::AppState::read`]; not validated: a link whose scenario no
 /// longer validates still loads, with its problems shown; see [`apply`]).
 #[must_use]
 pub fn scenario_in_fragment(hash: &str) -> Option<Result<Scenario, Invalid>> {
