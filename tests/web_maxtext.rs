@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use shardcalc::views::training::TrainingView;
 use shardcalc::views::View;
 use shardcalc::App;
+use shardcalc_core::scenario::Sections;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 
@@ -18,7 +19,14 @@ use support::{fire, sleep, Page};
 
 async fn open() -> Page {
     shardcalc::worker_client::answer_locally(shardcalc::worker_handler::answer);
-    Page::mount(|| view! { <App url_sync=false view=View::Training><TrainingView /></App> }.into_any(), 2).await
+    Page::mount(
+        || {
+            view! { <App url_sync=false sections=Sections::TRAINING view=View::Training><TrainingView /></App> }
+                .into_any()
+        },
+        2,
+    )
+    .await
 }
 
 /// Waits until the text of `selector` contains `needle` (replies come asynchronously).

@@ -30,7 +30,7 @@ use crate::hardware::shape::topology_for;
 use crate::import::{ImportError, ImportWarning};
 use crate::maxtext::{KeyRead, KeyReport, KeyValue};
 use crate::model::ModelConfig;
-use crate::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
+use crate::scenario::{ModelSource, Scenario};
 use crate::training::mesh::Mesh;
 use crate::training::optimizer::{Optimizer, TrainingDtypes};
 use crate::training::pipeline::{Pipeline, Schedule};
@@ -408,15 +408,11 @@ pub fn import_toml(text: &str, hw: &GpuArgs, model: Option<ModelConfig>) -> Resu
         }
     }
     let scenario = Scenario {
-        version: SCENARIO_VERSION,
         model: ModelSource::Custom(Box::new(model)),
         workload,
-        conventions: Conventions::default(),
-        inference: None,
         hardware: Some(HardwareSection { chip: ChipSource::Preset(chip.id.clone()), topology: Some(topology) }),
-        collectives: Vec::new(),
-        roofline: None,
         training: Some(t),
+        ..Scenario::default()
     };
     Ok(TorchtitanRun { scenario, devices: world, keys })
 }

@@ -47,7 +47,7 @@ pub use report::{evaluate_run, MaxTextReport};
 pub use unread::KeyValue;
 
 use crate::import::{from_maxtext_map, ImportError, ImportWarning};
-use crate::scenario::{Conventions, ModelSource, Scenario, SCENARIO_VERSION};
+use crate::scenario::{ModelSource, Scenario};
 use crate::training::mesh::{network_index, split_mesh, Parallelism};
 use reader::Reader;
 use serde::{Deserialize, Serialize};
@@ -140,15 +140,11 @@ pub fn import_run(
     warnings.extend(unread.warnings);
     let keys = KeyReport { read: r.read, warnings, unknown: unread.unknown, ignored: unread.ignored };
     let scenario = Scenario {
-        version: SCENARIO_VERSION,
         model: ModelSource::Custom(Box::new(model)),
         workload,
-        conventions: Conventions::default(),
-        inference: None,
         hardware: Some(hardware.section),
-        collectives: Vec::new(),
-        roofline: None,
         training: Some(section),
+        ..Scenario::default()
     };
     Ok(MaxTextRun { scenario, model_name: merged.model_name.clone(), devices, slices: hardware.slices, keys })
 }

@@ -100,6 +100,7 @@ fn scenario(
         collectives: Vec::new(),
         roofline: None,
         training: Some(training),
+        ..Scenario::default()
     }
 }
 

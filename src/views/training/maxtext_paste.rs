@@ -70,16 +70,25 @@ fn submit(
         return;
     }
     out.set(Some(Outcome::Busy));
-    let link = shardcalc_core::permalink::encode(&state.shown.get_untracked());
+    // The page's own sections from their fields, the others as the text they came in
+    // (docs/size.md: a page never links every section's code).
+    let link = state.permalink(&state.shown.get_untracked());
     worker_client::call(make(text, link), move |reply| {
         if out.is_disposed() {
             return;
         }
         let outcome = match reply {
-            Reply::Run { link, notes } => match shardcalc_core::permalink::decode(&link).map(|s| state.load(s)) {
-                Ok(Ok(())) => Outcome::Done(notes),
-                Ok(Err(e)) | Err(e) => Outcome::Failed(e.0.iter().map(ToString::to_string).collect()),
-            },
+            // Read as a link is: the page's sections read and checked, the others kept as text.
+            Reply::Run { link, mut notes } => {
+                let loaded = shardcalc_core::permalink::parse_kept(&link).map_err(|e| e.to_string());
+                match loaded.and_then(|s| crate::share::document::load(state, s)) {
+                    Ok(problems) => {
+                        notes.extend(problems.map(|p| format!("Loaded, but {p}")));
+                        Outcome::Done(notes)
+                    }
+                    Err(e) => Outcome::Failed(vec![e]),
+                }
+            }
             Reply::Compared { terms, breakdown, notes } => match (Table::from_csv(&terms), Table::from_csv(&breakdown))
             {
                 (Ok(terms), Ok(breakdown)) => Outcome::Compared(terms, breakdown, notes),
