@@ -178,3 +178,25 @@ fn a_log_of_a_published_run_reads_back_as_measured() {
     let cmp = compare(ParsedLog::parse(&other).unwrap(), &log, &out.report.training.unwrap().breakdown).unwrap();
     assert_eq!(cmp.notes.len(), 1, "{:?}", cmp.notes);
 }
+
+#[test]
+fn every_published_run_s_prediction_is_eval_s_for_its_printed_scenario() {
+    // `shardcalc maxtext` prints its scenario; `shardcalc eval` reads that JSON back. For every
+    // published setup (its first run: a search per run takes ~2 s in a debug build) the two
+    // reports are the same, and the predicted log line is the plan's step.
+    let mut seen = std::collections::BTreeSet::new();
+    for run in all() {
+        if !seen.insert(bundled().setup_of(&run.id).unwrap().0.id.clone()) {
+            continue;
+        }
+        let imported = import(run);
+        let out = shardcalc_core::maxtext::evaluate_run(&imported, None).unwrap();
+        let printed = serde_json::to_string(&imported.scenario).unwrap();
+        let read_back = shardcalc_core::scenario::Scenario::from_json(&printed).unwrap();
+        let eval = shardcalc_core::report::evaluate(&read_back).unwrap();
+        assert!(out.report == eval, "{}: maxtext's report differs from eval's", run.id);
+        let (log, training) = (out.maxtext_log.unwrap(), eval.training.unwrap());
+        assert_eq!(log.predicted.seconds, training.step_time_s.get(), "{}", run.id);
+    }
+    assert_eq!(seen.len(), blocks().len(), "every setup's command line checked");
+}
