@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::bands::TrainingBands;
-use shardcalc_core::view::training::{plan_problems, search, TrainingInputs};
+use shardcalc_core::view::training::{plan_problems, search, StepAccount, TrainingInputs};
 
 use crate::state::AppState;
 
@@ -30,6 +30,8 @@ pub struct Derived {
     /// The last best plan that succeeded: what the results show while the inputs cannot be
     /// planned (only `Some(Ok(_))` or `None`).
     pub shown: PlanMemo,
+    /// Where the shown plan's step goes, and its roofline's days and cost.
+    pub shown_step: Memo<Option<StepAccount>>,
     /// The explored mesh's plan (`training.mesh`), when one is explored.
     pub explored: PlanMemo,
     /// The bands of the shown plan's headline numbers: `None` before a plan, an error when
@@ -75,6 +77,7 @@ impl Derived {
                 _ => prev.cloned().flatten(),
             })
         });
+        let shown_step = Memo::new(move |_| shown.with(|r| ok(r).map(StepAccount::of)));
         let explored = Memo::new(move |_| inputs.with(|i| i.as_ref().ok().and_then(TrainingInputs::explored)));
         let bands = Memo::new(move |_| {
             shown.with(|r| {
@@ -83,7 +86,7 @@ impl Derived {
             })
         });
         let conflicts = Memo::new(move |_| best.with(|b| explored.with(|e| plan_problems(b.as_ref(), e.as_ref()))));
-        Self { state, inputs, search_ms, best, shown, explored, bands, conflicts }
+        Self { state, inputs, search_ms, best, shown, shown_step, explored, bands, conflicts }
     }
 
     /// Whether the shown best plan is older than the inputs (they cannot be planned).

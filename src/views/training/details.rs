@@ -1,5 +1,7 @@
 //! The plans in detail: the best and the explored mesh side by side, communication per kind
-//! of parallelism, and memory per device by component (downloads; the chart draws it).
+//! of parallelism, one layer's working set (what a device holds besides the saved
+//! activations while a layer runs), and memory per device by component (downloads; the
+//! chart draws it).
 
 use leptos::prelude::*;
 use shardcalc_charts::training::breakdown_rows;
@@ -22,6 +24,7 @@ pub fn Details(
     let compare = table(tables::compare);
     let communication = table(tables::communication);
     let memory = table(tables::memory);
+    let layer = table(tables::layer_work);
     let explored_error = move || {
         derived.explored.with(|e| match e {
             Some(Err(err)) => Some(view! {
@@ -42,8 +45,13 @@ pub fn Details(
             <div class="table-wrap">
                 <DataTable id="training-communication" table=communication />
             </div>
+            <TableExports name="training-communication" table=communication />
+            <h4>"Memory: one layer at work"</h4>
+            <div class="table-wrap">
+                <DataTable id="training-layer-work" table=layer />
+            </div>
             <div class="actions">
-                <TableExports name="training-communication" table=communication />
+                <TableExports name="training-layer-work" table=layer />
                 <TableExports name="training-memory" table=memory />
             </div>
         </section>

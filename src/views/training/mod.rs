@@ -9,7 +9,8 @@
 //! | [`derived`] | memos over core's stages: the search (only when its inputs change), the budget applied, the explored mesh, the bands |
 //! | [`form`] | the fields (`shardcalc_core::field::training`), the explored mesh and its buttons |
 //! | [`conflicts`] | the planning problems' summary (the fields show them too) |
-//! | [`headline`] | the headline numbers, with their uncertainty bands (`#<id>-band`) |
+//! | [`headline`] | the headline numbers (the calibrated prediction by default), the roofline beside them (`#<id>-roofline`) and their uncertainty bands (`#<id>-band`) |
+//! | [`step`] | where the step goes: every term with its source, as a sentence, a chart and a table |
 //! | [`thresholds`], [`ranked`], [`details`], [`tables`], [`charts`] | results: tables (each one `Table`: page, CSV, Markdown) and charts |
 //!
 //! Adding a control: describe it in `shardcalc_core::field::training` (path, label, unit,
@@ -24,6 +25,7 @@ pub mod details;
 pub mod form;
 pub mod headline;
 pub mod ranked;
+pub mod step;
 pub mod tables;
 pub mod thresholds;
 
@@ -80,6 +82,7 @@ pub fn TrainingView() -> impl IntoView {
                 <conflicts::ConflictSummary derived=derived />
                 <div class="results-body" class:is-stale=move || derived.is_stale()>
                     <headline::Headlines derived=derived />
+                    <step::StepTerms derived=derived />
                     <thresholds::Thresholds derived=derived />
                     <ranked::Ranked derived=derived />
                     <details::Details derived=derived />

@@ -1,10 +1,12 @@
-//! The search: how many meshes and configurations it evaluated (and how long it took here),
-//! the fastest configurations that fit, ranked, each explorable, and the Pareto front of
-//! memory against step time, as tables with their downloads.
+//! The search: how many meshes and configurations it evaluated (and how long it took here,
+//! also as `data-search-ms` for the browser benchmark), every rule it applied and what it
+//! skipped and why, the fastest configurations that fit, ranked with their ZeRO stage and
+//! schedule, each explorable, and the Pareto front of memory against step time, as tables
+//! with their downloads.
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, thousands};
-use shardcalc_core::training::report::SearchReport;
+use shardcalc_core::training::report::{SearchReport, SkippedReport};
 use shardcalc_core::view::training::explore_row;
 
 use super::derived::{ok, Derived};
@@ -17,7 +19,7 @@ fn stats(d: &Derived) -> String {
         b.and_then(|r| r.search.as_ref())
             .map(|s| {
                 format!(
-                    "Searched {} meshes × microbatch counts × remat policies = {} configurations in {} ms here; {} fit in HBM.",
+                    "Searched {} meshes × microbatch counts × remat policies × ZeRO stages × schedules: {} configurations timed in {} ms here; {} fit in HBM.",
                     thousands(s.meshes),
                     thousands(s.evaluated),
                     grouped(ms, 1),
@@ -26,6 +28,45 @@ fn stats(d: &Derived) -> String {
             })
             .unwrap_or_default()
     })
+}
+
+/// What the search did not time, by reason (`search.skipped`).
+fn skipped(s: &SkippedReport) -> [(&'static str, u64); 6] {
+    [
+        ("the same as a configuration timed (a ZeRO stage without DP, a schedule without PP, ZeRO-2 with several microbatches)", s.identical),
+        ("dominated: ZeRO-1 with one microbatch (ZeRO-2 is as fast and smaller)", s.dominated),
+        ("interleaved microbatch counts that are not a multiple of pp", s.microbatches),
+        ("training state alone exceeds the usable HBM", s.state_exceeds_hbm),
+        ("fit, but their lower bound is beaten by configurations as small (counted as fitting)", s.bound),
+        ("do not fit, once one that fits is known", s.too_large),
+    ]
+}
+
+/// The search's rules with this model's numbers, and what it skipped, in a collapsed
+/// section (`#training-search-rules`).
+#[component]
+fn SearchRules(
+    /// The view's memos.
+    derived: Derived,
+) -> impl IntoView {
+    let search =
+        move |f: fn(&SearchReport) -> AnyView| move || derived.with_shown(|b| b.and_then(|r| r.search.as_ref()).map(f));
+    let rules = search(|s| s.constraints.iter().map(|c| view! { <li>{c.clone()}</li> }).collect_view().into_any());
+    let skips = search(|s| {
+        skipped(&s.skipped)
+            .into_iter()
+            .map(|(why, n)| view! { <li>{format!("{}: {why}", thousands(n))}</li> })
+            .collect_view()
+            .into_any()
+    });
+    view! {
+        <details class="subfields" id="training-search-rules">
+            <summary>"What the search may choose, and what it skipped"</summary>
+            <ul id="training-search-constraints">{rules}</ul>
+            <p>"Configurations not timed:"</p>
+            <ul id="training-search-skipped">{skips}</ul>
+        </details>
+    }
 }
 
 /// Search statistics, the ranked table and the Pareto front.
@@ -60,7 +101,13 @@ pub fn Ranked(
     view! {
         <section class="result-section" aria-labelledby="training-ranked-heading">
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
-            <p id="training-search-stats">{move || stats(&derived)}</p>
+            <p
+                id="training-search-stats"
+                data-search-ms=move || derived.with_shown(|_| derived.search_ms.get_value().to_string())
+            >
+                {move || stats(&derived)}
+            </p>
+            <SearchRules derived=derived />
             <div class="table-wrap">
                 <DataTable id="training-ranked" table=best action=action(false) />
             </div>
