@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, thousands};
+use shardcalc_core::decimal::shortest;
 use shardcalc_core::training::report::{SearchReport, SkippedReport};
 use shardcalc_core::view::training::explore_row;
 
@@ -103,7 +104,7 @@ pub fn Ranked(
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
             <p
                 id="training-search-stats"
-                data-search-ms=move || derived.with_shown(|_| derived.search_ms.get_value().to_string())
+                data-search-ms=move || derived.with_shown(|_| shortest(derived.search_ms.get_value()))
             >
                 {move || stats(&derived)}
             </p>
