@@ -285,12 +285,11 @@ fn zero_searched(s: &Scenario, stage: u8) -> bool {
 /// absent).
 fn set_zero_searched(s: &mut Scenario, stage: u8, on: bool) {
     let opts = search(s);
-    let mut list: Vec<ZeroStage> = opts.zero_stages.clone().unwrap_or_else(|| (0..=3).map(ZeroStage).collect());
-    list.retain(|z| z.0 != stage);
-    if on {
-        list.push(ZeroStage(stage));
-    }
-    list.sort_by_key(|z| z.0);
+    let was = opts.zero_stages.clone();
+    let list: Vec<ZeroStage> = (0..=3)
+        .map(ZeroStage)
+        .filter(|z| if z.0 == stage { on } else { was.as_ref().is_none_or(|l| l.contains(z)) })
+        .collect();
     opts.zero_stages = (list.len() != 4).then_some(list);
     tidy_search(s);
 }
@@ -814,18 +813,20 @@ mod tests {
     fn every_field_of_the_section_is_in_a_group() {
         // The section's keys as the scenario writes them, each under some field's path
         // (`shardcalc eval --set` can reach every input of `TrainingSection`).
-        let mut t = TrainingSection::default();
-        t.mesh = Some(Mesh::default());
-        t.microbatches = Some(1);
-        t.price_per_chip_hour_usd = Some(1.0);
-        t.moe_kernel = MoeKernel::Padded;
-        t.search = Some(SearchOptions {
-            remat: Some(vec![Remat::Full]),
-            zero_stages: Some(vec![ZeroStage(1)]),
-            schedules: Some(vec![Schedule::Gpipe]),
-            max_virtual_stages: Some(2),
-            ..SearchOptions::default()
-        });
+        let t = TrainingSection {
+            mesh: Some(Mesh::default()),
+            microbatches: Some(1),
+            price_per_chip_hour_usd: Some(1.0),
+            moe_kernel: MoeKernel::Padded,
+            search: Some(SearchOptions {
+                remat: Some(vec![Remat::Full]),
+                zero_stages: Some(vec![ZeroStage(1)]),
+                schedules: Some(vec![Schedule::Gpipe]),
+                max_virtual_stages: Some(2),
+                ..SearchOptions::default()
+            }),
+            ..TrainingSection::default()
+        };
         let value = serde_json::to_value(&t).expect("json");
         let mut keys = Vec::new();
         let mut walk = vec![("training".to_string(), &value)];

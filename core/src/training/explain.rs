@@ -347,15 +347,15 @@ pub fn step_terms(r: &TrainingReport) -> Vec<StepTerm> {
 #[must_use]
 pub fn step_explanation(r: &TrainingReport) -> String {
     let step = r.step_time_s.get();
-    let mut terms: Vec<StepTerm> = step_terms(r).into_iter().filter(|t| t.seconds > 1e-6 * step).collect();
-    terms.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
-    let listed: Vec<String> = terms
-        .iter()
-        .map(|t| {
-            let pct = if step > 0.0 { 100.0 * t.seconds / step } else { 0.0 };
-            format!("{} {} s ({}%; {})", t.label, fixed(t.seconds, 3), fixed(pct, 0), t.source)
-        })
-        .collect();
+    let mut left: Vec<StepTerm> = step_terms(r).into_iter().filter(|t| t.seconds > 1e-6 * step).collect();
+    // From the largest, by repeated maximum: a handful of terms, and no sort of its own
+    // linked into every page that explains a step (docs/size.md).
+    let mut listed = Vec::new();
+    while let Some(i) = (0..left.len()).max_by(|&a, &b| left[a].seconds.total_cmp(&left[b].seconds)) {
+        let t = left.swap_remove(i);
+        let pct = if step > 0.0 { 100.0 * t.seconds / step } else { 0.0 };
+        listed.push(format!("{} {} s ({}%; {})", t.label, fixed(t.seconds, 3), fixed(pct, 0), t.source));
+    }
     let roofline = r.roofline.step_time_s.get();
     let mode = match r.prediction {
         crate::efficiency::PredictionMode::Calibrated => format!(

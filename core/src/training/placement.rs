@@ -215,8 +215,10 @@ impl CostModel {
     }
 }
 
+/// A small multiply-rotate hasher (FxHash's) for the search's caches: their keys are a few
+/// integers, for which SipHash's resistance to adversarial keys buys nothing.
 #[derive(Default)]
-struct Fx(u64);
+pub(super) struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

@@ -586,4 +586,51 @@ mod tests {
         s.remat = Remat::QkvProjOffloaded;
         assert_eq!(plan(&m, &hw, &s, FlopConvention::MaxText).unwrap_err().0[0].field, "training.remat");
     }
+
+    /// The search shares kernel times between configurations with the same
+    /// `step::kernel_key`; sharing must change nothing: every count, every candidate and
+    /// every time bit for bit, on dense, MoE, sliding-window, multi-slice, pipelined and
+    /// roofline searches.
+    #[test]
+    fn sharing_kernel_times_changes_no_search_result() {
+        use crate::training::optimizer::ZeroStage;
+        use crate::training::pipeline::Schedule;
+        use crate::training::search::search_with;
+        use crate::training::section::{section_for, SearchOptions};
+        let every_variant = SearchOptions {
+            zero_stages: Some((0..=3).map(ZeroStage).collect()),
+            schedules: Some(vec![Schedule::Gpipe, Schedule::OneFOneB, Schedule::Interleaved]),
+            max_virtual_stages: Some(4),
+            ..SearchOptions::default()
+        };
+        // Model, chip, torus, slices, sequences, prediction.
+        type Case = (&'static str, &'static str, &'static [u64], u64, u64, PredictionMode);
+        let cases: [Case; 5] = [
+            ("llama-3-8b", "tpu-v5p", &[4, 4, 4], 2, 256, PredictionMode::Calibrated),
+            ("llama-3-8b", "tpu-v5p", &[4, 4, 4], 2, 256, PredictionMode::Ideal),
+            ("mixtral-8x7b", "tpu-v5p", &[4, 4], 4, 128, PredictionMode::Calibrated),
+            ("gemma-3-27b", "tpu-v6e", &[4, 4], 2, 64, PredictionMode::Calibrated),
+            ("llama-3-70b", "tpu-v5p", &[4, 4, 8], 1, 512, PredictionMode::Calibrated),
+        ];
+        for (model, chip, torus, slices, sequences, mode) in cases {
+            let chip = get(chip).unwrap();
+            let axes = Topology::tpu_slice(torus, slices).resolve(&chip).unwrap();
+            let hw = ResolvedHardware { chip, axes };
+            let m = crate::presets::get(model).unwrap().config;
+            let mut s = TrainingSection::new(GlobalBatch::Sequences(sequences), 4096);
+            s.search = Some(every_variant.clone());
+            let s = section_for(&s, &hw.chip, mode).into_owned();
+            let setup = s.setup(&m, &hw, FlopConvention::MaxText).unwrap();
+            let eff = setup.options.efficiency;
+            let space = space(&setup, &s);
+            let costs: Vec<RematCost> = space.policies.iter().map(|(_, c)| *c).collect();
+            let limits = Limits { top: 10, microbatches: None, max_microbatches: 64 };
+            let [shared, unshared] = [true, false].map(|share| {
+                let mut cache = CostCache::new(scaled_axes(&hw.axes, eff.ici, eff.dcn));
+                search_with(&setup, &mut cache, &costs, &space.choices, &limits, share)
+            });
+            assert!(shared.evaluated > 100 && !shared.top.is_empty(), "{model}: {shared:?}");
+            assert_eq!(shared, unshared, "{model} on {torus:?} × {slices}, {mode:?}");
+        }
+    }
 }

@@ -380,10 +380,16 @@ mod tests {
             let sum: f64 = a.terms.iter().map(|t| t.seconds).sum();
             assert!((sum - r.step_time_s.get()).abs() <= 1e-9 * sum, "{sum} vs {:?}", r.step_time_s);
             assert!((by_hand - sum).abs() <= 1e-9 * sum);
+            let mut at = Vec::new();
             for t in a.terms.iter().filter(|t| t.seconds > 1e-6 * sum) {
-                assert!(a.explanation.contains(&format!("{} ", t.label)), "{}: {}", t.label, a.explanation);
+                let i = a.explanation.find(&format!("{} ", t.label));
+                assert!(i.is_some(), "{}: {}", t.label, a.explanation);
                 assert!(a.explanation.contains(&t.source), "{}: {}", t.source, a.explanation);
+                at.extend(i.map(|i| (i, t.seconds)));
             }
+            // Listed from the largest.
+            at.sort_by_key(|(i, _)| *i);
+            assert!(at.windows(2).all(|w| w[0].1 >= w[1].1), "{at:?}: {}", a.explanation);
             let (days, roofline_days) = (r.days.unwrap(), a.roofline_days.unwrap());
             let ratio = r.roofline.step_time_s.get() / r.step_time_s.get();
             assert!((roofline_days - days * ratio).abs() <= 1e-9 * days, "{roofline_days} vs {days} × {ratio}");

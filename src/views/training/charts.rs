@@ -60,7 +60,7 @@ pub(super) enum Which {
 /// Chart `which` of the best (and explored) plan; `None` before a plan (and, for the
 /// Pareto front, without a search). One function for the four, so the page has one memo
 /// closure type (docs/size.md, "Training form, session 14").
-pub(super) fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
+fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
     match which {
         Which::Step | Which::Memory => derived.with_plans(|b, e| {
             let f = if matches!(which, Which::Step) {
@@ -92,14 +92,19 @@ pub(super) fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart>
     }
 }
 
+/// Chart `which`'s memo: the one place [`chart_of`] is called, so the page compiles it once.
+pub(super) fn chart(derived: Derived, which: Which) -> Memo<Option<TrainingChart>> {
+    Memo::new(move |_| chart_of(&derived, which))
+}
+
 /// The charts of the best (and explored) plan but the step's ([`super::step`] shows it).
 #[component]
 pub fn TrainingCharts(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let chart = move |which: Which| Memo::new(move |_| chart_of(&derived, which));
-    let (memory, mfu_chart, pareto_chart) = (chart(Which::Memory), chart(Which::Mfu), chart(Which::Pareto));
+    let (memory, mfu_chart, pareto_chart) =
+        (chart(derived, Which::Memory), chart(derived, Which::Mfu), chart(derived, Which::Pareto));
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">
             <h3 id="training-charts-heading">"Charts"</h3>

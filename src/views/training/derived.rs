@@ -22,8 +22,11 @@ pub struct Derived {
     pub state: AppState,
     /// Model, hardware, `training` section, convention and prediction mode.
     pub inputs: Memo<Result<TrainingInputs, Invalid>>,
-    /// The milliseconds the last search took (`performance.now()`; not tracked: read when
-    /// the shown plan changes).
+    /// The search's result, new with every search (even an equal one: track it to follow
+    /// each search).
+    pub searched: PlanMemo,
+    /// The milliseconds the last search took (`performance.now()`; not tracked: read it
+    /// while tracking `searched`).
     pub search_ms: StoredValue<f64>,
     /// The search's best with the budget and price applied.
     pub best: PlanMemo,
@@ -86,7 +89,7 @@ impl Derived {
             })
         });
         let conflicts = Memo::new(move |_| best.with(|b| explored.with(|e| plan_problems(b.as_ref(), e.as_ref()))));
-        Self { state, inputs, search_ms, best, shown, shown_step, explored, bands, conflicts }
+        Self { state, inputs, searched, search_ms, best, shown, shown_step, explored, bands, conflicts }
     }
 
     /// Whether the shown best plan is older than the inputs (they cannot be planned).

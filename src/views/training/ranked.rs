@@ -6,15 +6,19 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, thousands};
+use shardcalc_charts::table::Table;
 use shardcalc_core::decimal::shortest;
-use shardcalc_core::training::report::{SearchReport, SkippedReport};
+use shardcalc_core::training::report::SearchReport;
 use shardcalc_core::view::training::explore_row;
 
 use super::derived::{ok, Derived};
 use super::tables;
 use crate::components::{DataTable, RowAction, TableExports};
 
+/// The search's size and time; follows every search (`searched`), even one that finds the
+/// same plan.
 fn stats(d: &Derived) -> String {
+    d.searched.track();
     let ms = d.search_ms.get_value();
     d.with_shown(|b| {
         b.and_then(|r| r.search.as_ref())
@@ -31,41 +35,30 @@ fn stats(d: &Derived) -> String {
     })
 }
 
-/// What the search did not time, by reason (`search.skipped`).
-fn skipped(s: &SkippedReport) -> [(&'static str, u64); 6] {
-    [
-        ("the same as a configuration timed (a ZeRO stage without DP, a schedule without PP, ZeRO-2 with several microbatches)", s.identical),
-        ("dominated: ZeRO-1 with one microbatch (ZeRO-2 is as fast and smaller)", s.dominated),
-        ("interleaved microbatch counts that are not a multiple of pp", s.microbatches),
-        ("training state alone exceeds the usable HBM", s.state_exceeds_hbm),
-        ("fit, but their lower bound is beaten by configurations as small (counted as fitting)", s.bound),
-        ("do not fit, once one that fits is known", s.too_large),
-    ]
-}
-
 /// The search's rules with this model's numbers, and what it skipped, in a collapsed
-/// section (`#training-search-rules`).
+/// section (`#training-search-rules`): two tables with their downloads.
 #[component]
 fn SearchRules(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let search =
-        move |f: fn(&SearchReport) -> AnyView| move || derived.with_shown(|b| b.and_then(|r| r.search.as_ref()).map(f));
-    let rules = search(|s| s.constraints.iter().map(|c| view! { <li>{c.clone()}</li> }).collect_view().into_any());
-    let skips = search(|s| {
-        skipped(&s.skipped)
-            .into_iter()
-            .map(|(why, n)| view! { <li>{format!("{}: {why}", thousands(n))}</li> })
-            .collect_view()
-            .into_any()
-    });
+    let table = move |f: fn(&SearchReport) -> Table| {
+        Memo::new(move |_| derived.with_shown(|b| b.and_then(|r| r.search.as_ref()).map(f).unwrap_or_default()))
+    };
+    let (rules, skipped) = (table(tables::search_rules), table(tables::search_skipped));
     view! {
         <details class="subfields" id="training-search-rules">
             <summary>"What the search may choose, and what it skipped"</summary>
-            <ul id="training-search-constraints">{rules}</ul>
-            <p>"Configurations not timed:"</p>
-            <ul id="training-search-skipped">{skips}</ul>
+            <div class="table-wrap">
+                <DataTable id="training-search-constraints" table=rules />
+            </div>
+            <div class="table-wrap">
+                <DataTable id="training-search-skipped" table=skipped />
+            </div>
+            <div class="actions">
+                <TableExports name="training-search-constraints" table=rules />
+                <TableExports name="training-search-skipped" table=skipped />
+            </div>
         </details>
     }
 }
@@ -104,7 +97,10 @@ pub fn Ranked(
             <h3 id="training-ranked-heading">"Every mesh, ranked"</h3>
             <p
                 id="training-search-stats"
-                data-search-ms=move || derived.with_shown(|_| shortest(derived.search_ms.get_value()))
+                data-search-ms=move || {
+                    derived.searched.track();
+                    shortest(derived.search_ms.get_value())
+                }
             >
                 {move || stats(&derived)}
             </p>

@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use shardcalc_charts::training::breakdown_rows;
 
-use super::charts::{chart_of, Which};
+use super::charts::{chart, Which};
 use super::derived::Derived;
 use super::tables;
 use crate::components::{ChartCanvas, DataTable, TableExports};
@@ -20,7 +20,7 @@ pub fn StepTerms(
 ) -> impl IntoView {
     let explanation =
         move || derived.shown_step.with(|a| a.as_ref().map(|a| a.explanation.clone()).unwrap_or_default());
-    let chart = Memo::new(move |_| chart_of(&derived, Which::Step));
+    let chart = chart(derived, Which::Step);
     let table = Memo::new(move |_| derived.with_plans(|b, e| tables::step_terms(&breakdown_rows(b, e))));
     view! {
         <section class="result-section" aria-labelledby="training-step-heading">

@@ -12,7 +12,7 @@ use shardcalc_core::training::memory::Transient;
 use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::optimizer::ZeroStage;
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
-use shardcalc_core::training::report::{Binding, MemoryComponent, SearchRow, ThresholdsReport};
+use shardcalc_core::training::report::{Binding, MemoryComponent, SearchReport, SearchRow, ThresholdsReport};
 use shardcalc_core::training::TrainingReport;
 
 use super::headline::{bottleneck_label, placement_text, seconds};
@@ -495,5 +495,37 @@ pub fn layer_work(plans: &[(String, &TrainingReport)]) -> Table {
             .map(|(_, r)| num(r.memory.in_flight_microbatches, significant(r.memory.in_flight_microbatches, 3))),
     );
     out.push_shown(cells);
+    out
+}
+
+/// Every rule the search applied, with this model's numbers (`search.constraints`).
+#[must_use]
+pub fn search_rules(s: &SearchReport) -> Table {
+    let mut out = Table::labelled(&[("rule", "Rule (with this model's numbers)")]);
+    for c in &s.constraints {
+        out.push([c.clone()]);
+    }
+    out
+}
+
+/// The configurations the search did not time, by reason (`search.skipped`).
+#[must_use]
+pub fn search_skipped(s: &SearchReport) -> Table {
+    let k = &s.skipped;
+    let mut out = Table::labelled(&[("reason", ""), ("configurations", "Not timed"), ("why", "Why")]);
+    for (key, n, why) in [
+        (
+            "identical",
+            k.identical,
+            "the same as one timed: a ZeRO stage without DP, a schedule without PP, ZeRO-2 with several microbatches",
+        ),
+        ("dominated", k.dominated, "ZeRO-1 with one microbatch: ZeRO-2 is as fast and smaller"),
+        ("microbatches", k.microbatches, "interleaved microbatch counts that are not a multiple of pp"),
+        ("state_exceeds_hbm", k.state_exceeds_hbm, "the training state alone exceeds the usable HBM"),
+        ("bound", k.bound, "they fit, but configurations as small beat their lower bound (counted as fitting)"),
+        ("too_large", k.too_large, "they do not fit, once one that fits is known"),
+    ] {
+        out.push_shown(vec![text(key), num(n as f64, grouped(n as f64, 0)), text(why)]);
+    }
     out
 }
