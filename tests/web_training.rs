@@ -125,7 +125,9 @@ async fn an_explored_mesh_that_conflicts_says_with_what_and_how_to_fix_it() {
     let best = page.text("#training-mesh-value");
     assert!(page.exists("#training-mesh-tp"));
     assert!(page.text("#training-compare").contains(&format!("yours: {best}")));
-    // TP 3 on 64 chips: the product is wrong and 3 divides neither 32 heads nor F.
+    // TP 3 on 64 chips: the product is wrong and 3 divides neither 32 heads nor F. (The
+    // best may be any mesh: DP 64 with ZeRO-1 since the search tries ZeRO stages.)
+    page.type_into("#training-mesh-dp", "1").await;
     page.type_into("#training-mesh-fsdp", "16").await;
     page.type_into("#training-mesh-tp", "3").await;
     let conflict = page.text("#training-explore-conflict");
@@ -137,9 +139,11 @@ async fn an_explored_mesh_that_conflicts_says_with_what_and_how_to_fix_it() {
     page.type_into("#training-mesh-fsdp", "32").await;
     let tp = page.text("#training-mesh-tp-conflict");
     assert!(tp.contains("model.attention.num_heads") && tp.contains("tp = 1, 2"), "{tp}");
-    // Fixed: TP 4 and FSDP takes the rest.
+    // Fixed: TP 4 and FSDP takes the rest, one microbatch (the best's count need not
+    // divide the 11 sequences of a shard of 24).
     page.type_into("#training-mesh-tp", "4").await;
     page.click("#training-mesh-fill").await;
+    page.type_into("#training-microbatches", "1").await;
     assert_eq!(page.find::<HtmlInputElement>("#training-mesh-fsdp").value(), "24");
     assert!(!page.exists("#training-conflicts"), "{}", page.text("#training-conflicts"));
     assert!(page.text("#training-compare").contains("yours: fsdp 24 × tp 4"));
@@ -328,6 +332,7 @@ async fn where_the_step_goes_lists_every_term_with_its_source() {
     assert_eq!(page.attr("#chart-training-step", "data-draws"), "1");
     // A mesh of one's own: its column and its chart bars beside the best's.
     page.click("#training-explore-start").await;
+    page.type_into("#training-mesh-dp", "1").await;
     page.type_into("#training-mesh-fsdp", "16").await;
     page.type_into("#training-mesh-tp", "4").await;
     let table = page.text("#training-step-terms");
