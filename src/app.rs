@@ -3,7 +3,7 @@
 //! named chart or table.
 
 use leptos::prelude::*;
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 
 use crate::embed::{Embed, EmbedMissing};
 use crate::share::ShareBar;
@@ -24,18 +24,23 @@ pub fn App(
     /// Which view this page is (for the navigation and the panel's id).
     #[prop(default = View::Model)]
     view: View,
+    /// The optional sections the page works with (it reads, checks and writes them; the
+    /// others stay the text they came in: `AppState`'s `sections`). No default: a default
+    /// would link every section's code into every page.
+    sections: Sections,
     /// The view's panel.
     children: Children,
 ) -> impl IntoView {
     let linked = if url_sync { url::scenario_in_url() } else { None };
+    let linked = linked.map(|l| l.and_then(|mut s| s.read(sections).map(|()| s)));
     let state = match linked {
-        Some(Ok(s)) if s.validate().is_ok() => AppState::new(s),
+        Some(Ok(s)) if s.validate_with(sections).is_ok() => AppState::new(s, sections),
         Some(linked) => {
-            let state = AppState::new(Scenario::default());
+            let state = AppState::new(Scenario::default(), sections);
             url::apply(state, linked);
             state
         }
-        None => AppState::new(Scenario::default()),
+        None => AppState::new(Scenario::default(), sections),
     };
     provide_context(state);
     let embed = if url_sync { Embed::from_location() } else { Embed::none() };

@@ -37,11 +37,17 @@ pub use app::App;
 pub use components::chart_canvas_draw as draw_chart;
 pub use svg_export::chart_svg;
 
-/// Mounts the page of `view` on `<body>`: [`App`] around `render()`. Each page's bin (see
-/// [`views`]) calls this with its own view only, so a page's wasm holds one view.
-pub fn start_page(view: views::View, render: fn() -> leptos::prelude::AnyView) {
+/// Mounts the page of `view` on `<body>`: [`App`] around `render()`, working with the
+/// optional `sections` of the scenario (`Sections::TRAINING` on the training page; the others
+/// stay the text they came in). Each page's bin (see [`views`]) calls this with its own view
+/// and sections only, so a page's wasm holds one view and the code of its sections.
+pub fn start_page(
+    view: views::View,
+    sections: shardcalc_core::scenario::Sections,
+    render: fn() -> leptos::prelude::AnyView,
+) {
     prepare_page();
-    leptos::mount::mount_to_body(move || leptos::view! { <App view=view>{render()}</App> });
+    leptos::mount::mount_to_body(move || leptos::view! { <App view=view sections=sections>{render()}</App> });
 }
 
 /// What every page does before mounting (also [`single_file::start_all`]).

@@ -8,6 +8,7 @@
 //! load the file again with that view.
 
 use leptos::prelude::*;
+use shardcalc_core::scenario::Sections;
 
 use crate::views::View;
 
@@ -56,7 +57,8 @@ pub fn start_all(pages: &'static [Page]) {
     leptos::mount::mount_to_body(move || {
         let nav = InPageNav { current: RwSignal::new(first), pages };
         provide_context(nav);
-        view! { <crate::App view=first><CurrentView /></crate::App> }
+        // Every view in one page: every section is read.
+        view! { <crate::App view=first sections=Sections::ALL><CurrentView /></crate::App> }
     });
 }
 

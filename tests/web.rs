@@ -13,7 +13,7 @@ use shardcalc::App;
 use shardcalc_charts::format::{significant, thousands};
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::report::evaluate;
-use shardcalc_core::scenario::{ModelSource, Scenario};
+use shardcalc_core::scenario::{ModelSource, Scenario, Sections};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement};
@@ -32,7 +32,7 @@ async fn open(url_sync: bool) -> Page {
 
 /// The page around another view (or component).
 async fn open_with(url_sync: bool, render: fn() -> AnyView) -> Page {
-    Page::mount(move || view! { <App url_sync=url_sync>{render()}</App> }.into_any(), 1).await
+    Page::mount(move || view! { <App url_sync=url_sync sections=Sections::ALL>{render()}</App> }.into_any(), 1).await
 }
 
 /// The total parameter count as the page shows it.

@@ -14,7 +14,7 @@ use shardcalc::embed::{Embed, EmbedMissing};
 use shardcalc::App;
 use shardcalc_charts::table::Table;
 use shardcalc_charts::Chart;
-use shardcalc_core::scenario::{ModelSource, Scenario};
+use shardcalc_core::scenario::{ModelSource, Scenario, Sections};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -231,7 +231,7 @@ async fn chart_downloads_and_their_failure() {
         || {
             let chart = Memo::new(|_| Some(params_chart()));
             view! {
-                <App url_sync=false>
+                <App url_sync=false sections=Sections::ALL>
                     <ChartCanvas id="chart-params" chart=chart caption="Parameters".to_string() />
                     <ChartCanvas id="chart-unknown" chart=chart caption="Not in the catalog".to_string() />
                 </App>
@@ -296,7 +296,8 @@ async fn an_embedded_chart_is_the_target() {
 /// scenario; saving says so; a file opens, and one that is not a scenario is refused.
 #[wasm_bindgen_test]
 async fn share_bar_saves_downloads_and_opens() {
-    let page = Page::mount(|| view! { <App url_sync=false><p>"view"</p></App> }.into_any(), 2).await;
+    let page =
+        Page::mount(|| view! { <App url_sync=false sections=Sections::ALL><p>"view"</p></App> }.into_any(), 2).await;
     assert_eq!(page.text("#share summary"), "Save & share");
     let name: HtmlInputElement = page.find("#save-name");
     assert_eq!(name.placeholder(), "Llama 3 8B");

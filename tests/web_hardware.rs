@@ -14,6 +14,7 @@ use shardcalc::App;
 use shardcalc_charts::roofline_chart;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::catalog;
+use shardcalc_core::scenario::Sections;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -25,7 +26,7 @@ use support::{document, Page};
 
 /// The hardware page, settled for three ticks after every action.
 async fn open() -> Page {
-    Page::mount(|| view! { <App url_sync=false view=View::Hardware><HardwareView /></App> }.into_any(), 3).await
+    Page::mount(|| view! { <App url_sync=false sections=Sections::HARDWARE_QUESTIONS view=View::Hardware><HardwareView /></App> }.into_any(), 3).await
 }
 
 #[wasm_bindgen_test]

@@ -12,7 +12,7 @@ use shardcalc::App;
 use shardcalc_core::inference::defaults::with_serving_defaults;
 use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -24,7 +24,7 @@ use support::{fire, Page};
 
 /// The serving page.
 async fn open() -> Page {
-    Page::mount(|| view! { <App url_sync=false><ServingView /></App> }.into_any(), 1).await
+    Page::mount(|| view! { <App url_sync=false sections=Sections::INFERENCE><ServingView /></App> }.into_any(), 1).await
 }
 
 /// The report core gives for `s`.

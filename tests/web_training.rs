@@ -17,6 +17,7 @@ use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::query::ResolvedHardware;
 use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::presets;
+use shardcalc_core::scenario::Sections;
 use shardcalc_core::training::plan;
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use shardcalc_core::validation::calibration::section_for;
@@ -33,7 +34,14 @@ use support::{document, Page};
 /// The training page, settled for two ticks after every action (a change may rebuild the
 /// form: an effect scheduled by the first tick).
 async fn open() -> Page {
-    Page::mount(|| view! { <App url_sync=false view=View::Training><TrainingView /></App> }.into_any(), 2).await
+    Page::mount(
+        || {
+            view! { <App url_sync=false sections=Sections::TRAINING view=View::Training><TrainingView /></App> }
+                .into_any()
+        },
+        2,
+    )
+    .await
 }
 
 /// The page's plan of `section` for `preset` on a v5p slice of `shape`, from core, in the

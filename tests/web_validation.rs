@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use shardcalc::views::validation::{csv, ValidationView};
 use shardcalc::App;
 use shardcalc_core::permalink;
+use shardcalc_core::scenario::Sections;
 use shardcalc_core::validation::bundled_table;
 use shardcalc_core::validation::fit::Split;
 use shardcalc_core::validation::table::group_stats;
@@ -22,7 +23,7 @@ use support::Page;
 
 /// The validation page.
 async fn open() -> Page {
-    Page::mount(|| view! { <App url_sync=false><ValidationView /></App> }.into_any(), 1).await
+    Page::mount(|| view! { <App url_sync=false sections=Sections::NONE><ValidationView /></App> }.into_any(), 1).await
 }
 
 fn held_back_median(mode: PredictionMode) -> String {

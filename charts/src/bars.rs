@@ -1,15 +1,13 @@
 //! Horizontal bar charts: parameters per component (total vs active, grouped) and training
-//! FLOPs per component (forward + backward, stacked). Data first, drawing below.
+//! FLOPs per component (forward + backward, stacked). Data first, then its layout as a
+//! [`Scene`] (drawn as SVG, on a canvas, or on any plotters backend).
 
 use crate::axis::TickedAxis;
 use crate::format;
-use crate::frame::{Frame, FrameSpec};
+use crate::frame::{self, FrameSpec};
+use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
-use crate::ChartError;
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use shardcalc_core::flops::FlopConvention;
 use shardcalc_core::report::{FlopsSummary, ParamsReport};
 
@@ -186,55 +184,62 @@ impl BarChart {
     }
 }
 
-/// Draws a [`BarChart`] on `area` (any plotters backend).
-///
-/// # Errors
-/// [`ChartError::Draw`] when the backend fails.
-pub fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &BarChart) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(ChartError::draw)?;
-    let (header, body) = area.split_vertically(theme::HEADER_PX);
-    let entries: Vec<(&str, Rgb)> = chart.series.iter().map(|s| (s.name.as_str(), s.color)).collect();
-    theme::draw_header(&header, &chart.title, &entries)?;
-    let n = chart.categories.len().max(1) as f64;
-    let centres: Vec<f64> = (0..chart.categories.len()).map(|i| n - i as f64 - 0.5).collect();
-    let x_fmt = |v: f64| chart.tick_label(v);
-    let y_fmt = |y: f64| chart.category_at(y);
-    let frame = Frame::draw(
-        &body,
-        &FrameSpec {
-            margin: (4, 28, 12, 12),
-            x_label_area: 44,
-            y_label_area: i32::try_from(chart.label_area_width()).unwrap_or(280),
-            x: TickedAxis::linear(0.0, chart.axis.max, chart.axis.values.clone()),
-            y: TickedAxis::linear(0.0, n, centres),
-            x_desc: &chart.value_label,
-            y_desc: "",
-            x_label: &x_fmt,
-            y_label: &y_fmt,
-            x_grid: true,
-            y_grid: false,
-        },
-    )?;
-    let rects = chart.rectangles();
-    for bar in &rects {
-        let color = chart.series.get(bar.series).map_or(theme::INK, |s| s.color).plotters();
-        body.draw(&Rectangle::new([frame.point(bar.from), frame.point(bar.to)], color.filled()))
-            .map_err(ChartError::draw)?;
-    }
-    for mark in chart.marks.iter().filter(|m| m.x.is_finite() && m.x >= 0.0 && m.x <= chart.axis.max) {
-        let color = mark.color.plotters();
-        let ((x, bottom), (_, top)) = (frame.point((mark.x, 0.0)), frame.point((mark.x, n)));
-        // Dashes of 6 px with gaps of 4, from the top of the plot down.
-        let mut y = top;
-        while y < bottom {
-            let end = (y + 6).min(bottom);
-            body.draw(&PathElement::new(vec![(x, y), (x, end)], color.stroke_width(2))).map_err(ChartError::draw)?;
-            y += 10;
+impl BarChart {
+    /// The chart laid out in pixels: caption and legend, the value axis with its grid, a
+    /// label per category, the bars, and the marks (dashed, labelled at the top).
+    #[must_use]
+    pub fn scene(&self) -> Scene {
+        let (w, h) = self.size();
+        let mut scene = Scene::new(w, h, &self.title);
+        let legend: Vec<LegendEntry> = self
+            .series
+            .iter()
+            .map(|s| LegendEntry { name: s.name.clone(), color: s.color, swatch: Swatch::Fill })
+            .collect();
+        let top = header(&mut scene, &self.title, &[legend]);
+        let n = self.categories.len().max(1) as f64;
+        let centres: Vec<f64> = (0..self.categories.len()).map(|i| n - i as f64 - 0.5).collect();
+        let x_fmt = |v: f64| self.tick_label(v);
+        let y_fmt = |y: f64| self.category_at(y);
+        let frame = frame::lay_out(
+            &mut scene,
+            top,
+            &FrameSpec {
+                margin: (0.0, 28.0, 12.0, 12.0),
+                x_label_area: 44.0,
+                y_label_area: f64::from(self.label_area_width()),
+                x: TickedAxis::linear(0.0, self.axis.max, self.axis.values.clone()),
+                y: TickedAxis::linear(0.0, n, centres),
+                x_desc: &self.value_label,
+                y_desc: "",
+                x_label: &x_fmt,
+                y_label: &y_fmt,
+                x_grid: true,
+                y_grid: false,
+            },
+        );
+        for bar in self.rectangles() {
+            let fill = self.series.get(bar.series).map_or(theme::INK, |s| s.color);
+            // `from` is the bottom-left corner in chart coordinates: the top-left in pixels is
+            // (from.x, to.y).
+            let (from, to) = (frame.px(bar.from.0, bar.to.1), frame.px(bar.to.0, bar.from.1));
+            scene.items.push(Item::Rect { from, to, fill });
         }
-        let style = (theme::FONT, theme::LABEL_PX).into_font().color(&color).pos(Pos::new(HPos::Right, VPos::Top));
-        body.draw(&Text::new(format!("{} ", mark.label), (x, top), style)).map_err(ChartError::draw)?;
+        for mark in self.marks.iter().filter(|m| m.x.is_finite() && m.x >= 0.0 && m.x <= self.axis.max) {
+            let ((x, bottom), (_, top)) = (frame.px(mark.x, 0.0), frame.px(mark.x, n));
+            scene.line(vec![(x, top), (x, bottom)], mark.color, 2.0, Some((6.0, 4.0)));
+            scene.items.push(Item::Text {
+                at: (x - 4.0, top),
+                text: mark.label.clone(),
+                size: f64::from(theme::LABEL_PX),
+                color: mark.color,
+                anchor: Anchor::End,
+                baseline: Baseline::Top,
+                vertical: false,
+            });
+        }
+        scene
     }
-    area.present().map_err(ChartError::draw)
 }
 
 #[cfg(test)]

@@ -302,7 +302,7 @@ mod tests {
     }
 
     /// The training page draws its bar charts and XY charts with the same code as the model
-    /// and serving pages (`bars::draw_bars`, `xy::draw_xy`), so the catalog builds them as those.
+    /// and serving pages (`BarChart::scene`, `XyChart::scene`), so the catalog builds them as those.
     #[test]
     fn the_training_charts_are_bars_and_xy_charts_and_render_as_svg() {
         let s = Scenario::default();

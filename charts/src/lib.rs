@@ -1,23 +1,24 @@
-//! shardcalc's charts, drawn with plotters on any backend.
+//! shardcalc's charts: data computed from `shardcalc-core` reports, laid out in pixels.
 //!
 //! Each chart is data first — a plain struct with its series, axis bounds, ticks and labels,
-//! computed from `shardcalc-core` types by a tested function — and a thin drawing function
-//! generic over [`plotters::prelude::DrawingBackend`]. The page draws on a `<canvas>`
-//! (plotters-canvas); [`svg::to_svg`] renders the same chart to an SVG string for downloads
-//! and for the CLI.
+//! computed from `shardcalc-core` types by a tested function — and a layout: a
+//! [`scene::Scene`] of lines, circles, rectangles and text, which the page paints on a
+//! `<canvas>` without plotters and [`svg::to_svg`] writes as SVG (downloads and the CLI).
+//! The validation page's scatter and residuals are still drawn with plotters (its
+//! `ChartBuilder`), on any [`plotters::prelude::DrawingBackend`].
 //!
-//! | chart | data | drawing |
+//! | chart | data | layout |
 //! |---|---|---|
-//! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::draw_bars`] |
-//! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::draw_bars`] |
-//! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::draw_seq_len`] |
-//! | serving: latency vs throughput, step breakdown, KV memory, prefill:decode ratio | [`serving`] | [`xy::draw_xy`] |
-//! | predicted vs measured MFU of the published runs | [`scatter::validation_scatter`] | [`scatter::draw_scatter`] |
-//! | MFU error by chip generation | [`residuals::validation_residuals`] | [`residuals::draw_residuals`] |
-//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::RooflineChart::scene`], then [`scene::Scene`] (SVG text or plotters) |
-//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::CollectiveTimesChart::scene`], then [`scene::Scene`] |
-//! | training: step-time and memory breakdowns | [`training::step`], [`training::memory`] | [`bars::draw_bars`] |
-//! | training: MFU vs tokens per device, memory vs step time | [`training::mfu`], [`training::pareto`] | [`xy::draw_xy`] |
+//! | parameters per component, total vs active | [`bars::param_breakdown`] | [`bars::BarChart::scene`] |
+//! | training TFLOPs per component, one convention | [`bars::flop_breakdown`] | [`bars::BarChart::scene`] |
+//! | forward FLOPs per token vs sequence length | [`lines::flops_vs_seq_len_chart`] | [`lines::SeqLenChart::scene`] |
+//! | serving: latency vs throughput, step breakdown, KV memory, prefill:decode ratio | [`serving`] | [`xy::XyChart::scene`] |
+//! | predicted vs measured MFU of the published runs | [`scatter::validation_scatter`] | [`scatter::draw_scatter`] (plotters) |
+//! | MFU error by chip generation | [`residuals::validation_residuals`] | [`residuals::draw_residuals`] (plotters) |
+//! | roofline: attainable FLOP/s vs arithmetic intensity | [`roofline::roofline_chart`] | [`roofline::RooflineChart::scene`] |
+//! | collective time vs array size | [`collective_times::collective_times_chart`] | [`collective_times::CollectiveTimesChart::scene`] |
+//! | training: step-time and memory breakdowns | [`training::step`], [`training::memory`] | [`bars::BarChart::scene`] |
+//! | training: MFU vs tokens per device, memory vs step time | [`training::mfu`], [`training::pareto`] | [`xy::XyChart::scene`] |
 //!
 //! [`catalog`] names every chart and builds it from a scenario (the CLI's `chart` command, embeds).
 #![forbid(unsafe_code)]
@@ -98,12 +99,16 @@ impl Chart {
         }
     }
 
-    /// The chart's scene, for the charts laid out that way (the hardware page's).
+    /// The chart laid out in pixels, for every kind laid out that way (all but the
+    /// validation page's scatter and residuals, which plotters lays out).
     #[must_use]
-    pub fn scene(&self) -> Option<&scene::Scene> {
+    pub fn scene(&self) -> Option<scene::Scene> {
         match self {
-            Chart::Scene(s) => Some(s),
-            _ => None,
+            Chart::Bars(c) => Some(c.scene()),
+            Chart::SeqLen(c) => Some(c.scene()),
+            Chart::Xy(c) => Some(c.scene()),
+            Chart::Scatter(_) | Chart::Residuals(_) => None,
+            Chart::Scene(s) => Some(s.clone()),
         }
     }
 
@@ -113,12 +118,9 @@ impl Chart {
     /// [`ChartError::Draw`] when the backend fails.
     pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), ChartError> {
         match self {
-            Chart::Bars(c) => bars::draw_bars(area, c),
-            Chart::SeqLen(c) => lines::draw_seq_len(area, c),
-            Chart::Xy(c) => xy::draw_xy(area, c),
             Chart::Scatter(c) => scatter::draw_scatter(area, c),
             Chart::Residuals(c) => residuals::draw_residuals(area, c),
-            Chart::Scene(s) => s.draw(area),
+            chart => chart.scene().map_or(Ok(()), |s| s.draw(area)),
         }
     }
 }

@@ -1,15 +1,12 @@
 //! Forward FLOPs per token versus sequence length on log–log axes, with the length where
-//! dot-product attention overtakes the MLP marked (book 4.3). Data first, drawing below.
+//! dot-product attention overtakes the MLP marked (book 4.3). Data first, then its layout as a [`Scene`].
 
 use crate::axis::TickedAxis;
 use crate::format;
-use crate::frame::{Frame, FrameSpec};
+use crate::frame::{self, FrameSpec};
+use crate::scene::{header, Anchor, Baseline, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
 use crate::ticks::{log_ticks, LogTicks};
-use crate::ChartError;
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use shardcalc_core::flops::{attention_crossover, flops_vs_seq_len, AttentionCounting, FlopConvention, FlopsAtLength};
 use shardcalc_core::model::ModelConfig;
 
@@ -155,60 +152,54 @@ impl SeqLenChart {
     }
 }
 
-/// Draws a [`SeqLenChart`] on `area` (any plotters backend).
-///
-/// # Errors
-/// [`ChartError::Draw`] when the backend fails.
-pub fn draw_seq_len<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SeqLenChart) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(ChartError::draw)?;
-    // Caption and legend in a strip above the plot, as for the bar charts (never covering a curve).
-    let (header, body) = area.split_vertically(theme::HEADER_PX);
-    let entries: Vec<(&str, Rgb)> = chart.lines.iter().map(|l| (l.name.as_str(), l.color)).collect();
-    theme::draw_header(&header, &chart.title, &entries)?;
-    // Both axes sit on exact ticks, so the labels can be computed from the values.
-    let x_fmt = |v: f64| format::tokens(v.round().max(0.0) as u64);
-    let y_fmt = |v: f64| format::si(v);
-    let frame = Frame::draw(
-        &body,
-        &FrameSpec {
-            margin: (4, 24, 12, 12),
-            x_label_area: 44,
-            y_label_area: 64,
-            x: TickedAxis::log(chart.x.min, chart.x.max, chart.x.values.clone()),
-            y: TickedAxis::log(chart.y.min, chart.y.max, chart.y.values.clone()),
-            x_desc: "sequence length (tokens, log scale)",
-            y_desc: "forward FLOP per token (log)",
-            x_label: &x_fmt,
-            y_label: &y_fmt,
-            x_grid: true,
-            y_grid: true,
-        },
-    )?;
-    for line in &chart.lines {
-        let points: Vec<(i32, i32)> = line.points.iter().map(|&p| frame.point(p)).collect();
-        body.draw(&PathElement::new(points, line.color.plotters().stroke_width(2))).map_err(ChartError::draw)?;
-    }
-    if let Some(c) = chart.crossover.as_ref().filter(|c| c.on_chart) {
-        let x = c.seq_len as f64;
-        let mark = theme::VERMILLION.plotters();
-        // A dashed vertical line: 6 pixels drawn, 4 left out.
-        let (px, top) = frame.point((x, chart.y.max));
-        let (_, bottom) = frame.point((x, chart.y.min));
-        let mut y = top;
-        while y < bottom {
-            body.draw(&PathElement::new(vec![(px, y), (px, (y + 6).min(bottom))], mark.stroke_width(1)))
-                .map_err(ChartError::draw)?;
-            y += 10;
+impl SeqLenChart {
+    /// The chart laid out in pixels: caption and legend above the plot (never covering a
+    /// curve), log–log axes, the curves, and the crossover marked with a dashed line.
+    #[must_use]
+    pub fn scene(&self) -> Scene {
+        let (w, h) = self.size();
+        let mut scene = Scene::new(w, h, &self.title);
+        let legend: Vec<LegendEntry> = self
+            .lines
+            .iter()
+            .map(|l| LegendEntry { name: l.name.clone(), color: l.color, swatch: Swatch::Line(None) })
+            .collect();
+        let top = header(&mut scene, &self.title, &[legend]);
+        // Both axes sit on exact ticks, so the labels can be computed from the values.
+        let x_fmt = |v: f64| format::tokens(v.round().max(0.0) as u64);
+        let y_fmt = |v: f64| format::si(v);
+        let frame = frame::lay_out(
+            &mut scene,
+            top,
+            &FrameSpec {
+                margin: (0.0, 24.0, 12.0, 12.0),
+                x_label_area: 44.0,
+                y_label_area: 64.0,
+                x: TickedAxis::log(self.x.min, self.x.max, self.x.values.clone()),
+                y: TickedAxis::log(self.y.min, self.y.max, self.y.values.clone()),
+                x_desc: "sequence length (tokens, log scale)",
+                y_desc: "forward FLOP per token (log)",
+                x_label: &x_fmt,
+                y_label: &y_fmt,
+                x_grid: true,
+                y_grid: true,
+            },
+        );
+        for line in &self.lines {
+            scene.line(line.points.iter().map(|&(x, y)| frame.px(x, y)).collect(), line.color, 2.0, None);
         }
-        body.draw(&Circle::new(frame.point((x, c.flops_per_token)), 4, mark.filled())).map_err(ChartError::draw)?;
-        // Label on the side with more room.
-        let (h, dx) = if c.seq_len > 1 << 15 { (HPos::Right, 0.87) } else { (HPos::Left, 1.15) };
-        let text = format!("attention > MLP from {} tokens", format::thousands(c.seq_len));
-        let style =
-            (theme::FONT, theme::LABEL_PX).into_font().color(&theme::INK.plotters()).pos(Pos::new(h, VPos::Bottom));
-        body.draw(&Text::new(text, frame.point((x * dx, c.flops_per_token * 1.3)), style)).map_err(ChartError::draw)?;
+        if let Some(c) = self.crossover.as_ref().filter(|c| c.on_chart) {
+            let x = c.seq_len as f64;
+            let ((px, top), (_, bottom)) = (frame.px(x, self.y.max), frame.px(x, self.y.min));
+            scene.line(vec![(px, top), (px, bottom)], theme::VERMILLION, 1.0, Some((6.0, 4.0)));
+            scene.circle(frame.px(x, c.flops_per_token), 4.0, Some(theme::VERMILLION), None);
+            // Label on the side with more room.
+            let (anchor, dx) = if c.seq_len > 1 << 15 { (Anchor::End, 0.87) } else { (Anchor::Start, 1.15) };
+            let text = format!("attention > MLP from {} tokens", format::thousands(c.seq_len));
+            scene.text(frame.px(x * dx, c.flops_per_token * 1.3), text, anchor, Baseline::Bottom);
+        }
+        scene
     }
-    area.present().map_err(ChartError::draw)
 }
 
 #[cfg(test)]

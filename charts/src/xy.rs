@@ -3,19 +3,13 @@
 //! against context, server ratio against prompt length) and the training charts (MFU against
 //! tokens per device with the critical batches as rules, memory against step time with HBM as
 //! a rule). Data first — axes with their ticks and tick labels already computed, series in
-//! chart coordinates — and one drawing function below, so a page showing any of them compiles
-//! it once.
+//! chart coordinates — and one layout as a [`Scene`] below, so a page showing any of them
+//! compiles it once.
 
 use crate::axis::TickedAxis;
+use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, log_ticks, tick_label};
-use crate::ChartError;
-use plotters::coord::Shift;
-use plotters::prelude::{
-    Circle, Color, DrawingArea, DrawingBackend, IntoFont, PathElement, ShapeStyle, Text, TextStyle, WHITE,
-};
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters::style::FontTransform;
 
 /// One axis: its range, ticks and the label of every tick.
 #[derive(Clone, Debug, PartialEq)]
@@ -193,168 +187,138 @@ pub fn extent(values: impl IntoIterator<Item = f64>, accepts: impl Fn(f64) -> bo
         .fold(None, |acc, v| Some(acc.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v)))))
 }
 
-/// Pixels around the plot inside the chart body: left (y labels and title), right, top,
-/// bottom (x labels and title).
-const PAD: (i32, i32, i32, i32) = (76, 28, 8, 56);
+/// Pixels around the plot below the header: left (y labels and title), right, top, bottom
+/// (x labels and title).
+const PAD: (f64, f64, f64, f64) = (76.0, 28.0, 0.0, 56.0);
 /// Estimated width of a label character, pixels.
-const LABEL_CHAR_PX: i32 = theme::LABEL_CHAR_PX as i32;
+const LABEL_CHAR_PX: f64 = theme::LABEL_CHAR_PX as f64;
 /// Dash and gap of the reference rules, in pixels.
 const DASH: (f64, f64) = (6.0, 4.0);
 
 /// The plot rectangle in pixels and the mapping from chart coordinates into it.
-struct Frame<'a> {
-    chart: &'a XyChart,
+struct Frame {
     x: TickedAxis,
     y: TickedAxis,
-    left: i32,
-    right: i32,
-    top: i32,
-    bottom: i32,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
 }
 
-impl Frame<'_> {
-    fn px(&self, (x, y): (f64, f64)) -> (i32, i32) {
+impl Frame {
+    /// The pixel of `(x, y)`, kept within a plot width or two of the plot (points far off an
+    /// axis' range still draw, at its edge's side).
+    fn px(&self, (x, y): (f64, f64)) -> (f64, f64) {
         let fx = self.x.fraction(x).clamp(-1.0, 2.0);
         let fy = self.y.fraction(y).clamp(-1.0, 2.0);
-        let w = f64::from(self.right - self.left);
-        let h = f64::from(self.bottom - self.top);
-        // Within a few plot widths of the frame (clamped above): the casts cannot overflow.
-        (self.left + (w * fx).round() as i32, self.bottom - (h * fy).round() as i32)
+        (self.left + (self.right - self.left) * fx, self.bottom - (self.bottom - self.top) * fy)
     }
 }
 
-/// `from`–`to` as dashes of [`DASH`].
-fn dashes(from: (i32, i32), to: (i32, i32)) -> Vec<[(i32, i32); 2]> {
-    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
-    let len = dx.hypot(dy);
-    let mut out = Vec::new();
-    let mut t = 0.0;
-    while t < len {
-        let end = (t + DASH.0).min(len);
-        let at = |d: f64| (from.0 + (dx * d / len).round() as i32, from.1 + (dy * d / len).round() as i32);
-        out.push([at(t), at(end)]);
-        t += DASH.0 + DASH.1;
-    }
-    out
-}
-
-/// Draws an [`XyChart`] on `area` (any plotters backend) with plotters' drawing primitives
-/// only (text, paths, circles): no chart builder, so a page that shows only these charts
-/// does not ship plotters' chart machinery.
-///
-/// # Errors
-/// [`ChartError::Draw`] when the backend fails.
-pub fn draw_xy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &XyChart) -> Result<(), ChartError> {
-    area.fill(&WHITE).map_err(ChartError::draw)?;
-    let (header, body) = area.split_vertically(theme::HEADER_PX);
-    let entries: Vec<(&str, Rgb)> = chart.series.iter().map(|s| (s.name.as_str(), s.color)).collect();
-    theme::draw_header(&header, &chart.title, &entries)?;
-    let (w, h) = body.dim_in_pixel();
-    let (w, h) = (i32::try_from(w).unwrap_or(0), i32::try_from(h).unwrap_or(0));
-    let f = Frame {
-        chart,
-        x: chart.x.ticked(),
-        y: chart.y.ticked(),
-        left: PAD.0,
-        right: (w - PAD.1).max(PAD.0 + 1),
-        top: PAD.2,
-        bottom: (h - PAD.3).max(PAD.2 + 1),
-    };
-    let ink = theme::INK.plotters();
-    let grid = theme::GRID.plotters();
-    let font = (theme::FONT, theme::LABEL_PX).into_font().color(&ink);
-    let line = |a: (i32, i32), b: (i32, i32), style: ShapeStyle| {
-        body.draw(&PathElement::new(vec![a, b], style)).map_err(ChartError::draw)
-    };
-    let text = |t: String, at: (i32, i32), style: &TextStyle| {
-        body.draw(&Text::new(t, at, style.clone())).map_err(ChartError::draw)
-    };
-
-    // Grid, ticks and their labels.
-    let below = font.clone().pos(Pos::new(HPos::Center, VPos::Top));
-    for (v, label) in f.chart.x.ticks.iter().zip(&f.chart.x.tick_labels) {
-        let (px, _) = f.px((*v, f.chart.y.min));
-        line((px, f.top), (px, f.bottom), grid.stroke_width(1))?;
-        line((px, f.bottom), (px, f.bottom + 4), ink.stroke_width(1))?;
-        text(label.clone(), (px, f.bottom + 7), &below)?;
-    }
-    let beside = font.clone().pos(Pos::new(HPos::Right, VPos::Center));
-    for (v, label) in f.chart.y.ticks.iter().zip(&f.chart.y.tick_labels) {
-        let (_, py) = f.px((f.chart.x.min, *v));
-        line((f.left, py), (f.right, py), grid.stroke_width(1))?;
-        line((f.left - 4, py), (f.left, py), ink.stroke_width(1))?;
-        text(label.clone(), (f.left - 7, py), &beside)?;
-    }
-    line((f.left, f.top), (f.left, f.bottom), ink.stroke_width(1))?;
-    line((f.left, f.bottom), (f.right, f.bottom), ink.stroke_width(1))?;
-    let centre_x = (f.left + f.right) / 2;
-    text(f.chart.x.label.clone(), (centre_x, f.bottom + 28), &below)?;
-    let rotated = font.clone().transform(FontTransform::Rotate270).pos(Pos::new(HPos::Center, VPos::Top));
-    text(f.chart.y.label.clone(), (8, (f.top + f.bottom) / 2), &rotated)?;
-
-    let mut vertical = 0;
-    for r in &chart.rules {
-        let color = r.color.plotters();
-        // Labels of vertical rules step down, so two rules close together stay readable.
-        let drop = if r.vertical {
-            vertical += 1;
-            2 + 15 * (vertical - 1)
-        } else {
-            -2
+impl XyChart {
+    /// The chart laid out in pixels: caption and legend, the axes with their grid, ticks and
+    /// labels, the reference rules (dashed, labelled), the series and the marked points.
+    #[must_use]
+    pub fn scene(&self) -> Scene {
+        let (w, h) = self.size();
+        let mut scene = Scene::new(w, h, &self.title);
+        let legend: Vec<LegendEntry> = self
+            .series
+            .iter()
+            .map(|s| LegendEntry { name: s.name.clone(), color: s.color, swatch: Swatch::Fill })
+            .collect();
+        let top = header(&mut scene, &self.title, &[legend]);
+        let (w, h) = (f64::from(w), f64::from(h));
+        let f = Frame {
+            x: self.x.ticked(),
+            y: self.y.ticked(),
+            left: PAD.0,
+            right: (w - PAD.1).max(PAD.0 + 1.0),
+            top: top + PAD.2,
+            bottom: (h - PAD.3).max(top + PAD.2 + 1.0),
         };
-        let (a, b, at, pos) = if r.vertical {
-            (
-                f.px((r.value, chart.y.min)),
-                f.px((r.value, chart.y.max)),
-                f.px((r.value, chart.y.max)),
-                Pos::new(HPos::Left, VPos::Top),
-            )
-        } else {
-            (
-                f.px((chart.x.min, r.value)),
-                f.px((chart.x.max, r.value)),
-                f.px((chart.x.min, r.value)),
-                Pos::new(HPos::Left, VPos::Bottom),
-            )
-        };
-        for [p, q] in dashes(a, b) {
-            line(p, q, color.stroke_width(1))?;
+        let line = |scene: &mut Scene, a: (f64, f64), b: (f64, f64), color| scene.line(vec![a, b], color, 1.0, None);
+
+        // Grid, ticks and their labels.
+        for (v, label) in self.x.ticks.iter().zip(&self.x.tick_labels) {
+            let (px, _) = f.px((*v, self.y.min));
+            line(&mut scene, (px, f.top), (px, f.bottom), theme::GRID);
+            line(&mut scene, (px, f.bottom), (px, f.bottom + 4.0), theme::INK);
+            scene.text((px, f.bottom + 7.0), label.clone(), Anchor::Middle, Baseline::Top);
         }
-        // A vertical rule's label goes to its left when it would run off the chart's right
-        // edge (widths estimated as in the legend).
-        let chars = i32::try_from(r.label.chars().count()).unwrap_or(i32::MAX);
-        let wide = chars.saturating_add(1).saturating_mul(LABEL_CHAR_PX);
-        let (label, x, pos) = if r.vertical && at.0 + 2 + wide > w {
-            (format!("{} ", r.label), at.0 - 2, Pos::new(HPos::Right, VPos::Top))
-        } else {
-            (format!(" {}", r.label), at.0 + 2, pos)
-        };
-        let style = font.clone().color(&color).pos(pos);
-        text(label, (x, at.1 + drop), &style)?;
-    }
-    for s in &chart.series {
-        let style = s.color.plotters().stroke_width(s.width);
-        let points: Vec<(i32, i32)> = s.points.iter().map(|p| f.px(*p)).collect();
-        // A line of one point is a dot.
-        let single = points.len() == 1;
-        if s.style != XyStyle::Points && !single {
-            body.draw(&PathElement::new(points.clone(), style)).map_err(ChartError::draw)?;
+        for (v, label) in self.y.ticks.iter().zip(&self.y.tick_labels) {
+            let (_, py) = f.px((self.x.min, *v));
+            line(&mut scene, (f.left, py), (f.right, py), theme::GRID);
+            line(&mut scene, (f.left - 4.0, py), (f.left, py), theme::INK);
+            scene.text((f.left - 7.0, py), label.clone(), Anchor::End, Baseline::Middle);
         }
-        if s.style != XyStyle::Line || single {
-            for p in points {
-                body.draw(&Circle::new(p, 3, style.filled())).map_err(ChartError::draw)?;
+        scene.line(vec![(f.left, f.top), (f.left, f.bottom), (f.right, f.bottom)], theme::INK, 1.0, None);
+        scene.text(((f.left + f.right) / 2.0, f.bottom + 28.0), self.x.label.clone(), Anchor::Middle, Baseline::Top);
+        scene.items.push(Item::Text {
+            at: (8.0, (f.top + f.bottom) / 2.0),
+            text: self.y.label.clone(),
+            size: f64::from(theme::LABEL_PX),
+            color: theme::INK,
+            anchor: Anchor::Middle,
+            baseline: Baseline::Top,
+            vertical: true,
+        });
+
+        let mut vertical = 0.0;
+        for r in &self.rules {
+            let (from, to) = if r.vertical {
+                (f.px((r.value, self.y.min)), f.px((r.value, self.y.max)))
+            } else {
+                (f.px((self.x.min, r.value)), f.px((self.x.max, r.value)))
+            };
+            scene.line(vec![from, to], r.color, 1.0, Some(DASH));
+            // Labels of vertical rules step down, so two rules close together stay readable;
+            // one that would run off the chart's right edge goes to the rule's left (widths
+            // estimated as in the legend).
+            let (at, anchor, baseline) = if r.vertical {
+                vertical += 1.0;
+                let y = to.1 + 2.0 + 15.0 * (vertical - 1.0);
+                let wide = (r.label.chars().count() as f64 + 1.0) * LABEL_CHAR_PX;
+                if to.0 + 2.0 + wide > w {
+                    ((to.0 - 6.0, y), Anchor::End, Baseline::Top)
+                } else {
+                    ((to.0 + 6.0, y), Anchor::Start, Baseline::Top)
+                }
+            } else {
+                ((from.0 + 6.0, from.1 - 2.0), Anchor::Start, Baseline::Bottom)
+            };
+            scene.items.push(Item::Text {
+                at,
+                text: r.label.clone(),
+                size: f64::from(theme::LABEL_PX),
+                color: r.color,
+                anchor,
+                baseline,
+                vertical: false,
+            });
+        }
+        for s in &self.series {
+            let points: Vec<(f64, f64)> = s.points.iter().map(|p| f.px(*p)).collect();
+            // A line of one point is a dot.
+            let single = points.len() == 1;
+            if s.style != XyStyle::Points && !single {
+                scene.line(points.clone(), s.color, f64::from(s.width), None);
+            }
+            if s.style != XyStyle::Line || single {
+                for p in points {
+                    scene.circle(p, 3.0, Some(s.color), None);
+                }
             }
         }
+        for m in &self.markers {
+            let at = f.px(m.at);
+            scene.circle(at, 5.0, Some(m.color), None);
+            // Label to the left of points in the right part, so it stays inside the plot.
+            let (anchor, dx) = if f.x.fraction(m.at.0) > 0.6 { (Anchor::End, -8.0) } else { (Anchor::Start, 8.0) };
+            scene.text((at.0 + dx, at.1 - 6.0), m.label.clone(), anchor, Baseline::Bottom);
+        }
+        scene
     }
-    for m in &chart.markers {
-        let at = f.px(m.at);
-        body.draw(&Circle::new(at, 5, m.color.plotters().filled())).map_err(ChartError::draw)?;
-        // Label to the left of points in the right part, so it stays inside the plot.
-        let right_part = f.x.fraction(m.at.0) > 0.6;
-        let (h, dx) = if right_part { (HPos::Right, -8) } else { (HPos::Left, 8) };
-        text(m.label.clone(), (at.0 + dx, at.1 - 6), &font.clone().pos(Pos::new(h, VPos::Bottom)))?;
-    }
-    area.present().map_err(ChartError::draw)
 }
 
 #[cfg(test)]

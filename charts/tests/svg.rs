@@ -1,4 +1,4 @@
-//! Every chart renders natively through plotters' SVG backend (what the CLI will use) and
+//! Every chart renders as SVG (what the CLI writes: a scene's own SVG, or plotters' SVG backend) and
 //! carries its labels.
 #![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 #![cfg(feature = "svg")]

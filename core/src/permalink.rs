@@ -8,7 +8,7 @@
 //! `model.attention.num_kv_heads`), and only returns scenarios that validate.
 
 use crate::error::Invalid;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Sections};
 
 /// The version tag of links this build writes, including the separator.
 pub const TAG: &str = "1.";
@@ -27,6 +27,13 @@ pub fn encode(scenario: &Scenario) -> String {
     // unreachable in practice.
     let json = serde_json::to_string(scenario).unwrap_or_default();
     format!("{TAG}{}", base64url_encode(json.as_bytes()))
+}
+
+/// [`encode`] as a page writes it: the optional sections `sections` works with from their
+/// fields, the others as the text they came in (`Scenario::to_json_with`).
+#[must_use]
+pub fn encode_with(scenario: &Scenario, sections: Sections) -> String {
+    format!("{TAG}{}", base64url_encode(scenario.to_json_with(sections).as_bytes()))
 }
 
 /// Decodes a permalink written by [`encode`] (surrounding whitespace is ignored).
@@ -48,6 +55,20 @@ pub fn decode(text: &str) -> Result<Scenario, Invalid> {
 /// # Errors
 /// As [`decode`], except that field problems of a well-formed scenario are not reported.
 pub fn parse(text: &str) -> Result<Scenario, Invalid> {
+    Scenario::from_json(&json_of(text)?)
+}
+
+/// [`parse`] keeping the optional sections as text ([`Scenario::from_json_kept`]): what a
+/// page reads, each page then reading the sections it shows.
+///
+/// # Errors
+/// As [`parse`], except that the kept sections need only be JSON values.
+pub fn parse_kept(text: &str) -> Result<Scenario, Invalid> {
+    Scenario::from_json_kept(&json_of(text)?)
+}
+
+/// The scenario JSON a permalink holds.
+fn json_of(text: &str) -> Result<String, Invalid> {
     let text = text.trim();
     if text.len() > MAX_LEN {
         return Err(Invalid::one("permalink", format!("is {} bytes; the limit is {MAX_LEN} bytes", text.len())));
@@ -56,8 +77,7 @@ pub fn parse(text: &str) -> Result<Scenario, Invalid> {
         return Err(Invalid::one("permalink", version_problem(text)));
     };
     let bytes = base64url_decode(payload).map_err(|m| Invalid::one("permalink", m))?;
-    let json = String::from_utf8(bytes).map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))?;
-    Scenario::from_json(&json)
+    String::from_utf8(bytes).map_err(|_| Invalid::one("permalink", "does not decode to UTF-8 text"))
 }
 
 /// The permalink inside `text`: after `#s=` or `s=` when the text is a whole link such as

@@ -1,4 +1,5 @@
-//! Indenting compact JSON text, byte for byte as `serde_json::to_string_pretty` writes it.
+//! Indenting compact JSON text, byte for byte as `serde_json::to_string_pretty` writes it
+//! ([`pretty`]), and the reverse ([`compact`]).
 //!
 //! The page writes a scenario file as `pretty(serde_json::to_string(..))` instead of calling
 //! `to_string_pretty`: serde would compile a second copy of every `Serialize` impl for the
@@ -64,6 +65,30 @@ pub fn pretty(compact: &str) -> String {
     out
 }
 
+/// `json` without whitespace outside strings (spaces, tabs, newlines), as
+/// `serde_json::to_string` writes it: the inverse of [`pretty`] (a section kept as text,
+/// `scenario::Kept`, is kept compact).
+#[must_use]
+pub fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+            in_string = c == '"';
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +103,15 @@ mod tests {
             let compact = serde_json::to_string(&s).unwrap();
             assert_eq!(pretty(&compact), serde_json::to_string_pretty(&s).unwrap());
         }
+    }
+
+    #[test]
+    fn compact_undoes_pretty() {
+        let v = serde_json::json!({"a": "x, {y}: [z] \"q\" \\", "b": [], "c": {"d": [1, {"e": null}]}});
+        let compact_text = serde_json::to_string(&v).unwrap();
+        assert_eq!(compact(&serde_json::to_string_pretty(&v).unwrap()), compact_text);
+        assert_eq!(compact(&pretty(&compact_text)), compact_text);
+        assert_eq!(compact(" { \"a b\" :\t[ 1 ,\n2 ] } "), r#"{"a b":[1,2]}"#);
     }
 
     #[test]

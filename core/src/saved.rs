@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::permalink;
-use crate::scenario::{Scenario, MAX_SCENARIO_BYTES};
+use crate::scenario::{Scenario, Sections, MAX_SCENARIO_BYTES};
 
 /// Prefix of every saved scenario's storage key.
 pub const KEY_PREFIX: &str = "shardcalc.saved.";
@@ -58,6 +58,24 @@ impl SavedScenario {
         // Scenario and its parts serialise infallibly (plain structs, string keys); the
         // empty fallback would read back as an unreadable entry, never as a wrong one.
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// [`Self::to_json`] as a page writes it: the scenario by `Scenario::to_json_with`.
+    #[must_use]
+    pub fn to_json_with(&self, sections: Sections) -> String {
+        /// The keys of [`SavedScenario`], in its order, with the scenario as text.
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            format: u32,
+            name: &'a str,
+            saved_at: f64,
+            scenario: &'a serde_json::value::RawValue,
+        }
+        let Ok(scenario) = serde_json::value::RawValue::from_string(self.scenario.to_json_with(sections)) else {
+            return String::new();
+        };
+        let entry = Entry { format: self.format, name: &self.name, saved_at: self.saved_at, scenario: &scenario };
+        serde_json::to_string(&entry).unwrap_or_default()
     }
 }
 

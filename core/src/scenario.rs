@@ -9,6 +9,9 @@ use crate::model::ModelConfig;
 use crate::presets;
 use serde::{Deserialize, Serialize};
 
+mod sections;
+pub use sections::{Kept, Sections};
+
 /// The current scenario format version.
 pub const SCENARIO_VERSION: u32 = 1;
 
@@ -101,7 +104,9 @@ pub struct Conventions {
 }
 
 /// Everything a user sets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+// Written as JSON by its own `Serialize` (in `kept`: the document as derived, with a kept
+// section written as the text it came in).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -130,6 +135,11 @@ pub struct Scenario {
     /// A training plan on `hardware.topology` (book chapters 5–6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<crate::training::TrainingSection>,
+    /// The optional sections this program has not read, as the JSON text they came in
+    /// ([`Scenario::from_json_kept`]); empty for a scenario read by [`Scenario::from_json`].
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub kept: Kept,
 }
 
 fn current_version() -> u32 {
@@ -148,6 +158,7 @@ impl Default for Scenario {
             collectives: Vec::new(),
             roofline: None,
             training: None,
+            kept: Kept::default(),
         }
     }
 }
@@ -177,6 +188,12 @@ impl Scenario {
     /// Every problem, with field paths relative to the scenario (`model.d_model`,
     /// `workload.seq_len`, ...).
     pub fn validate(&self) -> Result<ModelConfig, Invalid> {
+        self.validate_with(Sections::ALL)
+    }
+
+    /// Resolve the model, check what every scenario has (version, model, workload, hardware
+    /// and its questions), then the optional sections with `sections`.
+    fn validate_common(&self, sections: impl FnOnce(&Self, &mut Checker)) -> Result<ModelConfig, Invalid> {
         let mut c = Checker::new();
         if self.version == 0 || self.version > SCENARIO_VERSION {
             c.push(
@@ -198,13 +215,10 @@ impl Scenario {
             }
         };
         c.merge("workload", self.workload.validate());
-        c.merge("training", self.training.as_ref().map_or(Ok(()), crate::training::TrainingSection::validate));
         if let Err(e) = self.validate_hardware() {
             c.extend(e);
         }
-        if let Err(e) = crate::inference::evaluate::validate_section(self.inference.as_ref(), self.hardware.as_ref()) {
-            c.extend(e);
-        }
+        sections(self, &mut c);
         c.finish()?;
         model.ok_or_else(|| Invalid::one("model", "could not be resolved"))
     }

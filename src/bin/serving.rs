@@ -1,7 +1,9 @@
 //! The serving page (`serving.html`); everything lives in the lib (src/lib.rs).
 use leptos::prelude::*;
 use shardcalc::views::{serving::ServingView, View};
+use shardcalc_core::scenario::Sections;
 
 fn main() {
-    shardcalc::start_page(View::Serving, || view! { <ServingView /> }.into_any());
+    // Works with the optional `inference` section; the others stay text.
+    shardcalc::start_page(View::Serving, Sections::INFERENCE, || view! { <ServingView /> }.into_any());
 }

@@ -2,12 +2,10 @@
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
 use shardcalc_charts::ChartError;
 use web_sys::HtmlCanvasElement;
 
 use super::chart_backend::DrawableChart;
-use super::measured_canvas::MeasuredCanvas;
 use crate::delegated::{register, show_failure};
 use crate::dom::{download_text, download_url, log_error};
 use crate::html_text::attr;
@@ -17,7 +15,7 @@ use crate::worker_client::{self, Reply, Request};
 /// Draws `chart` on `canvas`, sizing the canvas to the chart first.
 ///
 /// # Errors
-/// [`ChartError`] when the canvas has no 2d context or plotters fails.
+/// [`ChartError`] when the canvas has no 2d context or a drawing call fails.
 pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Result<(), ChartError> {
     let (w, h) = chart.size();
     if canvas.width() != w {
@@ -26,8 +24,7 @@ pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Re
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let backend = MeasuredCanvas::new(canvas.clone()).ok_or(ChartError::NoContext)?;
-    chart.draw_on(&backend.into_drawing_area())
+    chart.draw_on(canvas)
 }
 
 /// A figure with a canvas showing `chart`, a caption, and "Download PNG" / "Download SVG"
@@ -123,7 +120,7 @@ fn download_png(id: &str, canvas: NodeRef<Canvas>) {
 /// `shardcalc-<id>.svg`; a failure is shown under the chart.
 fn download_svg(id: &'static str, state: AppState) {
     let name = id.strip_prefix("chart-").unwrap_or(id).to_string();
-    let Some(link) = state.scenario.try_with_untracked(shardcalc_core::permalink::encode) else { return };
+    let Some(link) = state.scenario.try_with_untracked(|s| state.permalink(s)) else { return };
     show_chart_failure(id, None);
     worker_client::call(Request::Svg { name, link }, move |reply| match reply {
         Reply::Svg(svg) => {

@@ -1,8 +1,8 @@
 //! One component for every result table: a [`Table`] as HTML, its column labels as the
 //! header and its cells as the page shows them (or as exported, in an embed). Numeric columns
 //! are right-aligned (`class="num"`). When the table changes, only the cells whose text
-//! changed are rewritten (rows are keyed by position and shape), so a repaint after an input
-//! change touches a few text nodes, not the whole table.
+//! changed are rewritten (rows are rebuilt in place, by position), so a repaint after an
+//! input change touches a few text nodes, not the whole table.
 
 use leptos::prelude::*;
 use shardcalc_charts::table::Table;
@@ -33,31 +33,90 @@ pub struct RowAction {
     pub on: Callback<usize>,
 }
 
-/// Which column a row starts a group in (heading rows), and what a row shows.
-#[derive(Clone, PartialEq)]
-struct Shape {
-    columns: usize,
-    /// The group heading before each row, when the table is grouped and the row starts one.
-    headings: Vec<Option<String>>,
-    numeric: Vec<bool>,
+/// How a table is rendered: the props of [`DataTable`] that are not the table.
+#[derive(Clone, Copy)]
+struct Layout {
+    group_by: Option<usize>,
+    cell_ids: Option<CellIds>,
+    action: Option<RowAction>,
+    row_headers: bool,
+    exact: bool,
 }
 
-fn shape(t: &Table, group_by: Option<usize>) -> Shape {
-    let headings = (0..t.rows.len())
-        .map(|r| {
-            let g = group_by?;
-            let this = t.cell(r, g);
-            (r == 0 || t.cell(r - 1, g) != this).then(|| this.to_string())
-        })
-        .collect();
-    Shape {
-        columns: t.columns.len(),
-        headings,
-        numeric: (0..t.columns.len()).map(|c| t.is_numeric_column(c)).collect(),
+impl Layout {
+    /// The columns shown: not the grouping column, and (unless exact) only labelled ones.
+    fn columns(&self, t: &Table) -> Vec<usize> {
+        (0..t.columns.len()).filter(|c| self.group_by != Some(*c) && (self.exact || t.is_shown(*c))).collect()
+    }
+
+    /// The header row's cells.
+    fn header(&self, t: &Table) -> Vec<AnyView> {
+        let mut cells: Vec<AnyView> = self
+            .columns(t)
+            .into_iter()
+            .map(|c| {
+                let label =
+                    if self.exact { t.columns.get(c).cloned().unwrap_or_default() } else { t.label(c).to_string() };
+                view! { <th scope="col" class:num=t.is_numeric_column(c)>{label}</th> }.into_any()
+            })
+            .collect();
+        if self.action.is_some() {
+            cells.push(view! { <th></th> }.into_any());
+        }
+        cells
+    }
+
+    /// Every row, each preceded by its group's heading row where a group starts.
+    fn rows(&self, t: &Table, table_id: &str) -> Vec<AnyView> {
+        let columns = self.columns(t);
+        let numeric: Vec<bool> = columns.iter().map(|c| t.is_numeric_column(*c)).collect();
+        let width = (columns.len() + usize::from(self.action.is_some())).to_string();
+        let mut out = Vec::with_capacity(t.rows.len());
+        for r in 0..t.rows.len() {
+            if let Some(g) = self.group_by {
+                let this = t.cell(r, g);
+                if r == 0 || t.cell(r - 1, g) != this {
+                    let heading = this.to_string();
+                    let width = width.clone();
+                    out.push(
+                        view! { <tr class="group"><th scope="colgroup" colspan=width>{heading}</th></tr> }.into_any(),
+                    );
+                }
+            }
+            let cells: Vec<AnyView> = columns
+                .iter()
+                .zip(&numeric)
+                .map(|(&c, &num)| {
+                    let text = if self.exact { t.cell(r, c).to_string() } else { t.shown_cell(r, c).to_string() };
+                    let id = self.cell_ids.filter(|ids| ids.value == c).map(|ids| {
+                        let key = t.cell(r, ids.key);
+                        format!("{}{}", ids.prefix, key.strip_prefix(ids.strip).unwrap_or(key).replace('.', "-"))
+                    });
+                    if self.row_headers && c == 0 {
+                        view! { <th scope="row" id=id class:num=num>{text}</th> }.into_any()
+                    } else {
+                        view! { <td id=id class:num=num>{text}</td> }.into_any()
+                    }
+                })
+                .collect();
+            let button = self.action.map(|a| {
+                view! {
+                    <td>
+                        <button type="button" class="small" id=format!("{table_id}-{}-{r}", a.stem) on:click=move |_| a.on.run(r)>
+                            {a.label}
+                        </button>
+                    </td>
+                }
+            });
+            out.push(view! { <tr>{cells}{button}</tr> }.into_any());
+        }
+        out
     }
 }
 
-/// The table `id`, with its caption.
+/// The table `id`, with its caption. Rendered from the table as a whole whenever it changes;
+/// the rows and cells already on the page are kept and only text and attributes that changed
+/// are rewritten (Leptos rebuilds a list of views of the same kind in place, by position).
 #[component]
 pub fn DataTable(
     /// Element id of the `<table>`.
@@ -86,91 +145,13 @@ pub fn DataTable(
     #[prop(optional)]
     exact: bool,
 ) -> impl IntoView {
-    let shape = Memo::new(move |_| table.with(|t| shape(t, group_by)));
-    let shown = move |c: usize| group_by != Some(c) && (exact || table.with(|t| t.is_shown(c)));
-    let header = move || {
-        let columns = shape.with(|s| s.columns);
-        let mut cells: Vec<AnyView> = (0..columns)
-            .filter(|c| shown(*c))
-            .map(|c| {
-                let label = table.with(|t| {
-                    if exact {
-                        t.columns.get(c).cloned().unwrap_or_default()
-                    } else {
-                        t.label(c).to_string()
-                    }
-                });
-                let num = shape.with(|s| s.numeric.get(c).copied().unwrap_or(false));
-                view! { <th scope="col" class:num=num>{label}</th> }.into_any()
-            })
-            .collect();
-        if action.is_some() {
-            cells.push(view! { <th></th> }.into_any());
-        }
-        cells
-    };
-    let visible = move || shape.with(|s| (0..s.columns).filter(|c| shown(*c)).count() + usize::from(action.is_some()));
+    let layout = Layout { group_by, cell_ids, action, row_headers, exact };
     let table_id = id.clone();
-    let row = move |r: usize| {
-        let columns = shape.with_untracked(|s| s.columns);
-        let heading = shape.with_untracked(|s| s.headings.get(r).cloned().flatten());
-        let heading = heading.map(|_| {
-            let text = move || shape.with(|s| s.headings.get(r).cloned().flatten().unwrap_or_default());
-            view! { <tr class="group"><th scope="colgroup" colspan=move || visible().to_string()>{text}</th></tr> }
-        });
-        let cells = (0..columns)
-            .filter(|c| shown(*c))
-            .map(|c| {
-                let text = move || {
-                    table.with(|t| if exact { t.cell(r, c).to_string() } else { t.shown_cell(r, c).to_string() })
-                };
-                let num = move || shape.with(|s| s.numeric.get(c).copied().unwrap_or(false));
-                let cell_id = move || {
-                    let ids = cell_ids.filter(|ids| ids.value == c)?;
-                    Some(table.with(|t| {
-                        let key = t.cell(r, ids.key);
-                        format!("{}{}", ids.prefix, key.strip_prefix(ids.strip).unwrap_or(key).replace('.', "-"))
-                    }))
-                };
-                if row_headers && c == 0 {
-                    view! { <th scope="row" id=cell_id class:num=num>{text}</th> }.into_any()
-                } else {
-                    view! { <td id=cell_id class:num=num>{text}</td> }.into_any()
-                }
-            })
-            .collect_view();
-        let button = action.map(|a| {
-            view! {
-                <td>
-                    <button type="button" class="small" id=format!("{}-{}-{r}", table_id, a.stem) on:click=move |_| a.on.run(r)>
-                        {a.label}
-                    </button>
-                </td>
-            }
-        });
-        view! {
-            {heading}
-            <tr>{cells}{button}</tr>
-        }
-    };
-    // Rows are kept while the table keeps its shape there: its column count and whether a
-    // heading comes before it.
-    let keys = move || {
-        shape.with(|s| {
-            (0..s.headings.len())
-                .map(|r| (r, s.columns, s.headings.get(r).is_some_and(Option::is_some)))
-                .collect::<Vec<_>>()
-        })
-    };
     view! {
         <table id=id>
             {(!caption.is_empty()).then(|| view! { <caption>{caption}</caption> })}
-            <thead><tr>{header}</tr></thead>
-            <tbody>
-                <For each=keys key=|k| *k let:k>
-                    {row(k.0)}
-                </For>
-            </tbody>
+            <thead><tr>{move || table.with(|t| layout.header(t))}</tr></thead>
+            <tbody>{move || table.with(|t| layout.rows(t, &table_id))}</tbody>
         </table>
     }
 }

@@ -1,11 +1,12 @@
 //! A chart laid out as a `shardcalc_charts::scene::Scene`: shown as inline SVG, downloadable
-//! as SVG (the same text) and PNG (the same primitives painted on a canvas).
+//! as SVG (the same text) and PNG (the same primitives painted on a canvas); and the painting
+//! of a scene on a canvas, which [`super::ChartCanvas`] uses for every chart laid out as one.
 //!
-//! Unlike [`super::ChartCanvas`] this links no plotters, which is about 40 KB gzip of wasm:
-//! the hardware page uses it to stay under its size budget (docs/size.md).
+//! Neither links plotters (about 40 KB gzip of wasm with its charts; docs/size.md).
 
 use leptos::prelude::*;
 use shardcalc_charts::scene::{Anchor, Baseline, Item, Scene};
+use shardcalc_charts::ChartError;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -24,6 +25,17 @@ pub fn scene_canvas(scene: &Scene) -> Result<HtmlCanvasElement, JsValue> {
         canvas.get_context("2d")?.ok_or_else(|| JsValue::from_str("no 2d context"))?.dyn_into()?;
     paint(&ctx, scene)?;
     Ok(canvas)
+}
+
+/// Paints `scene` on `canvas` (which should have the scene's size): how [`super::ChartCanvas`]
+/// draws every chart laid out as a scene.
+///
+/// # Errors
+/// [`ChartError::NoContext`] without a 2d context, [`ChartError::Draw`] when a call fails.
+pub fn paint_scene(canvas: &HtmlCanvasElement, scene: &Scene) -> Result<(), ChartError> {
+    let ctx: CanvasRenderingContext2d =
+        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or(ChartError::NoContext)?;
+    paint(&ctx, scene).map_err(|e| ChartError::draw(format!("{e:?}")))
 }
 
 fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> Result<(), JsValue> {

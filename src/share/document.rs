@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::permalink;
-use shardcalc_core::scenario::{Scenario, MAX_SCENARIO_BYTES};
+use shardcalc_core::scenario::{Scenario, Sections, MAX_SCENARIO_BYTES};
 
 use crate::dom::download_text;
 use crate::state::AppState;
@@ -13,13 +13,13 @@ use crate::state::AppState;
 /// File name of a downloaded scenario.
 pub const FILE_NAME: &str = "shardcalc-scenario.json";
 
-/// The scenario as the JSON a file holds (pretty-printed, the `docs/schema` document).
+/// The scenario as the JSON a file holds (pretty-printed, the `docs/schema` document), as a
+/// page working with the optional `sections` writes it (the others as they came).
 #[must_use]
-pub fn to_json(s: &Scenario) -> String {
-    // Plain structs with string keys: serialising cannot fail; "" would read back as an error.
+pub fn to_json(s: &Scenario, sections: Sections) -> String {
     // Indented by `pretty_json`, not `to_string_pretty`, which costs the page a second copy of
     // every serializer.
-    let mut text = shardcalc_core::pretty_json::pretty(&serde_json::to_string(s).unwrap_or_default());
+    let mut text = shardcalc_core::pretty_json::pretty(&s.to_json_with(sections));
     text.push('\n');
     text
 }
@@ -28,11 +28,12 @@ pub fn to_json(s: &Scenario) -> String {
 ///
 /// # Errors
 /// What the browser reports.
-pub fn download(s: &Scenario) -> Result<(), String> {
-    download_text(FILE_NAME, "application/json", &to_json(s)).map_err(|e| format!("{e:?}"))
+pub fn download(s: &Scenario, sections: Sections) -> Result<(), String> {
+    download_text(FILE_NAME, "application/json", &to_json(s, sections)).map_err(|e| format!("{e:?}"))
 }
 
-/// Reads a file's text: a scenario document, or a permalink or whole link (`…#s=1.…`).
+/// Reads a file's text: a scenario document, or a permalink or whole link (`…#s=1.…`), its
+/// optional sections kept as text ([`load`] reads those the page shows).
 ///
 /// # Errors
 /// What is wrong, naming the key or position (`scenario: unknown field `x` at line 3 column
@@ -46,9 +47,9 @@ pub fn read_text(text: &str) -> Result<Scenario, Invalid> {
     }
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') {
-        Scenario::from_json(text)
+        Scenario::from_json_kept(text)
     } else {
-        permalink::parse(permalink::find_in(text))
+        permalink::parse_kept(permalink::find_in(text))
     }
 }
 
@@ -58,7 +59,8 @@ fn in_the_form(field: &str) -> bool {
     ["model", "workload", "conventions"].iter().any(|p| field == *p || field.starts_with(&format!("{p}.")))
 }
 
-/// Loads a scenario read from a file, a link or storage. A valid one replaces everything.
+/// Loads a scenario read from a file, a link or storage, with the sections the page shows
+/// read ([`AppState::read`]; one that does not read is refused). A valid one replaces everything.
 /// One whose only problems are in the model, workload or conventions is loaded too: the form
 /// shows it with its problems next to their fields, the results keep the last valid inputs,
 /// and its other sections wait (over the current model) until the form is fixed. Anything
@@ -69,7 +71,8 @@ fn in_the_form(field: &str) -> bool {
 /// # Errors
 /// The problems, one `field: message` each.
 pub fn load(state: AppState, scenario: Scenario) -> Result<Option<String>, String> {
-    let problems = match scenario.validate() {
+    let scenario = state.read(scenario).map_err(|e| e.to_string())?;
+    let problems = match state.check(&scenario) {
         Ok(_) => {
             state.load(scenario).map_err(|e| e.to_string())?;
             return Ok(None);
@@ -87,7 +90,7 @@ pub fn load(state: AppState, scenario: Scenario) -> Result<Option<String>, Strin
         base.workload = current.workload;
         base.conventions = current.conventions;
     }
-    if let Err(e) = base.validate() {
+    if let Err(e) = state.check(&base) {
         return Err(format!("{problems}; and its other sections do not fit the current model: {e}"));
     }
     state.scenario.set(base);

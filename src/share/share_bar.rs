@@ -56,7 +56,7 @@ pub fn ShareBar() -> impl IntoView {
             let typed = input_by_id("save-name").map(|i| i.value()).unwrap_or_default();
             let name = if typed.trim().is_empty() { untrack(model_name) } else { typed };
             let scenario = state.shown.get_untracked();
-            show(match storage::save_new(&name, &scenario) {
+            show(match storage::save_new(&name, &scenario, state.sections()) {
                 Ok(_) if untrack(|| state.is_stale()) => Message::Done(format!(
                     "Saved “{}” with the last valid inputs (the form has problems). The Saved page lists it.",
                     name.trim()
@@ -66,7 +66,7 @@ pub fn ShareBar() -> impl IntoView {
             });
         }
         "download-json" => {
-            if let Err(e) = state.shown.with_untracked(document::download) {
+            if let Err(e) = state.shown.with_untracked(|s| document::download(s, state.sections())) {
                 show(Message::Failed(format!("The download failed: {e}")));
             }
         }

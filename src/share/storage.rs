@@ -4,7 +4,7 @@
 //! user's save, rename or delete.
 
 use shardcalc_core::saved::{self, Recovered, SavedScenario, Unreadable, KEY_PREFIX, MAX_ENTRIES};
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 use web_sys::Storage;
 
 /// One key under [`KEY_PREFIX`], read.
@@ -73,11 +73,12 @@ pub fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-/// Saves `scenario` under a new key as `name`; returns the key.
+/// Saves `scenario` under a new key as `name`, as a page working with the optional `sections`
+/// writes it (the others as they came); returns the key.
 ///
 /// # Errors
 /// An empty name, too many entries, or storage refused or full.
-pub fn save_new(name: &str, scenario: &Scenario) -> Result<String, String> {
+pub fn save_new(name: &str, scenario: &Scenario, sections: Sections) -> Result<String, String> {
     let name = saved::clean_name(name)?;
     let storage = storage()?;
     // Counted, not read: the page that saves never needs to parse the other entries.
@@ -86,16 +87,16 @@ pub fn save_new(name: &str, scenario: &Scenario) -> Result<String, String> {
         return Err(format!("{count} scenarios are saved, the most this page keeps; delete some first"));
     }
     let key = saved::new_key(now_ms(), |k| storage.get_item(k).ok().flatten().is_some());
-    write(&key, &SavedScenario::new(name, now_ms(), scenario.clone()))?;
+    write(&key, &SavedScenario::new(name, now_ms(), scenario.clone()).to_json_with(sections))?;
     Ok(key)
 }
 
-/// Writes `entry` under `key` (in the current format).
+/// Writes an entry's text (`SavedScenario::to_json`) under `key`.
 ///
 /// # Errors
 /// Storage refused or full.
-pub fn write(key: &str, entry: &SavedScenario) -> Result<(), String> {
-    storage()?.set_item(key, &entry.to_json()).map_err(|e| {
+fn write(key: &str, entry: &str) -> Result<(), String> {
+    storage()?.set_item(key, entry).map_err(|e| {
         format!("the browser refused to store it ({}); delete some saved scenarios or free space", js_message(&e))
     })
 }
@@ -111,7 +112,7 @@ pub fn rename(key: &str, name: &str) -> Result<(), String> {
     entry.name = name;
     entry.format = saved::ENTRY_FORMAT;
     entry.saved_at = now_ms();
-    write(key, &entry)
+    write(key, &entry.to_json())
 }
 
 /// Deletes the entry under `key`.

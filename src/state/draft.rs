@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::field::Field;
 use shardcalc_core::flops::Workload;
-use shardcalc_core::scenario::{Conventions, ModelSource, Scenario};
+use shardcalc_core::scenario::{Conventions, ModelSource, Scenario, Sections};
 
 /// An edit the scenario refused, kept in the form and tried again.
 #[derive(Clone)]
@@ -77,13 +77,14 @@ impl Draft {
         self.scenario = s;
     }
 
-    /// Every problem: unreadable text first, then the scenario's validation (without the
-    /// problems of fields whose text is unreadable: their stored value is stale).
+    /// Every problem: unreadable text first, then the scenario's validation of what the page
+    /// works with (`sections`; without the problems of fields whose text is unreadable: their
+    /// stored value is stale).
     #[must_use]
-    pub fn problems(&self) -> Vec<FieldError> {
+    pub fn problems(&self, sections: Sections) -> Vec<FieldError> {
         let mut out: Vec<FieldError> =
             self.unreadable.iter().map(|(path, message)| FieldError::new(path.clone(), message.clone())).collect();
-        if let Err(Invalid(errors)) = self.scenario.validate() {
+        if let Err(Invalid(errors)) = self.scenario.validate_with(sections) {
             out.extend(errors.into_iter().filter(|e| !self.unreadable.contains_key(&e.field)));
         }
         out

@@ -14,7 +14,8 @@ pub use draft::{Draft, Pending};
 use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::field::Field;
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::model::ModelConfig;
+use shardcalc_core::scenario::{Scenario, Sections};
 
 /// A page's defaults: the scenario as the page shows it when it has no section for the page
 /// (`shardcalc_core::view::*::with_defaults`).
@@ -44,16 +45,23 @@ pub struct AppState {
     pub notice: RwSignal<Option<String>>,
     /// The page's defaults.
     defaults: RwSignal<Defaults>,
+    /// The optional sections the page works with: it reads them when a scenario arrives
+    /// (a link, a file: they arrive as text, `shardcalc_core::scenario::Kept`), checks and
+    /// writes them, and keeps the others as the text they came in, so it links no code for
+    /// them (docs/size.md, "Sections kept as text"). Each page's bin names its own
+    /// ([`crate::start_page`]).
+    sections: Sections,
     /// The link fragment (`#s=...`) of [`Self::scenario`], encoded once per change for all its
     /// readers (the URL sync, the navigation's links).
     shared: Memo<String>,
 }
 
 impl AppState {
-    /// State starting from `initial`. An `initial` whose model does not resolve is replaced
-    /// by the default scenario, with a notice.
+    /// State starting from `initial` (already read), for a page working with the optional
+    /// `sections`. An `initial` whose model does not resolve is replaced by the default
+    /// scenario, with a notice.
     #[must_use]
-    pub fn new(initial: Scenario) -> Self {
+    pub fn new(initial: Scenario, sections: Sections) -> Self {
         let (initial, notice) = match initial.model.resolve() {
             Ok(_) => (initial, None),
             Err(e) => (Scenario::default(), Some(format!("{e}; showing the default scenario"))),
@@ -67,12 +75,49 @@ impl AppState {
             // this compare what they compute.
             shown: Memo::new_with_compare(move |_| scenario.with(|s| defaults.get()(s)), |_, _| true),
             draft,
-            errors: Memo::new(move |_| draft.with(Draft::problems)),
+            errors: Memo::new(move |_| draft.with(|d| d.problems(sections))),
             generation: RwSignal::new(0),
             notice: RwSignal::new(notice),
             defaults,
-            shared: Memo::new(move |_| scenario.with(url::fragment)),
+            sections,
+            shared: Memo::new(move |_| scenario.with(|s| url::fragment_with(s, sections))),
         }
+    }
+
+    /// `scenario` (as it arrived: a link, a file) with the sections this page shows read.
+    ///
+    /// # Errors
+    /// A section that does not read, naming it.
+    pub fn read(&self, mut scenario: Scenario) -> Result<Scenario, Invalid> {
+        scenario.read(self.sections)?;
+        Ok(scenario)
+    }
+
+    /// `scenario` checked as this page checks it: everything but the optional sections it
+    /// keeps as text (`Scenario::validate_with`).
+    ///
+    /// # Errors
+    /// Every problem, each naming its field.
+    pub fn check(&self, scenario: &Scenario) -> Result<ModelConfig, Invalid> {
+        scenario.validate_with(self.sections)
+    }
+
+    /// The link fragment (`#s=...`) of `scenario`, written as this page writes it.
+    #[must_use]
+    pub fn fragment(&self, scenario: &Scenario) -> String {
+        url::fragment_with(scenario, self.sections)
+    }
+
+    /// The permalink of `scenario`, written as this page writes it.
+    #[must_use]
+    pub fn permalink(&self, scenario: &Scenario) -> String {
+        shardcalc_core::permalink::encode_with(scenario, self.sections)
+    }
+
+    /// The optional sections the page works with.
+    #[must_use]
+    pub fn sections(&self) -> Sections {
+        self.sections
     }
 
     /// The page's defaults from now on (a view calls this when it mounts): the form starts
@@ -161,7 +206,7 @@ impl AppState {
         let Some(mut draft) = self.draft.try_get_untracked() else { return Ok(()) };
         let mut candidate = draft.scenario.clone();
         f(&mut candidate);
-        candidate.validate()?;
+        self.check(&candidate)?;
         draft.pending.clear();
         self.commit(candidate);
         self.settle(draft);
@@ -184,7 +229,7 @@ impl AppState {
     pub fn load(&self, scenario: Scenario) -> Result<(), Invalid> {
         scenario.model.resolve()?;
         let mut draft = Draft::new(Scenario::default());
-        if scenario.validate().is_ok() {
+        if self.check(&scenario).is_ok() {
             self.scenario.set(scenario);
         } else {
             draft.pending.push(Pending::Sections(Box::new((scenario.model, scenario.workload, scenario.conventions))));
@@ -207,7 +252,7 @@ impl AppState {
 
     /// [`Self::edit`] without keeping a refused edit.
     fn try_edit(&self, mut draft: Draft, candidate: Scenario, redo: impl Fn(&mut Scenario)) -> Result<(), Invalid> {
-        if candidate.validate().is_ok() {
+        if self.check(&candidate).is_ok() {
             draft.pending.clear();
             self.commit(candidate);
             self.settle(draft);
@@ -215,14 +260,14 @@ impl AppState {
         }
         let mut alone = self.shown.get_untracked();
         redo(&mut alone);
-        alone.validate()?;
+        self.check(&alone)?;
         self.commit(alone);
         // Each refused edit that is now valid goes through.
         let mut kept = Vec::new();
         for p in std::mem::take(&mut draft.pending) {
             let mut next = self.shown.get_untracked();
             p.apply(&mut next);
-            if next.validate().is_ok() {
+            if self.check(&next).is_ok() {
                 self.commit(next);
             } else {
                 kept.push(p);
@@ -259,7 +304,7 @@ impl AppState {
 pub fn use_app_state() -> AppState {
     use_context::<AppState>().unwrap_or_else(|| {
         leptos::logging::error!("shardcalc: no AppState in context; using a detached default");
-        let state = AppState::new(Scenario::default());
+        let state = AppState::new(Scenario::default(), Sections::NONE);
         provide_context(state);
         state
     })

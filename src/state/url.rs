@@ -7,7 +7,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use shardcalc_core::error::Invalid;
 use shardcalc_core::permalink;
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 
 use super::AppState;
 
@@ -26,18 +26,27 @@ pub fn scenario_in_url() -> Option<Result<Scenario, Invalid>> {
     scenario_in_fragment(&hash)
 }
 
-/// The scenario document in a fragment such as `#s=1.eyJ...` (not validated: a link whose
-/// scenario no longer validates still loads, with its problems shown; see [`apply`]).
+/// The scenario document in a fragment such as `#s=1.eyJ...`, its optional sections kept as
+/// text for the page to read ([`super::AppState::read`]; not validated: a link whose scenario no
+/// longer validates still loads, with its problems shown; see [`apply`]).
 #[must_use]
 pub fn scenario_in_fragment(hash: &str) -> Option<Result<Scenario, Invalid>> {
     let payload = hash.strip_prefix('#').unwrap_or(hash).strip_prefix(KEY)?;
-    Some(permalink::parse(payload))
+    Some(permalink::parse_kept(payload))
 }
 
-/// The fragment for a scenario.
+/// The fragment for a scenario (every section written from its field: links to a scenario
+/// built whole, such as the validation page's runs).
 #[must_use]
 pub fn fragment(scenario: &Scenario) -> String {
     format!("#{KEY}{}", permalink::encode(scenario))
+}
+
+/// The fragment for a scenario as a page working with the optional `sections` writes it
+/// (the others as the text they came in: [`super::AppState::fragment`]).
+#[must_use]
+pub fn fragment_with(scenario: &Scenario, sections: Sections) -> String {
+    format!("#{KEY}{}", permalink::encode_with(scenario, sections))
 }
 
 /// Loads what the URL holds into `state` (on start and on `hashchange`): a valid scenario
@@ -73,7 +82,7 @@ pub fn sync_url(state: AppState) {
     let listener = window_event_listener(leptos::ev::hashchange, move |_| match scenario_in_url() {
         // Compared by their links: the same test as the URL's, without linking a comparison of
         // every section into the page.
-        Some(Ok(s)) if state.try_shared_fragment_untracked().is_none_or(|cur| cur == fragment(&s)) => {}
+        Some(Ok(s)) if state.try_shared_fragment_untracked().is_none_or(|cur| cur == state.fragment(&s)) => {}
         Some(linked) => {
             apply(state, linked);
             // A refused link leaves the page as it was: so does the address bar.

@@ -75,12 +75,12 @@ pub struct MfuCurve {
 
 const CURVE_COLORS: [Rgb; 2] = [theme::BLUE, theme::VERMILLION];
 
-/// Height of an [`XyChart`]'s plot in pixels: the chart's 400 less the legend header and
-/// the plot's top and bottom padding (`xy.rs`: `PAD`).
-const PLOT_PX: f64 = 400.0 - theme::HEADER_PX as f64 - 64.0;
+/// Height of an [`XyChart`]'s plot in pixels: the chart's 400 less the header with one row
+/// of legend (`scene::header`: 60) and the plot's bottom padding (`xy.rs`: `PAD`).
+const PLOT_PX: f64 = 400.0 - 60.0 - 56.0;
 
 /// The MFU axis, running past its last tick so that the labels of `rules` vertical rules
-/// (drawn from the plot's top down, 15 px apart, `xy::draw_xy`) sit above every curve
+/// (drawn from the plot's top down, 15 px apart, `XyChart::scene`) sit above every curve
 /// instead of on it (they crowded the plateau of the curves, at the top of the plot).
 fn mfu_axis(top: f64, rules: usize) -> XyAxis {
     let mut y = XyAxis::linear_stepped("MFU (%)", top.max(1.0), 6);

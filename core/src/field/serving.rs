@@ -16,10 +16,13 @@ use crate::text::name_list;
 
 /// The section as fields read it: the scenario's, else the defaults.
 fn read<T>(s: &Scenario, f: impl FnOnce(&InferenceSection) -> T) -> T {
-    match &s.inference {
-        Some(i) => f(i),
-        None => f(&default_section()),
-    }
+    f(s.inference.as_ref().unwrap_or_else(|| defaults()))
+}
+
+/// The defaults, built once (not once per field's getter: see `field::training`).
+fn defaults() -> &'static InferenceSection {
+    static DEFAULTS: std::sync::OnceLock<InferenceSection> = std::sync::OnceLock::new();
+    DEFAULTS.get_or_init(default_section)
 }
 
 /// The section fields write, created with its defaults when missing.

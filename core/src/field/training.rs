@@ -19,10 +19,14 @@ use crate::training::tensors::{CustomRemat, Placement, Remat};
 
 /// The section as fields read it: the scenario's, else the defaults.
 fn read<T>(s: &Scenario, f: impl FnOnce(&TrainingSection) -> T) -> T {
-    match &s.training {
-        Some(t) => f(t),
-        None => f(&TrainingSection::default()),
-    }
+    f(s.training.as_ref().unwrap_or_else(|| defaults()))
+}
+
+/// The defaults, built once: every field's getter building its own copy put a
+/// `TrainingSection::default()` into each of them (~10 KB of the training page's wasm).
+fn defaults() -> &'static TrainingSection {
+    static DEFAULTS: std::sync::OnceLock<TrainingSection> = std::sync::OnceLock::new();
+    DEFAULTS.get_or_init(TrainingSection::default)
 }
 
 /// The section fields write, created with its defaults when missing.

@@ -371,6 +371,7 @@ impl CaseStudy {
             collectives: Vec::new(),
             roofline: None,
             training: Some(training),
+            ..Scenario::default()
         }
     }
 

@@ -108,6 +108,7 @@ fn scenario(
         collectives: Vec::new(),
         roofline: None,
         training: Some(training),
+        ..Scenario::default()
     }
 }
 

@@ -14,7 +14,7 @@ use crate::error::Invalid;
 use crate::inference::evaluate::{scenario_inference, scenario_inference_without_curves};
 use crate::inference::InferenceReport;
 use crate::model::ModelConfig;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Sections};
 use crate::validation::bands::{serving_bands_of, ServingBands};
 use crate::validation::PredictionMode;
 
@@ -52,9 +52,10 @@ pub fn bands(model: &ModelConfig, s: &Scenario, shown: &InferenceReport) -> Opti
 /// The serving plan of `s` as it is (no defaults): `None` without an `inference` section.
 ///
 /// # Errors
-/// The scenario's problems, each naming its field.
+/// The scenario's problems, each naming its field (not those of the training section, which
+/// the page does not show: `Sections::INFERENCE`).
 pub fn for_scenario(s: &Scenario) -> Result<Option<ServingEval>, Invalid> {
-    let model = s.validate()?;
+    let model = s.validate_with(Sections::INFERENCE)?;
     let Some(plan) = scenario_inference(&model, s)? else { return Ok(None) };
     let bands = bands(&model, s, &plan);
     Ok(Some(ServingEval { plan, bands }))

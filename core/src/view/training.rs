@@ -17,7 +17,7 @@ use crate::error::{FieldError, Invalid};
 use crate::flops::FlopConvention;
 use crate::hardware::query::ResolvedHardware;
 use crate::model::ModelConfig;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Sections};
 use crate::training::budget::{apply_budget, training_cost, SECONDS_PER_DAY};
 use crate::training::explain::{step_explanation, step_terms, StepTerm};
 use crate::training::mesh::Mesh;
@@ -59,10 +59,11 @@ impl TrainingInputs {
     /// A scenario's inputs, with the page's defaults ([`with_defaults`]).
     ///
     /// # Errors
-    /// The scenario's problems, each naming its field.
+    /// The scenario's problems, each naming its field (not those of the serving section,
+    /// which the page does not show: `Sections::TRAINING`).
     pub fn of(s: &Scenario) -> Result<Self, Invalid> {
         let s = with_defaults(s);
-        let model = s.validate()?;
+        let model = s.validate_with(Sections::TRAINING)?;
         let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `training`"))?;
         let section = s.training.clone().unwrap_or_default();
         Ok(Self { model, hw, section, convention: s.conventions.flops, prediction: s.conventions.prediction })

@@ -5,7 +5,10 @@
 //!   identity, and writing it again gives the same text;
 //! - scenario → permalink (`1.<base64url>`) → scenario is the identity (`permalink::parse`
 //!   for any document; `permalink::decode`, which also validates, for valid ones);
-//! - links written by earlier builds still decode to the same scenario (`roundtrip/links-v1.txt`).
+//! - links written by earlier builds still decode to the same scenario (`roundtrip/links-v1.txt`);
+//! - a page's reading (`Scenario::from_json_kept`: optional sections kept as text, then read
+//!   as the page needs them) accepts and refuses the same documents, reads the same scenario,
+//!   and writes a kept section back byte for byte.
 //!
 //! Documents come from the published JSON Schema (`docs/schema/scenario.schema.json`, kept
 //! current by the CLI's `published_schemas_are_current` test), so every section, enum variant
@@ -21,7 +24,7 @@ use schema_gen::{Rng, SchemaGen};
 use serde_json::Value;
 use shardcalc_core::permalink;
 use shardcalc_core::saved::{self, SavedScenario};
-use shardcalc_core::scenario::Scenario;
+use shardcalc_core::scenario::{Scenario, Sections};
 
 fn repo_file(path: &str) -> String {
     let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
@@ -43,8 +46,20 @@ fn assert_lossless(s: &Scenario, context: &str) {
     let pretty = serde_json::to_string_pretty(s).unwrap();
     assert_eq!(&Scenario::from_json(&pretty).unwrap(), s, "{context}: pretty JSON round trip");
 
+    // A page writes the same text as serde; one that reads none of the optional sections
+    // writes them back as they came; one that reads them all has the scenario.
+    assert_eq!(s.to_json_with(Sections::ALL), compact, "{context}: a page writes another document");
+    for text in [&compact, &pretty] {
+        let mut kept = Scenario::from_json_kept(text).unwrap_or_else(|e| panic!("{context}: kept: {e}\n{text}"));
+        assert_eq!(serde_json::to_string(&kept).unwrap(), compact, "{context}: kept sections changed");
+        assert_eq!(kept.to_json_with(Sections::NONE), compact, "{context}: kept sections changed on a page");
+        kept.read_all().unwrap_or_else(|e| panic!("{context}: reading the kept sections: {e}"));
+        assert_eq!(&kept, s, "{context}: the kept sections read as another scenario");
+    }
+
     let link = permalink::encode(s);
     if link.len() <= permalink::MAX_LEN {
+        assert_eq!(permalink::encode_with(s, Sections::ALL), link, "{context}: a page writes another link");
         let back = permalink::parse(&link).unwrap_or_else(|e| panic!("{context}: link does not read back: {e}"));
         assert_eq!(&back, s, "{context}: link round trip changed the scenario");
         assert_eq!(
@@ -53,7 +68,9 @@ fn assert_lossless(s: &Scenario, context: &str) {
         );
     }
 
-    let entry = SavedScenario::new("name".into(), 1.0, s.clone()).to_json();
+    let saved_entry = SavedScenario::new("name".into(), 1.0, s.clone());
+    let entry = saved_entry.to_json();
+    assert_eq!(saved_entry.to_json_with(Sections::ALL), entry, "{context}: a page saves another entry");
     if entry.len() <= saved::MAX_ENTRY_BYTES {
         let (back, _) = saved::read("k", &entry).unwrap_or_else(|e| panic!("{context}: saved entry: {}", e.problem));
         assert_eq!(&back.scenario, s, "{context}: storage round trip changed the scenario");
@@ -69,6 +86,8 @@ fn generated_documents_survive_json_links_and_storage() {
     for case in 0..cases() {
         let doc = generator.document(&mut rng);
         let text = doc.to_string();
+        let kept = Scenario::from_json_kept(&text).and_then(|mut s| s.read_all().map(|()| s));
+        assert_eq!(kept.is_ok(), Scenario::from_json(&text).is_ok(), "case {case}: {text}");
         match Scenario::from_json(&text) {
             Ok(s) => {
                 parsed += 1;
@@ -164,7 +183,10 @@ fn old_links_still_decode() {
     for line in fixture.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (link, json) = line.split_once('\t').unwrap_or_else(|| panic!("no tab in {line}"));
         let expected = Scenario::from_json(json).unwrap();
-        assert_eq!(permalink::decode(link), Ok(expected), "{link}");
+        assert_eq!(permalink::decode(link).as_ref(), Ok(&expected), "{link}");
+        let mut kept = permalink::parse_kept(link).unwrap();
+        kept.read_all().unwrap();
+        assert_eq!(kept, expected, "{link}: read by a page");
         n += 1;
     }
     assert!(n >= 3, "the fixture holds {n} links");

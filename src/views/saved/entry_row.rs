@@ -4,6 +4,7 @@
 use leptos::html::Input;
 use leptos::prelude::*;
 use shardcalc_core::saved::Recovered;
+use shardcalc_core::scenario::Sections;
 
 use super::{offer, SavedList};
 use crate::share::document;
@@ -64,7 +65,9 @@ pub fn EntryRow(
     };
     let scenario = StoredValue::new(saved.scenario.clone());
     let json_name = format!("shardcalc-{}.json", file_stem(&saved.name));
-    let download = move |_| offer(list, &json_name, "application/json", &scenario.with_value(document::to_json));
+    let download = move |_| {
+        offer(list, &json_name, "application/json", &scenario.with_value(|s| document::to_json(s, Sections::ALL)))
+    };
     let problems = saved.scenario.validate().err().map(|e| e.to_string());
     let model = saved.scenario.model.resolve().map_or_else(|e| e.to_string(), |m| m.name);
     let fragment = url::fragment(&saved.scenario);

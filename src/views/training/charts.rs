@@ -1,21 +1,20 @@
 //! The four charts: the step term by term (shown with its table, [`super::step`]), memory
 //! against HBM, MFU against tokens per device, and the search's memory against step time
 //! (data from `shardcalc_charts::training`), drawn on canvases by [`ChartCanvas`] like every
-//! page's charts. The memos hold the chart
-//! kinds themselves (`BarChart`, `XyChart`), not `Chart`, so the page links only
-//! `draw_bars` and `draw_xy`. "Download SVG" comes from the catalog (`training-step`, ...),
+//! page's charts. The memos hold the chart kinds themselves (`BarChart`, `XyChart`), not
+//! `Chart`, so the page links only their layouts (painted as scenes, without plotters).
+//! "Download SVG" comes from the catalog (`training-step`, ...),
 //! byte for byte the CLI's `shardcalc chart`.
 
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::DrawingArea;
 use shardcalc_charts::bars::BarChart;
 use shardcalc_charts::training::{breakdown_rows, mesh_label, mfu, mfu_curves, pareto};
 use shardcalc_charts::xy::XyChart;
 use shardcalc_charts::ChartError;
+use web_sys::HtmlCanvasElement;
 
 use super::derived::Derived;
-use crate::components::{ChartCanvas, DrawableChart, MeasuredCanvas};
+use crate::components::{ChartCanvas, DrawableChart};
 
 /// The page's two kinds of chart as one type, so [`ChartCanvas`] is compiled once for the
 /// four charts (not once per kind; docs/size.md, "Training page, session 13").
@@ -40,10 +39,10 @@ impl DrawableChart for TrainingChart {
             Self::Xy(c) => c.title.clone(),
         }
     }
-    fn draw_on(&self, area: &DrawingArea<MeasuredCanvas, Shift>) -> Result<(), ChartError> {
+    fn draw_on(&self, canvas: &HtmlCanvasElement) -> Result<(), ChartError> {
         match self {
-            Self::Bars(c) => shardcalc_charts::bars::draw_bars(area, c),
-            Self::Xy(c) => shardcalc_charts::xy::draw_xy(area, c),
+            Self::Bars(c) => c.draw_on(canvas),
+            Self::Xy(c) => c.draw_on(canvas),
         }
     }
 }
