@@ -365,7 +365,14 @@ async fn the_search_s_choices_are_fields_and_its_rules_and_rows_show_them() {
     assert!(skipped.contains(&shardcalc_charts::format::thousands(search.skipped.identical)), "{skipped}");
     let ranked = page.text("#training-ranked");
     assert!(ranked.contains("ZeRO") && ranked.contains("Schedule"), "{ranked}");
-    assert!(page.text("#training-layer-work").contains("one layer's gathered weights"));
+    // One layer's working set, in the comparison (GB per device, from core's `memory.layer`).
+    let compare = page.text("#training-compare");
+    let weights =
+        format!("{} GB", shardcalc_charts::format::significant(want.memory.layer.weights_bytes.get() / 1e9, 3));
+    assert!(
+        compare.contains("one layer's gathered weights (FSDP)") && compare.contains(&weights),
+        "{weights}: {compare}"
+    );
 
     // Only ZeRO-3, then none (refused at the field, naming the list).
     for z in ["0", "1", "2"] {

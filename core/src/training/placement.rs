@@ -218,7 +218,7 @@ impl CostModel {
 /// A small multiply-rotate hasher (FxHash's) for the search's caches: their keys are a few
 /// integers, for which SipHash's resistance to adversarial keys buys nothing.
 #[derive(Default)]
-pub(super) struct Fx(u64);
+struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

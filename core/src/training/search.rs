@@ -38,25 +38,21 @@
 //!
 //! Everything that does not depend on the microbatch count or the remat policy is
 //! computed once per mesh ([`MeshContext`], placed once and set to each ZeRO stage and
-//! schedule in place), collective costs once per distinct set of axes ([`CostCache`]),
-//! and a microbatch's kernel times once per distinct [`kernel_key`] (meshes that split
-//! the data shards differently between DP and FSDP share them), so that the inner loop is
-//! arithmetic without allocation.
+//! schedule in place), and collective costs once per distinct set of axes ([`CostCache`]),
+//! so that the inner loop is arithmetic without allocation. (Sharing a microbatch's kernel
+//! times between meshes that differ only in DP against FSDP saved 8% of the reference
+//! search natively, 19.0 against 20.6 ms, for ~1 KB gzip of page: not kept.)
 
 use super::front::{keep_pareto, keep_top, outclassed, Candidate};
-use super::kernels::KernelTimes;
 use super::memory::state_bytes;
 use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
 use super::optimizer::ZeroStage;
 use super::pipeline::Pipeline;
 use super::placement::CostCache;
-use super::placement::Fx;
 use super::setup::{MeshContext, Setup};
 use super::space::{pipelines, Choices, Variant};
-use super::step::{self, kernel_key, kernel_times, rank, Microbatch};
+use super::step::{self, rank, Microbatch};
 use super::tensors::RematCost;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// Configurations (a mesh, ZeRO stage, schedule, microbatch count and policy each) the
 /// search did not evaluate, by reason.
@@ -253,22 +249,9 @@ pub fn search(
     choices: &Choices,
     limits: &Limits,
 ) -> SearchResult {
-    search_with(setup, cache, policies, choices, limits, true)
-}
-
-/// [`search`], sharing kernel times between configurations with the same [`kernel_key`]
-/// when `share_kernels` (always, but in the test that sharing changes nothing).
-pub(super) fn search_with(
-    setup: &Setup,
-    cache: &mut CostCache,
-    policies: &[RematCost],
-    choices: &Choices,
-    limits: &Limits,
-    share_kernels: bool,
-) -> SearchResult {
-    let mut result = run(setup, cache, policies, choices, limits, true, share_kernels);
+    let mut result = run(setup, cache, policies, choices, limits, true);
     if result.feasible == 0 && result.skipped.state_exceeds_hbm > 0 {
-        result = run(setup, cache, policies, choices, limits, false, share_kernels);
+        result = run(setup, cache, policies, choices, limits, false);
     }
     result
 }
@@ -281,7 +264,6 @@ fn variant_index(variants: &mut Vec<Variant>, v: Variant) -> usize {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run(
     setup: &Setup,
     cache: &mut CostCache,
@@ -289,7 +271,6 @@ fn run(
     choices: &Choices,
     limits: &Limits,
     prune: bool,
-    share_kernels: bool,
 ) -> SearchResult {
     let mut result = SearchResult::default();
     // Meshes are enumerated once, with the loosest pipeline rule (one chunk per stage).
@@ -303,9 +284,6 @@ fn run(
     let usable = setup.usable_hbm();
     let layers = setup.profile.layers;
     let mut s = setup.clone();
-    // The kernels of a microbatch, shared by every mesh, ZeRO stage and schedule with the
-    // same key (most of a configuration's arithmetic; they change none of them).
-    let mut kernels: HashMap<[u64; 7], KernelTimes, BuildHasherDefault<Fx>> = HashMap::default();
     for_each_split(&loosest, &mut |split| {
         let mesh = mesh_of(split);
         let index = result.splits.len();
@@ -369,12 +347,7 @@ fn run(
                         result.skipped.state_exceeds_hbm += per_m;
                         return;
                     }
-                    let k = if share_kernels {
-                        *kernels.entry(kernel_key(&s, mc, m)).or_insert_with(|| kernel_times(&s, mc, m))
-                    } else {
-                        kernel_times(&s, mc, m)
-                    };
-                    let mb = Microbatch::with_kernels(&s, cache, mc, m, k);
+                    let mb = Microbatch::new(&s, cache, mc, m);
                     for (i, cost) in policies.iter().enumerate() {
                         if prune {
                             let (lower, memory) = step::bound(&s, mc, &mb, cost);

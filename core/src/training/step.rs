@@ -215,8 +215,7 @@ fn executed_flops(setup: &Setup, mc: &MeshContext) -> (f64, f64, f64) {
 
 /// The device's kernels in one microbatch at `microbatches` per step, before the slowest
 /// pipeline stage's share: they depend on the mesh and the count only, not on the ZeRO
-/// stage or the schedule, so the search computes them once per mesh and count
-/// ([`Microbatch::with_kernels`]).
+/// stage or the schedule.
 #[must_use]
 pub fn kernel_times(setup: &Setup, mc: &MeshContext, microbatches: u64) -> KernelTimes {
     match &setup.rates {
@@ -230,33 +229,11 @@ pub fn kernel_times(setup: &Setup, mc: &MeshContext, microbatches: u64) -> Kerne
     }
 }
 
-/// Everything [`kernel_times`] reads from the mesh and the count, as a cache key: TP, EP,
-/// PP and CP, the count, the tokens of a microbatch on a device and the batch's padding.
-/// Meshes that differ only in how DP and FSDP share the data shards, or in where their
-/// axes sit, have the same kernels.
-#[must_use]
-pub fn kernel_key(setup: &Setup, mc: &MeshContext, microbatches: u64) -> [u64; 7] {
-    let m = &mc.mesh;
-    let tokens = super::memory::microbatch_tokens(setup, mc, microbatches);
-    [m.tp, m.ep, m.pp, m.cp, microbatches, tokens.to_bits(), mc.padding.to_bits()]
-}
-
 impl Microbatch {
     /// Precompute a mesh at `microbatches` per step.
     #[must_use]
     pub fn new(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> Self {
-        Self::with_kernels(setup, cache, mc, microbatches, kernel_times(setup, mc, microbatches))
-    }
-
-    /// [`Self::new`] with the mesh's [`kernel_times`] at this count already computed.
-    #[must_use]
-    pub fn with_kernels(
-        setup: &Setup,
-        cache: &CostCache,
-        mc: &MeshContext,
-        microbatches: u64,
-        kernels: KernelTimes,
-    ) -> Self {
+        let kernels = kernel_times(setup, mc, microbatches);
         let pad = mc.padding;
         let (forward_flops, backward_flops, attention_flops) = executed_flops(setup, mc);
         let slices: u64 = mc.split[network_index(Network::ScaleOut)].iter().product();

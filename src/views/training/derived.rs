@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::bands::TrainingBands;
-use shardcalc_core::view::training::{plan_problems, search, StepAccount, TrainingInputs};
+use shardcalc_core::view::training::{plan_problems, search, TrainingInputs};
 
 use crate::state::AppState;
 
@@ -33,8 +33,6 @@ pub struct Derived {
     /// The last best plan that succeeded: what the results show while the inputs cannot be
     /// planned (only `Some(Ok(_))` or `None`).
     pub shown: PlanMemo,
-    /// Where the shown plan's step goes, and its roofline's days and cost.
-    pub shown_step: Memo<Option<StepAccount>>,
     /// The explored mesh's plan (`training.mesh`), when one is explored.
     pub explored: PlanMemo,
     /// The bands of the shown plan's headline numbers: `None` before a plan, an error when
@@ -80,7 +78,6 @@ impl Derived {
                 _ => prev.cloned().flatten(),
             })
         });
-        let shown_step = Memo::new(move |_| shown.with(|r| ok(r).map(StepAccount::of)));
         let explored = Memo::new(move |_| inputs.with(|i| i.as_ref().ok().and_then(TrainingInputs::explored)));
         let bands = Memo::new(move |_| {
             shown.with(|r| {
@@ -89,7 +86,7 @@ impl Derived {
             })
         });
         let conflicts = Memo::new(move |_| best.with(|b| explored.with(|e| plan_problems(b.as_ref(), e.as_ref()))));
-        Self { state, inputs, searched, search_ms, best, shown, shown_step, explored, bands, conflicts }
+        Self { state, inputs, searched, search_ms, best, shown, explored, bands, conflicts }
     }
 
     /// Whether the shown best plan is older than the inputs (they cannot be planned).
@@ -108,6 +105,16 @@ impl Derived {
     pub fn with_shown<T>(&self, f: impl FnOnce(Option<&TrainingReport>) -> T) -> T {
         self.shown.with(|b| f(ok(b)))
     }
+}
+
+/// A table of the shown plan and the explored one (labelled as `breakdown_rows` labels
+/// them, the best first): every table of the page but the ranked ones, through this one
+/// memo closure, so the page compiles one (docs/size.md).
+pub fn plans_table(
+    derived: Derived,
+    f: fn(&[(String, &TrainingReport)]) -> shardcalc_charts::table::Table,
+) -> Memo<shardcalc_charts::table::Table> {
+    Memo::new(move |_| derived.with_plans(|b, e| f(&shardcalc_charts::training::breakdown_rows(b, e))))
 }
 
 /// The plan of a plan memo's value, when it succeeded.

@@ -291,14 +291,12 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
 fn roofline_line(roofline: Roofline, derived: Derived) -> String {
     let mode = derived.inputs.with(|i| i.as_ref().map(|i| i.prediction).unwrap_or_default());
     derived.with_shown(|r| {
-        derived.shown_step.with(|a| {
-            let value = r.zip(a.as_ref()).and_then(|(r, a)| roofline(r, a));
-            match (value, mode) {
-                (None, _) => String::new(),
-                (Some(v), PredictionMode::Calibrated) => format!("roofline {v}: the bound no run beats"),
-                (Some(_), PredictionMode::Ideal) => "the ideal roofline, the bound no run beats".into(),
-            }
-        })
+        let value = r.and_then(|r| roofline(r, &StepAccount::of(r)));
+        match (value, mode) {
+            (None, _) => String::new(),
+            (Some(v), PredictionMode::Calibrated) => format!("roofline {v}: the bound no run beats"),
+            (Some(_), PredictionMode::Ideal) => "the ideal roofline, the bound no run beats".into(),
+        }
     })
 }
 

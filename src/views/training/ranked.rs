@@ -6,12 +6,11 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, thousands};
-use shardcalc_charts::table::Table;
 use shardcalc_core::decimal::shortest;
 use shardcalc_core::training::report::SearchReport;
 use shardcalc_core::view::training::explore_row;
 
-use super::derived::{ok, Derived};
+use super::derived::{ok, plans_table, Derived};
 use super::tables;
 use crate::components::{DataTable, RowAction, TableExports};
 
@@ -42,10 +41,7 @@ fn SearchRules(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let table = move |f: fn(&SearchReport) -> Table| {
-        Memo::new(move |_| derived.with_shown(|b| b.and_then(|r| r.search.as_ref()).map(f).unwrap_or_default()))
-    };
-    let (rules, skipped) = (table(tables::search_rules), table(tables::search_skipped));
+    let (rules, skipped) = (plans_table(derived, tables::search_rules), plans_table(derived, tables::search_skipped));
     view! {
         <details class="subfields" id="training-search-rules">
             <summary>"What the search may choose, and what it skipped"</summary>

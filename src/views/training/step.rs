@@ -5,10 +5,10 @@
 //! its source (`#training-step-terms`, CSV and Markdown).
 
 use leptos::prelude::*;
-use shardcalc_charts::training::breakdown_rows;
+use shardcalc_core::training::explain::step_explanation;
 
 use super::charts::{chart, Which};
-use super::derived::Derived;
+use super::derived::{plans_table, Derived};
 use super::tables;
 use crate::components::{ChartCanvas, DataTable, TableExports};
 
@@ -18,10 +18,9 @@ pub fn StepTerms(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let explanation =
-        move || derived.shown_step.with(|a| a.as_ref().map(|a| a.explanation.clone()).unwrap_or_default());
+    let explanation = move || derived.with_shown(|r| r.map(step_explanation).unwrap_or_default());
     let chart = chart(derived, Which::Step);
-    let table = Memo::new(move |_| derived.with_plans(|b, e| tables::step_terms(&breakdown_rows(b, e))));
+    let table = plans_table(derived, tables::step_terms);
     view! {
         <section class="result-section" aria-labelledby="training-step-heading">
             <h3 id="training-step-heading">"Where the step goes"</h3>

@@ -8,7 +8,6 @@ use shardcalc_charts::training::mesh_label;
 use shardcalc_core::collectives::Network;
 use shardcalc_core::decimal::shortest;
 use shardcalc_core::training::explain::step_terms as terms_of;
-use shardcalc_core::training::memory::Transient;
 use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::optimizer::ZeroStage;
 use shardcalc_core::training::pipeline::{Pipeline, Schedule};
@@ -286,7 +285,12 @@ pub fn search_rows(rows: &[SearchRow]) -> Table {
 
 type Metric = (&'static str, fn(&TrainingReport) -> String);
 
-const METRICS: [Metric; 16] = [
+/// GB of `bytes`, to 3 significant digits.
+fn gb(bytes: f64) -> String {
+    format!("{} GB", significant(bytes / 1e9, 3))
+}
+
+const METRICS: [Metric; 21] = [
     ("mesh", |r| mesh_label(&r.mesh.degrees)),
     ("placement", placement_text),
     ("microbatches", |r| r.microbatches.to_string()),
@@ -307,6 +311,13 @@ const METRICS: [Metric; 16] = [
         )
     }),
     ("fits", |r| if r.memory.fits { "yes".into() } else { "no".into() }),
+    // One layer at work (`memory.layer`, book 6.2): what a device holds besides the saved
+    // activations while a layer runs.
+    ("one layer's gathered weights (FSDP)", |r| gb(r.memory.layer.weights_bytes.get())),
+    ("the next layer's, prefetched over the scale-out network", |r| gb(r.memory.layer.prefetch_bytes.get())),
+    ("its unreduced weight gradients", |r| gb(r.memory.layer.gradients_bytes.get())),
+    ("what its backward recomputes or reads back from the host", |r| gb(r.memory.layer.rematerialised_bytes.get())),
+    ("materialised scores and CP's gathered K/V", |r| gb(r.memory.layer.attention_bytes.get())),
     ("binds", |r| bottleneck_label(r.bound.resource).into()),
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
 ];
@@ -441,68 +452,16 @@ pub fn step_terms(plans: &[(String, &TrainingReport)]) -> Table {
     out
 }
 
-/// One layer's working set and the transient peak of each plan (`memory.layer`, book 6.2):
-/// what a device holds besides the saved activations while a layer runs.
-#[must_use]
-pub fn layer_work(plans: &[(String, &TrainingReport)]) -> Table {
-    let mut columns = vec![("item".to_string(), String::new()), ("what".into(), "Per device".into())];
-    for (i, (label, _)) in plans.iter().enumerate() {
-        columns.push((if i == 0 { "best_bytes" } else { "explored_bytes" }.into(), label.clone()));
-    }
-    let mut out = Table {
-        columns: columns.iter().map(|c| c.0.clone()).collect(),
-        labels: columns.into_iter().map(|c| c.1).collect(),
-        ..Table::default()
-    };
-    let gb = |x: f64| num(x, format!("{} GB", significant(x / 1e9, 3)));
-    type Item = (&'static str, &'static str, fn(&TrainingReport) -> f64);
-    let items: [Item; 7] = [
-        ("layer.weights_bytes", "one layer's gathered weights (FSDP), as the matmuls read them", |r| {
-            r.memory.layer.weights_bytes.get()
-        }),
-        ("layer.prefetch_bytes", "the next layer's, prefetched across the scale-out network", |r| {
-            r.memory.layer.prefetch_bytes.get()
-        }),
-        ("layer.gradients_bytes", "its unreduced weight gradients", |r| r.memory.layer.gradients_bytes.get()),
-        ("layer.rematerialised_bytes", "what its backward recomputes or reads back from the host", |r| {
-            r.memory.layer.rematerialised_bytes.get()
-        }),
-        ("layer.attention_bytes", "materialised scores and CP's gathered K/V", |r| {
-            r.memory.layer.attention_bytes.get()
-        }),
-        ("logits_bytes", "the fp32 logits of a microbatch", |r| r.memory.logits_bytes.get()),
-        ("offloaded_host_bytes", "activations offloaded to host memory", |r| r.memory.offloaded_host_bytes.get()),
-    ];
-    for (key, what, pick) in items {
-        let mut cells = vec![text(key), text(what)];
-        cells.extend(plans.iter().map(|(_, r)| gb(pick(r))));
-        out.push_shown(cells);
-    }
-    let mut cells = vec![text("transient"), text("the transient peak: one layer at work, or the loss")];
-    cells.extend(plans.iter().map(|(_, r)| {
-        let (id, shown) = match r.memory.transient {
-            Transient::None => ("none", "none"),
-            Transient::Layer => ("layer", "one layer at work"),
-            Transient::Logits => ("logits", "the logits"),
-        };
-        (id.to_string(), shown.to_string())
-    }));
-    out.push_shown(cells);
-    let mut cells = vec![text("in_flight_microbatches"), text("microbatches' activations held at once")];
-    cells.extend(
-        plans
-            .iter()
-            .map(|(_, r)| num(r.memory.in_flight_microbatches, significant(r.memory.in_flight_microbatches, 3))),
-    );
-    out.push_shown(cells);
-    out
+/// The search of the best plan (the first of `plans`), if it searched.
+fn best_search<'a>(plans: &[(String, &'a TrainingReport)]) -> Option<&'a SearchReport> {
+    plans.first().and_then(|(_, r)| r.search.as_ref())
 }
 
 /// Every rule the search applied, with this model's numbers (`search.constraints`).
 #[must_use]
-pub fn search_rules(s: &SearchReport) -> Table {
+pub fn search_rules(plans: &[(String, &TrainingReport)]) -> Table {
     let mut out = Table::labelled(&[("rule", "Rule (with this model's numbers)")]);
-    for c in &s.constraints {
+    for c in best_search(plans).map_or(&[][..], |s| &s.constraints) {
         out.push([c.clone()]);
     }
     out
@@ -510,8 +469,8 @@ pub fn search_rules(s: &SearchReport) -> Table {
 
 /// The configurations the search did not time, by reason (`search.skipped`).
 #[must_use]
-pub fn search_skipped(s: &SearchReport) -> Table {
-    let k = &s.skipped;
+pub fn search_skipped(plans: &[(String, &TrainingReport)]) -> Table {
+    let Some(k) = best_search(plans).map(|s| &s.skipped) else { return Table::default() };
     let mut out = Table::labelled(&[("reason", ""), ("configurations", "Not timed"), ("why", "Why")]);
     for (key, n, why) in [
         (

@@ -218,13 +218,17 @@ async fn search_timing(browser: &Browser, runs: usize) -> Result<(Vec<f64>, u64,
     let rows = browser.client().execute_async(SEARCH_RUNS, vec![json!(runs + 2)]).await.map_err(|e| e.to_string())?;
     let rows: Vec<&Vec<Value>> = rows.as_array().ok_or("no runs")?.iter().skip(2).filter_map(Value::as_array).collect();
     let times = sorted(rows.iter().filter_map(|r| r.first().and_then(Value::as_f64)).collect());
-    // "Searched M meshes × ...: C configurations timed in ...": the same every run.
+    // "Searched M meshes × ...: C configurations timed in T ms here; F fit in HBM.": the same
+    // every run but for T.
+    let without_time = |line: &str| {
+        let (head, tail) = (line.split(" in ").next(), line.split(" ms here").nth(1));
+        (head.unwrap_or_default().to_string(), tail.unwrap_or_default().to_string())
+    };
     let line = rows.last().and_then(|r| r.get(1)).and_then(Value::as_str).unwrap_or_default();
-    if rows.iter().any(|r| r.get(1).and_then(Value::as_str) != Some(line)) {
+    if rows.iter().any(|r| r.get(1).and_then(Value::as_str).map(without_time) != Some(without_time(line))) {
         eprintln!("bench-browser: the search's statistics changed between runs");
     }
-    let head = line.split(" ms here").next().unwrap_or_default();
-    let n = numbers(head.split(" in ").next().unwrap_or_default());
+    let n = numbers(&without_time(line).0);
     let (meshes, evaluated) = (n.first().copied().unwrap_or(0), n.last().copied().unwrap_or(0));
     Ok((times, meshes, evaluated))
 }
