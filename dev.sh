@@ -120,7 +120,7 @@ bench_browser() {
   if [ ! -f dist/index.html ]; then build; fi
   echo "==> browser budgets (tests/e2e/src/bin/bench-browser.rs)"
   cargo run --quiet --locked -p shardcalc-e2e --bin bench-browser -- \
-    "${SHARDCALC_BENCH_LOADS:-20}" "${SHARDCALC_BENCH_CHANGES:-50}"
+    "${SHARDCALC_BENCH_LOADS:-20}" "${SHARDCALC_BENCH_CHANGES:-50}" "${SHARDCALC_BENCH_SEARCHES:-30}"
   echo "<== browser budgets (table: target/bench/browser.md)"
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
+use shardcalc::views::training::maxtext_paste::MaxTextPaste;
 use shardcalc::views::training::TrainingView;
 use shardcalc::views::View;
 use shardcalc::App;
@@ -21,7 +22,7 @@ async fn open() -> Page {
     shardcalc::worker_client::answer_locally(shardcalc::worker_handler::answer);
     Page::mount(
         || {
-            view! { <App url_sync=false sections=Sections::TRAINING view=View::Training><TrainingView /></App> }
+            view! { <App url_sync=false sections=Sections::TRAINING view=View::Training><TrainingView /><MaxTextPaste /></App> }
                 .into_any()
         },
         2,

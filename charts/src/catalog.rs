@@ -73,7 +73,7 @@ pub const CHARTS: &[ChartEntry] = &[
     ChartEntry {
         name: "training-step",
         view: "training",
-        about: "step time: compute, exposed communication per kind of parallelism, pipeline bubble; the search's best and the explored mesh",
+        about: "step time term by term (matmuls, attention, HBM-bound work, optimizer, slice sync, exposed communication per kind, bubble, offload), the step and its roofline; the search's best and the explored mesh",
         build: training_step_chart,
     },
     ChartEntry {

@@ -5,7 +5,7 @@
 //!
 //! | chart | data |
 //! |---|---|
-//! | step-time breakdown: compute, exposed communication per kind, bubble, offload | [`step::step_time_chart`] |
+//! | step time term by term (every term of the breakdown), the step and its roofline | [`step::step_time_chart`] |
 //! | memory per device by component against HBM | [`memory::memory_chart`] |
 //! | MFU against tokens per device, critical batches marked | [`mfu::mfu_sweep`], [`mfu::mfu_batch_chart`] |
 //! | memory against step time of the searched configurations, Pareto front | [`pareto::pareto_chart`] |

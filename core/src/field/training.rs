@@ -1,9 +1,10 @@
 //! The fields of the `training` section (book chapters 5–6): the run (batch, sequence,
 //! budget, price), the training state (optimizer, ZeRO, number formats; book 5.1.1–5.1.2),
 //! rematerialisation (MaxText's `remat_policy`, a custom policy tensor by tensor, the
-//! policies the search tries), the explored mesh, the pipeline and the search's knobs
-//! (book 5.1.5), and what the roofline assumes (efficiencies, overlap, MoE capacity,
-//! attention kernel). A missing section is created with [`TrainingSection::default`].
+//! policies the search tries), the explored mesh with its ZeRO stage and pipeline schedule,
+//! the search's knobs (microbatches, the ZeRO stages, schedules and virtual stages it tries;
+//! book 5.1.5), and the kernels and efficiencies (overlap, MoE kernel and capacity, attention
+//! kernel). A missing section is created with [`TrainingSection::default`].
 
 use super::{Field, InputMode, Kind, Min, Options};
 use crate::dtype::DType;
@@ -12,7 +13,8 @@ use crate::training::mesh::Mesh;
 use crate::training::optimizer::{Optimizer, ZeroStage};
 use crate::training::pipeline::{Pipeline, Schedule};
 use crate::training::section::{GlobalBatch, SearchOptions, TrainingSection};
-use crate::training::setup::AttentionKernel;
+use crate::training::setup::{AttentionKernel, MoeKernel};
+use crate::training::space::DEFAULT_SCHEDULES;
 use crate::training::tensors::{CustomRemat, Placement, Remat};
 
 /// The section as fields read it: the scenario's, else the defaults.
@@ -252,10 +254,7 @@ fn set_searched(s: &mut Scenario, i: usize, on: bool) {
     let mut ordered: Vec<Remat> = list.iter().filter(|x| !Remat::PRESETS.contains(x)).cloned().collect();
     ordered.extend(Remat::PRESETS.iter().filter(|p| list.contains(p)).cloned());
     opts.remat = (ordered.len() != Remat::PRESETS.len()).then_some(ordered);
-    let t = section(s);
-    if t.search.as_ref().is_some_and(|o| *o == SearchOptions::default()) {
-        t.search = None;
-    }
+    tidy_search(s);
 }
 
 /// Whether the search tries preset `$i`.
@@ -267,6 +266,88 @@ macro_rules! searched_field {
 
 fn exploring(s: &Scenario) -> bool {
     read(s, |t| t.mesh.is_some())
+}
+
+fn interleaved_explored(s: &Scenario) -> bool {
+    read(s, |t| t.mesh.is_some() && t.pipeline.schedule == Schedule::Interleaved)
+}
+
+/// Drops the search's options when they are all back at their defaults.
+fn tidy_search(s: &mut Scenario) {
+    let t = section(s);
+    if t.search.as_ref().is_some_and(|o| *o == SearchOptions::default()) {
+        t.search = None;
+    }
+}
+
+fn zero_searched(s: &Scenario, stage: u8) -> bool {
+    read(s, |t| t.search.as_ref().and_then(|o| o.zero_stages.as_ref()).is_none_or(|l| l.contains(&ZeroStage(stage))))
+}
+
+/// Ticks or unticks ZeRO stage `stage` of the search, keeping the stages in increasing order
+/// (the first is the one used where dp = 1); all four is the default (`search.zero_stages`
+/// absent).
+fn set_zero_searched(s: &mut Scenario, stage: u8, on: bool) {
+    let opts = search(s);
+    let was = opts.zero_stages.clone();
+    let list: Vec<ZeroStage> = (0..=3)
+        .map(ZeroStage)
+        .filter(|z| if z.0 == stage { on } else { was.as_ref().is_none_or(|l| l.contains(z)) })
+        .collect();
+    opts.zero_stages = (list.len() != 4).then_some(list);
+    tidy_search(s);
+}
+
+/// Whether the search tries ZeRO stage `$stage`.
+macro_rules! zero_searched_field {
+    ($path:literal, $label:literal, $stage:literal) => {
+        Field::new(
+            $path,
+            $label,
+            Kind::Flag { get: |s| zero_searched(s, $stage), set: |s, on| set_zero_searched(s, $stage, on) },
+        )
+    };
+}
+
+/// The schedules in the order the search lists them: the default ones first, so that the
+/// first (used where pp = 1) stays 1F1B.
+const SCHEDULE_ORDER: [Schedule; 3] = [Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe];
+
+fn schedule_searched(s: &Scenario, schedule: Schedule) -> bool {
+    read(s, |t| {
+        t.search
+            .as_ref()
+            .and_then(|o| o.schedules.as_ref())
+            .map_or(DEFAULT_SCHEDULES.contains(&schedule), |l| l.contains(&schedule))
+    })
+}
+
+/// Ticks or unticks a schedule the search tries; 1F1B and interleaved is the default
+/// (`search.schedules` absent).
+fn set_schedule_searched(s: &mut Scenario, schedule: Schedule, on: bool) {
+    let opts = search(s);
+    let mut list: Vec<Schedule> = opts.schedules.clone().unwrap_or_else(|| DEFAULT_SCHEDULES.to_vec());
+    list.retain(|x| *x != schedule);
+    if on {
+        list.push(schedule);
+    }
+    let ordered: Vec<Schedule> = SCHEDULE_ORDER.iter().copied().filter(|x| list.contains(x)).collect();
+    opts.schedules = (ordered != DEFAULT_SCHEDULES).then_some(ordered);
+    tidy_search(s);
+}
+
+/// Whether the search tries `$schedule`.
+macro_rules! schedule_searched_field {
+    ($path:literal, $label:literal, $schedule:expr) => {
+        Field::new(
+            $path,
+            $label,
+            Kind::Flag {
+                get: |s| schedule_searched(s, $schedule),
+                set: |s, on| set_schedule_searched(s, $schedule, on),
+            },
+        )
+    };
 }
 
 /// Degree `$axis` of the explored mesh.
@@ -409,7 +490,7 @@ pub static RUN: [Field; 5] = [
     .hint("Empty: the chip catalog's list price, when it has one"),
 ];
 
-/// The training state: optimizer, ZeRO stage, whether gradients occupy HBM.
+/// The training state: optimizer, whether gradients occupy HBM, the HBM kept free.
 pub static STATE: [Field; 3] = [
     Field::new(
         "training.optimizer",
@@ -418,21 +499,22 @@ pub static STATE: [Field; 3] = [
     )
     .hint("Adam keeps two moments per parameter; master weights add an fp32 copy"),
     Field::new(
-        "training.zero_stage",
-        "ZeRO stage of the DP axis",
-        Kind::Choice {
-            options: Options::Fixed(&ZERO_STAGES),
-            get: |s| read(s, |t| t.zero_stage.0.to_string()),
-            set: set_zero_stage,
-        },
-    )
-    .hint("What the pure data-parallel axis shards (the FSDP axis is always ZeRO-3)"),
-    Field::new(
         "training.store_gradients",
         "Gradients occupy HBM",
         Kind::Flag { get: |s| read(s, |t| t.store_gradients), set: |s, on| section(s).store_gradients = on },
     )
     .hint("Off reproduces the book's 10 bytes per parameter (bf16 weights + fp32 Adam)"),
+    Field::new(
+        "training.reserved_hbm_fraction",
+        "HBM kept free",
+        Kind::Real {
+            min: Min::NonNegative,
+            get: |s| read(s, |t| t.reserved_hbm_fraction),
+            set: |s, v| section(s).reserved_hbm_fraction = v,
+        },
+    )
+    .unit("of HBM")
+    .hint("0 to 0.99: for what the memory model leaves out (XLA temporaries, fragmentation); 0.25 for a JAX GPU process's default preallocation"),
 ];
 
 /// Number formats (book 5.1.1).
@@ -497,15 +579,28 @@ pub static DEGREES: [Field; 6] = [
     degree_field!("training.mesh.pp", "PP (pipeline stages)", 5),
 ];
 
-/// Pipeline schedule, microbatches, the search's knobs (book 5.1.5).
-pub static PIPELINE: [Field; 5] = [
+/// The explored mesh's ZeRO stage and pipeline schedule (the search tries its own: the
+/// groups below).
+pub static EXPLORED: [Field; 3] = [
+    Field::new(
+        "training.zero_stage",
+        "ZeRO stage of the DP axis",
+        Kind::Choice {
+            options: Options::Fixed(&ZERO_STAGES),
+            get: |s| read(s, |t| t.zero_stage.0.to_string()),
+            set: set_zero_stage,
+        },
+    )
+    .hint("What the pure data-parallel axis shards (the FSDP axis is always ZeRO-3)")
+    .when(exploring),
     Field::new(
         "training.pipeline.schedule",
         "Pipeline schedule",
         Kind::Choice { options: Options::Fixed(&SCHEDULES), get: schedule, set: set_schedule },
     )
     .hint("When PP > 1: the bubble is (PP − 1)/(v·M) of a step")
-    .also(&["training.pipeline"]),
+    .also(&["training.pipeline"])
+    .when(exploring),
     Field::new(
         "training.pipeline.virtual_stages",
         "Virtual stages per device",
@@ -514,7 +609,12 @@ pub static PIPELINE: [Field; 5] = [
             set: |s, v| section(s).pipeline.virtual_stages = v,
         },
     )
-    .hint("v, interleaved schedule only; PP · v must divide the layers"),
+    .hint("v, interleaved schedule only; v must divide the largest stage's layers, PP · v at most the layers")
+    .when(interleaved_explored),
+];
+
+/// Microbatches and the search's knobs (book 5.1.5).
+pub static SEARCH: [Field; 4] = [
     Field::new(
         "training.microbatches",
         "Microbatches per step",
@@ -530,6 +630,18 @@ pub static PIPELINE: [Field; 5] = [
         },
     ),
     Field::new(
+        "training.search.max_virtual_stages",
+        "Most virtual stages searched",
+        Kind::OptionalCount {
+            get: |s| read(s, |t| t.search.as_ref().and_then(|o| o.max_virtual_stages)),
+            set: |s, v| {
+                search(s).max_virtual_stages = v;
+                tidy_search(s);
+            },
+        },
+    )
+    .hint("Per device, for the interleaved schedule; empty: as many as the layers allow (one layer per chunk)"),
+    Field::new(
         "training.search.top",
         "Configurations listed",
         Kind::Count {
@@ -540,13 +652,48 @@ pub static PIPELINE: [Field; 5] = [
     .hint("Rows of the ranked table (the fastest that fit)"),
 ];
 
-/// What the roofline assumes: efficiencies, overlap, MoE capacity, attention kernel.
-pub static ADVANCED: [Field; 10] = [
+/// The ZeRO stages the search tries where dp > 1.
+pub static SEARCHED_ZERO: [Field; 4] = [
+    zero_searched_field!("training.search.zero_stages.0", "0: nothing (plain DP)", 0),
+    zero_searched_field!("training.search.zero_stages.1", "1: optimizer state", 1),
+    zero_searched_field!("training.search.zero_stages.2", "2: + gradients", 2),
+    zero_searched_field!("training.search.zero_stages.3", "3: + weights", 3).also(&["training.search.zero_stages"]),
+];
+
+/// The pipeline schedules the search tries where pp > 1.
+pub static SEARCHED_SCHEDULES: [Field; 3] = [
+    schedule_searched_field!("training.search.schedules.one_f_one_b", "1F1B", Schedule::OneFOneB),
+    schedule_searched_field!(
+        "training.search.schedules.interleaved",
+        "interleaved 1F1B / circular",
+        Schedule::Interleaved
+    ),
+    schedule_searched_field!(
+        "training.search.schedules.gpipe",
+        "GPipe (1F1B's bubble, more microbatches held)",
+        Schedule::Gpipe
+    )
+    .also(&["training.search.schedules"]),
+];
+
+/// Kernels and efficiencies: the user's own derating (on top of the calibrated model in
+/// the calibrated prediction), overlap, the MoE kernel and capacity, the attention kernel.
+pub static ADVANCED: [Field; 12] = [
     efficiency_field!("training.efficiency.flops", "Achievable fraction of peak FLOP/s", flops)
-        .hint("1 = the roofline"),
+        .hint("Your own derating: 1 = none (the roofline, or the calibrated kernels as they are)"),
     efficiency_field!("training.efficiency.ici", "… of ICI / NVLink bandwidth", ici),
     efficiency_field!("training.efficiency.dcn", "… of DCN bandwidth", dcn),
     efficiency_field!("training.efficiency.pcie", "… of PCIe bandwidth (host offload)", pcie),
+    Field::new(
+        "training.efficiency.overlap",
+        "… of overlappable communication that hides",
+        Kind::Real {
+            min: Min::NonNegative,
+            get: |s| read(s, |t| t.efficiency.overlap),
+            set: |s, v| section(s).efficiency.overlap = v,
+        },
+    )
+    .hint("1 = all of it (times the calibrated fraction in the calibrated prediction); 0 = every collective serialised"),
     overlap_field!("training.overlap.tensor", "TP collectives overlap with matmuls", tensor)
         .hint("Collective matmuls (book 3); off: on the critical path (book 5.1.3)"),
     overlap_field!("training.overlap.context", "CP's K/V passing overlaps with attention", context)
@@ -573,6 +720,15 @@ pub static ADVANCED: [Field; 10] = [
     )
     .hint("Tokens dispatched per expert over the balanced share"),
     enum_choice!(
+        "training.moe_kernel",
+        "MoE expert matmuls",
+        MoeKernel,
+        [Grouped => "grouped", "grouped (Megablox, ragged)", Padded => "padded", "padded to the capacity"],
+        |s| read(s, |t| t.moe_kernel),
+        |s| &mut section(s).moe_kernel,
+    )
+    .hint("MaxText's sparse_matmul: grouped computes each device's routed rows; padded computes capacity factor × the balanced share"),
+    enum_choice!(
         "training.attention",
         "Attention kernel",
         AttentionKernel,
@@ -584,5 +740,113 @@ pub static ADVANCED: [Field; 10] = [
 ];
 
 /// Every group of the section's fields, in the form's order.
-pub static GROUPS: [&[Field]; 9] =
-    [&RUN, &STATE, &FORMAT_FIELDS, &POLICY, &TENSORS, &SEARCHED, &DEGREES, &PIPELINE, &ADVANCED];
+pub static GROUPS: [&[Field]; 12] = [
+    &RUN,
+    &STATE,
+    &FORMAT_FIELDS,
+    &POLICY,
+    &TENSORS,
+    &SEARCHED,
+    &DEGREES,
+    &EXPLORED,
+    &SEARCH,
+    &SEARCHED_ZERO,
+    &SEARCHED_SCHEDULES,
+    &ADVANCED,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(s: &mut Scenario, path: &str, text: &str) {
+        crate::field::apply(s, path, text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn the_searched_zero_stages_and_schedules_tick_on_and_off_back_to_the_defaults() {
+        let mut s = crate::view::training::with_defaults(&Scenario::default());
+        set(&mut s, "training.search.zero_stages.1", "false");
+        set(&mut s, "training.search.schedules.gpipe", "true");
+        let o = s.training.as_ref().and_then(|t| t.search.clone()).expect("search options");
+        assert_eq!(o.zero_stages, Some(vec![ZeroStage(0), ZeroStage(2), ZeroStage(3)]));
+        // 1F1B stays first: the schedule used where pp = 1.
+        assert_eq!(o.schedules, Some(vec![Schedule::OneFOneB, Schedule::Interleaved, Schedule::Gpipe]));
+        set(&mut s, "training.search.max_virtual_stages", "4");
+        assert_eq!(s.training.as_ref().and_then(|t| t.search.as_ref()).and_then(|o| o.max_virtual_stages), Some(4));
+        // Back to every stage, the default schedules and no limit: no search options at all.
+        set(&mut s, "training.search.zero_stages.1", "true");
+        set(&mut s, "training.search.schedules.gpipe", "false");
+        set(&mut s, "training.search.max_virtual_stages", "");
+        assert_eq!(s.training.as_ref().map(|t| t.search.clone()), Some(None));
+        // No stage at all is refused by the section's validation, naming the list.
+        for z in ["0", "1", "2", "3"] {
+            set(&mut s, &format!("training.search.zero_stages.{z}"), "false");
+        }
+        let e = s.training.as_ref().expect("section").validate().unwrap_err();
+        assert!(e.0.iter().any(|f| f.field == "search.zero_stages"), "{e}");
+    }
+
+    #[test]
+    fn the_explored_mesh_s_zero_stage_and_schedule_apply_only_while_exploring() {
+        let mut s = crate::view::training::with_defaults(&Scenario::default());
+        let field = |p: &str| EXPLORED.iter().find(|f| f.path == p).expect("field");
+        assert!(!field("training.zero_stage").applies_to(&s));
+        s.training.as_mut().expect("section").mesh = Some(Mesh { fsdp: 64, ..Mesh::default() });
+        assert!(field("training.zero_stage").applies_to(&s) && field("training.pipeline.schedule").applies_to(&s));
+        assert!(!field("training.pipeline.virtual_stages").applies_to(&s), "not interleaved");
+        set(&mut s, "training.pipeline.schedule", "interleaved");
+        assert!(field("training.pipeline.virtual_stages").applies_to(&s));
+    }
+
+    #[test]
+    fn moe_kernel_reserved_hbm_and_overlap_read_and_store() {
+        let mut s = Scenario::default();
+        set(&mut s, "training.moe_kernel", "padded");
+        set(&mut s, "training.reserved_hbm_fraction", "0.25");
+        set(&mut s, "training.efficiency.overlap", "0");
+        let t = s.training.as_ref().expect("section");
+        assert_eq!((t.moe_kernel, t.reserved_hbm_fraction, t.efficiency.overlap), (MoeKernel::Padded, 0.25, 0.0));
+        // A fraction of 1 or more reads but the section refuses it, naming the field.
+        set(&mut s, "training.reserved_hbm_fraction", "1");
+        let e = s.training.as_ref().expect("section").validate().unwrap_err();
+        assert!(e.0.iter().any(|f| f.field == "reserved_hbm_fraction"), "{e}");
+    }
+
+    #[test]
+    fn every_field_of_the_section_is_in_a_group() {
+        // The section's keys as the scenario writes them, each under some field's path
+        // (`shardcalc eval --set` can reach every input of `TrainingSection`).
+        let t = TrainingSection {
+            mesh: Some(Mesh::default()),
+            microbatches: Some(1),
+            price_per_chip_hour_usd: Some(1.0),
+            moe_kernel: MoeKernel::Padded,
+            search: Some(SearchOptions {
+                remat: Some(vec![Remat::Full]),
+                zero_stages: Some(vec![ZeroStage(1)]),
+                schedules: Some(vec![Schedule::Gpipe]),
+                max_virtual_stages: Some(2),
+                ..SearchOptions::default()
+            }),
+            ..TrainingSection::default()
+        };
+        let value = serde_json::to_value(&t).expect("json");
+        let mut keys = Vec::new();
+        let mut walk = vec![("training".to_string(), &value)];
+        while let Some((path, v)) = walk.pop() {
+            match v.as_object() {
+                Some(o)
+                    if !matches!(path.as_str(), "training.global_batch" | "training.optimizer" | "training.remat") =>
+                {
+                    walk.extend(o.iter().map(|(k, v)| (format!("{path}.{k}"), v)));
+                }
+                _ => keys.push(path),
+            }
+        }
+        let paths: Vec<&str> = GROUPS.iter().flat_map(|g| g.iter()).map(|f| f.path).collect();
+        for key in keys {
+            assert!(paths.iter().any(|p| *p == key || p.starts_with(&format!("{key}."))), "{key} has no field");
+        }
+    }
+}

@@ -1,9 +1,11 @@
-//! The book's thresholds evaluated for one setup, and the sentences that say which
-//! limit binds (book 5.1–5.2, 6.3).
+//! The book's thresholds evaluated for one setup, the sentences that say which limit
+//! binds (book 5.1–5.2, 6.3), and where a planned step's time goes, term by term, each
+//! term with what it counts and where its formula comes from ([`step_terms`],
+//! [`step_explanation`]).
 
 use super::memory::max_params_pure_dp;
 use super::optimizer::state_bytes_per_param;
-use super::report::{Binding, DcnReport, MixedReport, ThresholdsReport};
+use super::report::{Binding, DcnReport, MixedReport, ThresholdsReport, TrainingReport};
 use super::setup::Setup;
 use super::step::{Bottleneck, StepParts};
 use super::thresholds::{dcn_critical_batch, fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
@@ -196,4 +198,172 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
             fixed(pct(s.offload_exposed), 0)
         ),
     }
+}
+
+/// One term of a step's time (`training.breakdown` and the exposed communication per kind):
+/// the terms add up to the step time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StepTerm {
+    /// Where it is in the report: `breakdown.matmul_s`, `communication.fsdp.exposed_s`, ...
+    pub key: String,
+    /// What it is, in a few words.
+    pub label: String,
+    /// Seconds per step.
+    pub seconds: f64,
+    /// What it counts, and how.
+    pub counts: String,
+    /// Where its formula comes from (book section, module, measurement).
+    pub source: String,
+}
+
+/// A kernel term of the calibrated prediction: its breakdown key, label, what it counts,
+/// and its source.
+type KernelTerm = (&'static str, &'static str, &'static str, &'static str);
+
+/// The kernel terms of the physical model, in the breakdown's order: key, label, what it
+/// counts, source (`training::kernels` has the table).
+const KERNEL_TERMS: [KernelTerm; 6] = [
+    (
+        "matmul_s",
+        "matmuls",
+        "weight matmuls forward, backward and recomputed, on the device's shapes padded to the matrix unit's tile, at the tiled kernel's rate",
+        "efficiency::matmul (MXU 128 on v4/v5e/v5p, 256 on v6e/7x: MaxText custom-model guide); calibrated mxu fraction",
+    ),
+    (
+        "attention_s",
+        "attention",
+        "flash/splash blocks of query-key pairs at the MXU utilisation the head dimension allows (materialised: the full square and its score traffic)",
+        "efficiency::attention (the Ironwood guide; cuDNN's measured rate on GPUs, FlashAttention-3 paper)",
+    ),
+    (
+        "elementwise_s",
+        "elementwise (HBM)",
+        "norms, rotary, residual adds, activations and the embedding, re-run under remat: bytes ÷ achieved HBM bandwidth",
+        "training::shapes; calibrated hbm fraction",
+    ),
+    (
+        "loss_s",
+        "loss (HBM)",
+        "the log-softmax over the vocabulary and its gradient: bytes ÷ achieved HBM bandwidth",
+        "training::shapes; calibrated hbm fraction",
+    ),
+    (
+        "moe_s",
+        "MoE dispatch",
+        "router, token permute and unpermute (HBM); padded experts' dispatch and combine einsums",
+        "MaxText layers/moe.py; training::kernels",
+    ),
+    (
+        "optimizer_s",
+        "optimizer update",
+        "the update reads and writes weights, gradients and moments of the device's shard, and gradient accumulation every further microbatch: bytes ÷ achieved HBM bandwidth",
+        "training::kernels::optimizer_bytes_per_param",
+    ),
+];
+
+fn breakdown_seconds(r: &TrainingReport, key: &str) -> f64 {
+    let b = &r.breakdown;
+    match key {
+        "matmul_s" => b.matmul_s,
+        "attention_s" => b.attention_s,
+        "elementwise_s" => b.elementwise_s,
+        "loss_s" => b.loss_s,
+        "moe_s" => b.moe_s,
+        "optimizer_s" => b.optimizer_s,
+        "sync_s" => b.sync_s,
+        "bubble_s" => b.bubble_s,
+        _ => b.offload_exposed_s,
+    }
+    .get()
+}
+
+/// Every term of `r`'s step, in the breakdown's order: the kernels, waiting for the slowest
+/// slice, the exposed communication of each kind with traffic, the pipeline bubble and
+/// exposed host offload. They add up to `r.step_time_s`.
+#[must_use]
+pub fn step_terms(r: &TrainingReport) -> Vec<StepTerm> {
+    let roofline = r.prediction == crate::efficiency::PredictionMode::Ideal;
+    let term = |key: &str, label: &str, counts: &str, source: &str| StepTerm {
+        key: format!("breakdown.{key}"),
+        label: label.into(),
+        seconds: breakdown_seconds(r, key),
+        counts: counts.into(),
+        source: source.into(),
+    };
+    let mut out: Vec<StepTerm> = KERNEL_TERMS
+        .iter()
+        .map(|(key, label, counts, source)| match (roofline, *key) {
+            (true, "matmul_s") => term(
+                key,
+                label,
+                "every hardware FLOP but attention's, at the peak",
+                "book 5.1: T_math = FLOPs / (N · C)",
+            ),
+            (true, "attention_s") => {
+                term(key, label, "the attention FLOPs at the peak", "book 4 (attention FLOPs), 5.1")
+            }
+            (true, _) => term(key, label, "not part of the roofline (the calibrated prediction counts it)", "book 5.1"),
+            (false, _) => term(key, label, counts, source),
+        })
+        .collect();
+    out.push(term(
+        "sync_s",
+        "slice sync (DCN)",
+        "waiting for the slowest of the slices in lockstep: the expected maximum of n normal step times, straggler × step",
+        "efficiency::calibration (straggler); 0 on one slice and on the roofline",
+    ));
+    for c in &r.communication {
+        let how = if c.critical_path {
+            "on the critical path: all of it"
+        } else {
+            "overlapped with compute: the part not hidden behind it"
+        };
+        out.push(StepTerm {
+            key: format!("communication.{}.exposed_s", c.parallelism.id()),
+            label: format!("{} comms exposed", c.parallelism.label()),
+            seconds: c.exposed_s.get(),
+            counts: format!("{} collectives over {} ({how})", c.parallelism.label(), c.axes.join(" × ")),
+            source: "book 3 (collective times), 5.1 (T ≈ max(T_math, T_comms)); training::comms, training::step".into(),
+        });
+    }
+    out.push(term(
+        "bubble_s",
+        "pipeline bubble",
+        "(PP − 1) / v of a microbatch's time, waiting for the pipeline to fill and drain",
+        "book 5.1.5; Megatron-LM's interleaved schedule",
+    ));
+    out.push(term(
+        "offload_exposed_s",
+        "host offload exposed",
+        "PCIe time of offloaded activations beyond the compute it runs beside",
+        "training::step; the chip's PCIe bandwidth",
+    ));
+    out
+}
+
+/// One sentence on where `r`'s step goes: its terms from the largest, each with its share
+/// of the step and its source, against the roofline bound.
+#[must_use]
+pub fn step_explanation(r: &TrainingReport) -> String {
+    let step = r.step_time_s.get();
+    let mut left: Vec<StepTerm> = step_terms(r).into_iter().filter(|t| t.seconds > 1e-6 * step).collect();
+    // From the largest, by repeated maximum: a handful of terms, and no sort of its own
+    // linked into every page that explains a step (docs/size.md).
+    let mut listed = Vec::new();
+    while let Some(i) = (0..left.len()).max_by(|&a, &b| left[a].seconds.total_cmp(&left[b].seconds)) {
+        let t = left.swap_remove(i);
+        let pct = if step > 0.0 { 100.0 * t.seconds / step } else { 0.0 };
+        listed.push(format!("{} {} s ({}%; {})", t.label, fixed(t.seconds, 3), fixed(pct, 0), t.source));
+    }
+    let roofline = r.roofline.step_time_s.get();
+    let mode = match r.prediction {
+        crate::efficiency::PredictionMode::Calibrated => format!(
+            "the calibrated prediction; the ideal roofline, {} s, is the bound no run beats ({}% of it)",
+            fixed(roofline, 3),
+            fixed(if step > 0.0 { 100.0 * roofline / step } else { 0.0 }, 0)
+        ),
+        crate::efficiency::PredictionMode::Ideal => "the ideal roofline, the bound no run beats".into(),
+    };
+    format!("Where the {} s step goes ({mode}): {}.", fixed(step, 3), listed.join("; "))
 }

@@ -215,6 +215,8 @@ impl CostModel {
     }
 }
 
+/// A small multiply-rotate hasher (FxHash's) for the search's caches: their keys are a few
+/// integers, for which SipHash's resistance to adversarial keys buys nothing.
 #[derive(Default)]
 struct Fx(u64);
 

@@ -38,8 +38,10 @@
 //!
 //! Everything that does not depend on the microbatch count or the remat policy is
 //! computed once per mesh ([`MeshContext`], placed once and set to each ZeRO stage and
-//! schedule in place), and collective costs once per distinct set of axes
-//! ([`CostCache`]), so that the inner loop is arithmetic without allocation.
+//! schedule in place), and collective costs once per distinct set of axes ([`CostCache`]),
+//! so that the inner loop is arithmetic without allocation. (Sharing a microbatch's kernel
+//! times between meshes that differ only in DP against FSDP saved 8% of the reference
+//! search natively, 19.0 against 20.6 ms, for ~1 KB gzip of page: not kept.)
 
 use super::front::{keep_pareto, keep_top, outclassed, Candidate};
 use super::memory::state_bytes;

@@ -203,29 +203,45 @@ pub struct Microbatch {
     straggler: f64,
 }
 
+/// A step's forward, backward and forward attention FLOPs as executed on `mc`'s mesh:
+/// the batch's padding and the K/V heads TP replicates included.
+fn executed_flops(setup: &Setup, mc: &MeshContext) -> (f64, f64, f64) {
+    let pad = mc.padding;
+    let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
+    let forward = setup.model_flops_forward * pad + kv_extra;
+    let backward = (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra;
+    (forward, backward, setup.attention_forward * pad)
+}
+
+/// The device's kernels in one microbatch at `microbatches` per step, before the slowest
+/// pipeline stage's share: they depend on the mesh and the count only, not on the ZeRO
+/// stage or the schedule.
+#[must_use]
+pub fn kernel_times(setup: &Setup, mc: &MeshContext, microbatches: u64) -> KernelTimes {
+    match &setup.rates {
+        Some(r) => physical_times(setup, mc, microbatches, r),
+        None => {
+            let (forward, backward, attention) = executed_flops(setup, mc);
+            let m = microbatches.max(1) as f64;
+            let spf = compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops);
+            roofline_times(forward, backward, attention, spf)
+        }
+    }
+}
+
 impl Microbatch {
     /// Precompute a mesh at `microbatches` per step.
     #[must_use]
     pub fn new(setup: &Setup, cache: &CostCache, mc: &MeshContext, microbatches: u64) -> Self {
-        let m = microbatches.max(1) as f64;
+        let kernels = kernel_times(setup, mc, microbatches);
         let pad = mc.padding;
-        let kv_extra = setup.kv_forward * pad * (mc.mesh.tp.max(1) as f64 / setup.profile.kv_split(mc.mesh.tp) - 1.0);
-        let forward_flops = setup.model_flops_forward * pad + kv_extra;
-        let backward_flops = (setup.model_flops - setup.model_flops_forward) * pad + 2.0 * kv_extra;
-        let attention_flops = setup.attention_forward * pad;
+        let (forward_flops, backward_flops, attention_flops) = executed_flops(setup, mc);
         let slices: u64 = mc.split[network_index(Network::ScaleOut)].iter().product();
         let straggler = setup.calibration.map_or(0.0, |c| c.straggler_factor(slices));
-        let (kernels, update) = match &setup.rates {
-            Some(r) => {
-                let (update, accumulate) = step_update_seconds(setup, mc, microbatches, r);
-                (physical_times(setup, mc, microbatches, r), update + accumulate)
-            }
-            None => {
-                let spf =
-                    compute_time(1.0 / m, setup.devices.max(1) as f64, setup.peak * setup.options.efficiency.flops);
-                (roofline_times(forward_flops, backward_flops, attention_flops, spf), 0.0)
-            }
-        };
+        let update = setup.rates.as_ref().map_or(0.0, |r| {
+            let (update, accumulate) = step_update_seconds(setup, mc, microbatches, r);
+            update + accumulate
+        });
         // Every stage waits for the one with the most layers (uneven stages); its weights,
         // and so its optimizer update, are as much larger.
         let imbalance = mc.stage_imbalance(setup.profile.layers);

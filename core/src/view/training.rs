@@ -18,7 +18,8 @@ use crate::flops::FlopConvention;
 use crate::hardware::query::ResolvedHardware;
 use crate::model::ModelConfig;
 use crate::scenario::{Scenario, Sections};
-use crate::training::budget::apply_budget;
+use crate::training::budget::{apply_budget, training_cost, SECONDS_PER_DAY};
+use crate::training::explain::{step_explanation, step_terms, StepTerm};
 use crate::training::mesh::Mesh;
 use crate::training::report::SearchRow;
 use crate::training::section::{default_hardware, TrainingSection};
@@ -146,6 +147,37 @@ pub fn explore_section(s: &TrainingSection) -> Option<TrainingSection> {
     Some(out)
 }
 
+/// Where a plan's step goes: every term with its source, one sentence, and the roofline's
+/// days and cost for the budget (the bound beside the headline's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct StepAccount {
+    /// The terms, adding up to the step time ([`step_terms`]).
+    pub terms: Vec<StepTerm>,
+    /// Where the step goes, from the largest term, each citing its source ([`step_explanation`]).
+    pub explanation: String,
+    /// Days for the token budget at the roofline's step time.
+    pub roofline_days: Option<f64>,
+    /// Cost of the budget at the roofline's step time.
+    pub roofline_cost_usd: Option<f64>,
+}
+
+impl StepAccount {
+    /// The account of `r` (with its budget applied).
+    #[must_use]
+    pub fn of(r: &TrainingReport) -> Self {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        // Days are steps × step time (book 6.2's FLOPs / (chips · C · MFU) with MFU at that time).
+        let roofline_days = r.steps.and_then(|n| finite(n * r.roofline.step_time_s.get() / SECONDS_PER_DAY));
+        Self {
+            terms: step_terms(r),
+            explanation: step_explanation(r),
+            roofline_days,
+            roofline_cost_usd: roofline_days.zip(r.price_per_chip_hour_usd).map(|(d, p)| training_cost(r.chips, d, p)),
+        }
+    }
+}
+
 /// Everything the training page shows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -153,9 +185,14 @@ pub struct TrainingEval {
     /// The search's best plan, with the budget applied (the keys of the report's `training`).
     #[serde(flatten)]
     pub best: TrainingReport,
+    /// Where the best plan's step goes.
+    pub step: StepAccount,
     /// The explored mesh's plan, when a mesh is explored and it can be planned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explored: Option<TrainingReport>,
+    /// Where the explored plan's step goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explored_step: Option<StepAccount>,
     /// The headline numbers' uncertainty bands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bands: Option<TrainingBands>,
@@ -201,7 +238,9 @@ fn evaluate_inputs(inputs: &TrainingInputs) -> Result<TrainingEval, Invalid> {
         Ok(b) => (Some(b), None),
         Err(e) => (None, Some(e.to_string())),
     };
-    Ok(TrainingEval { best, explored, bands, bands_unavailable, conflicts })
+    let step = StepAccount::of(&best);
+    let explored_step = explored.as_ref().map(StepAccount::of);
+    Ok(TrainingEval { best, step, explored, explored_step, bands, bands_unavailable, conflicts })
 }
 
 /// Every planning problem of a best and an explored plan, without repeats (what the page
@@ -322,11 +361,57 @@ mod tests {
         assert!(evaluate(&s).unwrap().explored.is_none());
     }
 
+    /// Every term of the step adds up to the step time the planner reports, by hand from the
+    /// report's own breakdown keys; the explanation names each term that takes time with its
+    /// source; the roofline's days are the budget's steps at the roofline's step time.
+    #[test]
+    fn the_step_account_adds_up_and_cites_its_sources() {
+        for prediction in [PredictionMode::Calibrated, PredictionMode::Ideal] {
+            let mut s = Scenario::default();
+            s.conventions.prediction = prediction;
+            let eval = evaluate(&s).unwrap();
+            let (r, a) = (&eval.best, &eval.step);
+            let b = &r.breakdown;
+            let by_hand = b.compute_s.get()
+                + b.optimizer_s.get()
+                + b.sync_s.get()
+                + b.exposed_communication_s.get()
+                + b.bubble_s.get()
+                + b.offload_exposed_s.get();
+            let sum: f64 = a.terms.iter().map(|t| t.seconds).sum();
+            assert!((sum - r.step_time_s.get()).abs() <= 1e-9 * sum, "{sum} vs {:?}", r.step_time_s);
+            assert!((by_hand - sum).abs() <= 1e-9 * sum);
+            let mut at = Vec::new();
+            for t in a.terms.iter().filter(|t| t.seconds > 1e-6 * sum) {
+                let i = a.explanation.find(&format!("{} ", t.label));
+                assert!(i.is_some(), "{}: {}", t.label, a.explanation);
+                assert!(a.explanation.contains(&t.source), "{}: {}", t.source, a.explanation);
+                at.extend(i.map(|i| (i, t.seconds)));
+            }
+            // Listed from the largest.
+            at.sort_by_key(|(i, _)| *i);
+            assert!(at.windows(2).all(|w| w[0].1 >= w[1].1), "{at:?}: {}", a.explanation);
+            let (days, roofline_days) = (r.days.unwrap(), a.roofline_days.unwrap());
+            let ratio = r.roofline.step_time_s.get() / r.step_time_s.get();
+            assert!((roofline_days - days * ratio).abs() <= 1e-9 * days, "{roofline_days} vs {days} × {ratio}");
+            let cost = a.roofline_cost_usd.unwrap();
+            assert!((cost - r.cost_usd.unwrap() * ratio).abs() <= 1e-6 * cost);
+            match prediction {
+                // The calibrated step counts HBM-bound work the roofline leaves out, and is slower.
+                PredictionMode::Calibrated => {
+                    assert!(b.elementwise_s.get() > 0.0 && b.optimizer_s.get() > 0.0 && ratio < 1.0);
+                    assert!(a.explanation.contains("the bound no run beats"), "{}", a.explanation);
+                }
+                PredictionMode::Ideal => assert!((ratio - 1.0).abs() < 1e-12 && b.elementwise_s.get() == 0.0),
+            }
+        }
+    }
+
     #[test]
     fn the_eval_keeps_the_report_s_keys() {
         let eval = evaluate(&Scenario::default()).unwrap();
         let v = serde_json::to_value(&eval).unwrap();
-        for key in ["mesh", "step_time_s", "mfu", "memory", "bands"] {
+        for key in ["mesh", "step_time_s", "mfu", "memory", "bands", "step", "prediction", "roofline", "breakdown"] {
             assert!(v.get(key).is_some(), "{key}");
         }
         let back: TrainingEval = serde_json::from_value(v).unwrap();

@@ -1,8 +1,9 @@
-//! The four charts: step-time breakdown, memory against HBM, MFU against tokens per
-//! device, and the search's memory against step time (data from `shardcalc_charts::training`),
-//! drawn on canvases by [`ChartCanvas`] like every page's charts. The memos hold the chart
-//! kinds themselves (`BarChart`, `XyChart`), not `Chart`, so the page links only their
-//! layouts (painted as scenes, without plotters). "Download SVG" comes from the catalog (`training-step`, ...),
+//! The four charts: the step term by term (shown with its table, [`super::step`]), memory
+//! against HBM, MFU against tokens per device, and the search's memory against step time
+//! (data from `shardcalc_charts::training`), drawn on canvases by [`ChartCanvas`] like every
+//! page's charts. The memos hold the chart kinds themselves (`BarChart`, `XyChart`), not
+//! `Chart`, so the page links only their layouts (painted as scenes, without plotters).
+//! "Download SVG" comes from the catalog (`training-step`, ...),
 //! byte for byte the CLI's `shardcalc chart`.
 
 use leptos::prelude::*;
@@ -48,7 +49,7 @@ impl DrawableChart for TrainingChart {
 
 /// Which of the four charts.
 #[derive(Clone, Copy)]
-enum Which {
+pub(super) enum Which {
     Step,
     Memory,
     Mfu,
@@ -90,23 +91,22 @@ fn chart_of(derived: &Derived, which: Which) -> Option<TrainingChart> {
     }
 }
 
-/// The charts of the best (and explored) plan.
+/// Chart `which`'s memo: the one place [`chart_of`] is called, so the page compiles it once.
+pub(super) fn chart(derived: Derived, which: Which) -> Memo<Option<TrainingChart>> {
+    Memo::new(move |_| chart_of(&derived, which))
+}
+
+/// The charts of the best (and explored) plan but the step's ([`super::step`] shows it).
 #[component]
 pub fn TrainingCharts(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let chart = move |which: Which| Memo::new(move |_| chart_of(&derived, which));
-    let (step, memory, mfu_chart, pareto_chart) =
-        (chart(Which::Step), chart(Which::Memory), chart(Which::Mfu), chart(Which::Pareto));
+    let (memory, mfu_chart, pareto_chart) =
+        (chart(derived, Which::Memory), chart(derived, Which::Mfu), chart(derived, Which::Pareto));
     view! {
         <section class="result-section" aria-labelledby="training-charts-heading">
             <h3 id="training-charts-heading">"Charts"</h3>
-            <ChartCanvas
-                id="chart-training-step"
-                chart=step
-                caption="Each bar ends at the step time: compute, then the communication not hidden behind it (per kind of parallelism), the pipeline bubble and host offload. A roofline: ideal kernels and overlap unless the efficiency settings say otherwise.".to_string()
-            />
             <ChartCanvas
                 id="chart-training-memory"
                 chart=memory

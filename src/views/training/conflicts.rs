@@ -13,12 +13,14 @@ use crate::components::element_id;
 
 /// Where a problem of a path that is not one field's shows: a group's box or a section's
 /// first field, with a label.
-const GROUPS: [(&str, &str, &str); 5] = [
+const GROUPS: [(&str, &str, &str); 7] = [
     ("model", "preset", "model"),
     ("hardware", "hw-chip", "chip"),
     ("training", "training-global_batch", "batch and topology"),
     ("training.mesh", "training-explore", "explored mesh"),
     ("training.search.remat", "training-search-remat", "policies searched"),
+    ("training.search.zero_stages", "training-search-zero", "ZeRO stages searched"),
+    ("training.search.schedules", "training-search-schedules", "schedules searched"),
 ];
 
 /// The element id and label of the input a problem belongs to: its field's, else the group's

@@ -22,8 +22,11 @@ pub struct Derived {
     pub state: AppState,
     /// Model, hardware, `training` section, convention and prediction mode.
     pub inputs: Memo<Result<TrainingInputs, Invalid>>,
-    /// The milliseconds the last search took (`performance.now()`; not tracked: read when
-    /// the shown plan changes).
+    /// The search's result, new with every search (even an equal one: track it to follow
+    /// each search).
+    pub searched: PlanMemo,
+    /// The milliseconds the last search took (`performance.now()`; not tracked: read it
+    /// while tracking `searched`).
     pub search_ms: StoredValue<f64>,
     /// The search's best with the budget and price applied.
     pub best: PlanMemo,
@@ -83,7 +86,7 @@ impl Derived {
             })
         });
         let conflicts = Memo::new(move |_| best.with(|b| explored.with(|e| plan_problems(b.as_ref(), e.as_ref()))));
-        Self { state, inputs, search_ms, best, shown, explored, bands, conflicts }
+        Self { state, inputs, searched, search_ms, best, shown, explored, bands, conflicts }
     }
 
     /// Whether the shown best plan is older than the inputs (they cannot be planned).
@@ -102,6 +105,16 @@ impl Derived {
     pub fn with_shown<T>(&self, f: impl FnOnce(Option<&TrainingReport>) -> T) -> T {
         self.shown.with(|b| f(ok(b)))
     }
+}
+
+/// A table of the shown plan and the explored one (labelled as `breakdown_rows` labels
+/// them, the best first): every table of the page but the ranked ones, through this one
+/// memo closure, so the page compiles one (docs/size.md).
+pub fn plans_table(
+    derived: Derived,
+    f: fn(&[(String, &TrainingReport)]) -> shardcalc_charts::table::Table,
+) -> Memo<shardcalc_charts::table::Table> {
+    Memo::new(move |_| derived.with_plans(|b, e| f(&shardcalc_charts::training::breakdown_rows(b, e))))
 }
 
 /// The plan of a plan memo's value, when it succeeded.

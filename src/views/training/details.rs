@@ -1,10 +1,11 @@
-//! The plans in detail: the best and the explored mesh side by side, communication per kind
-//! of parallelism, and memory per device by component (downloads; the chart draws it).
+//! The plans in detail: the best and the explored mesh side by side (with one layer's
+//! working set: what a device holds besides the saved activations while a layer runs),
+//! communication per kind of parallelism, and memory per device by component (downloads;
+//! the chart draws it).
 
 use leptos::prelude::*;
-use shardcalc_charts::training::breakdown_rows;
 
-use super::derived::Derived;
+use super::derived::{plans_table, Derived};
 use super::tables;
 use crate::components::{DataTable, TableExports};
 
@@ -15,10 +16,7 @@ pub fn Details(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let table =
-        move |f: fn(&[(String, &shardcalc_core::training::TrainingReport)]) -> shardcalc_charts::table::Table| {
-            Memo::new(move |_| derived.with_plans(|b, e| f(&breakdown_rows(b, e))))
-        };
+    let table = |f| plans_table(derived, f);
     let compare = table(tables::compare);
     let communication = table(tables::communication);
     let memory = table(tables::memory);
@@ -42,10 +40,8 @@ pub fn Details(
             <div class="table-wrap">
                 <DataTable id="training-communication" table=communication />
             </div>
-            <div class="actions">
-                <TableExports name="training-communication" table=communication />
-                <TableExports name="training-memory" table=memory />
-            </div>
+            <TableExports name="training-communication" table=communication />
+            <TableExports name="training-memory" table=memory />
         </section>
     }
 }

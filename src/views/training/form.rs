@@ -5,7 +5,8 @@
 
 use leptos::prelude::*;
 use shardcalc_core::field::training::{
-    ADVANCED, DEGREES, FORMAT_FIELDS, PIPELINE, POLICY, RUN, SEARCHED, STATE, TENSORS,
+    ADVANCED, DEGREES, EXPLORED, FORMAT_FIELDS, POLICY, RUN, SEARCH, SEARCHED, SEARCHED_SCHEDULES, SEARCHED_ZERO,
+    STATE, TENSORS,
 };
 use shardcalc_core::training::tensors::Remat;
 use shardcalc_core::view::training::{explore_plan, fill_fsdp, stop_exploring};
@@ -81,6 +82,7 @@ pub fn TrainingForm(
                     <div class="mesh-degrees">
                         <Fields group=&DEGREES />
                     </div>
+                    <Fields group=&EXPLORED />
                     <div class="actions">
                         <button type="button" id="training-mesh-fill" on:click=fill>"FSDP takes the remaining devices"</button>
                         <button type="button" id="training-explore-stop" on:click=move |_| state.update(stop_exploring)>"Stop exploring"</button>
@@ -88,13 +90,21 @@ pub fn TrainingForm(
                 </Show>
             </fieldset>
             <fieldset class="training-pipeline">
-                <legend>"Pipeline, microbatches and search"</legend>
-                <Fields group=&PIPELINE />
+                <legend>"Microbatches and search"</legend>
+                <Fields group=&SEARCH />
+                <details class="subfields" id="training-search-zero">
+                    <summary>"ZeRO stages the search tries (where DP > 1)"</summary>
+                    <Fields group=&SEARCHED_ZERO />
+                </details>
+                <details class="subfields" id="training-search-schedules">
+                    <summary>"Pipeline schedules the search tries (where PP > 1)"</summary>
+                    <Fields group=&SEARCHED_SCHEDULES />
+                </details>
             </fieldset>
             <fieldset class="training-advanced">
-                <legend>"What the roofline assumes"</legend>
+                <legend>"Kernels and efficiencies"</legend>
                 <details class="subfields">
-                    <summary>"Efficiency, overlap, MoE capacity, attention kernel"</summary>
+                    <summary>"Your own derating, overlap, MoE kernel and capacity, attention kernel"</summary>
                     <Fields group=&ADVANCED />
                 </details>
             </fieldset>

@@ -1,9 +1,11 @@
 //! The headline numbers of the plan: the best mesh and where it sits, whether it fits,
 //! step time, throughput, MFU/HFU, days and cost for the budget, and what binds. Every
-//! headline number is rendered here (and only here); step time, throughput, MFU, days
-//! and cost carry their uncertainty band (issue 8) as `#<id>-band`: the calibrated value,
-//! its p10–p90 range over the held-back published runs, the roofline, and the term that
-//! moves the number most ([`Banded`], [`crate::components::band_text`]).
+//! headline number is rendered here (and only here), in the prediction mode of the switch:
+//! the calibrated prediction by default (issue 16). Step time, throughput, MFU, days and
+//! cost show the ideal roofline beside it as the bound no run beats (`#<id>-roofline`), and
+//! carry their uncertainty band (issue 8) as `#<id>-band`: the calibrated value, its
+//! p10–p90 range over the held-back published runs, the roofline, and the term that moves
+//! the number most ([`Banded`], [`crate::components::band_text`]).
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{grouped, short_count, significant, thousands};
@@ -12,6 +14,8 @@ use shardcalc_core::collectives::AxisShape;
 use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::bands::{Band, TrainingBands};
+use shardcalc_core::validation::PredictionMode;
+use shardcalc_core::view::training::StepAccount;
 
 use crate::components::band_text;
 
@@ -78,8 +82,13 @@ pub struct Banded {
     pub number: fn(f64) -> String,
 }
 
-/// One headline number: element id stem (`#<id>`, `#<id>-value`, `#<id>-detail`, and
-/// `#<id>-band` when banded), title, value and one line of context, each read from the plan.
+/// The roofline's value of a headline number, with the number's formatter: `None` when it
+/// has none (no budget, no price).
+pub type Roofline = fn(&TrainingReport, &StepAccount) -> Option<String>;
+
+/// One headline number: element id stem (`#<id>`, `#<id>-value`, `#<id>-detail`,
+/// `#<id>-roofline` when it has a roofline and `#<id>-band` when banded), title, value and
+/// one line of context, each read from the plan.
 pub struct Headline {
     /// Element id stem.
     pub id: &'static str,
@@ -89,6 +98,8 @@ pub struct Headline {
     pub value: fn(&TrainingReport) -> String,
     /// One line of context.
     pub detail: fn(&TrainingReport) -> String,
+    /// The ideal roofline's value (the bound), for the numbers the calibration moves.
+    pub roofline: Option<Roofline>,
     /// The uncertainty band, for the numbers the calibration moves.
     pub band: Option<Banded>,
 }
@@ -151,14 +162,22 @@ fn memory_detail(r: &TrainingReport) -> String {
     }
 }
 
+/// The step as compute (its matmuls named) plus the terms that add to it, those above zero.
 fn step_detail(r: &TrainingReport) -> String {
     let b = &r.breakdown;
-    format!(
-        "compute {} + exposed communication {} + bubble {}",
-        seconds(b.compute_s.get()),
-        seconds(b.exposed_communication_s.get()),
-        seconds(b.bubble_s.get())
-    )
+    let mut text = format!("compute {} (matmuls {})", seconds(b.compute_s.get()), seconds(b.matmul_s.get()));
+    for (name, t) in [
+        ("exposed communication", b.exposed_communication_s),
+        ("optimizer update", b.optimizer_s),
+        ("slice sync", b.sync_s),
+        ("bubble", b.bubble_s),
+        ("host offload", b.offload_exposed_s),
+    ] {
+        if t.get() > 0.0 {
+            text.push_str(&format!(" + {name} {}", seconds(t.get())));
+        }
+    }
+    text
 }
 
 fn days_detail(r: &TrainingReport) -> String {
@@ -183,6 +202,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "Best mesh",
         value: |r| mesh_label(&r.mesh.degrees),
         detail: mesh_detail,
+        roofline: None,
         band: None,
     },
     Headline {
@@ -190,6 +210,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "Memory per device",
         value: memory_value,
         detail: memory_detail,
+        roofline: None,
         band: None,
     },
     Headline {
@@ -197,6 +218,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "Step time",
         value: |r| seconds(r.step_time_s.get()),
         detail: step_detail,
+        roofline: Some(|r, _| Some(seconds(r.roofline.step_time_s.get()))),
         band: Some(Banded { of: step_band, number: seconds }),
     },
     Headline {
@@ -210,6 +232,7 @@ pub static HEADLINES: [Headline; 8] = [
                 thousands(r.global_batch_sequences)
             )
         },
+        roofline: Some(|r, _| Some(tokens_per_s(r.roofline.tokens_per_s))),
         band: Some(Banded { of: tokens_band, number: tokens_per_s }),
     },
     Headline {
@@ -218,11 +241,12 @@ pub static HEADLINES: [Headline; 8] = [
         value: |r| percent_of(r.mfu),
         detail: |r| {
             format!(
-                "HFU {}% (with recompute and padding); {}; a roofline unless the efficiency settings say otherwise",
+                "HFU {}% (with recompute and padding); {}",
                 significant(100.0 * r.hfu, 3),
                 r.flops_convention.label()
             )
         },
+        roofline: Some(|r, _| Some(percent_of(r.roofline.mfu))),
         band: Some(Banded { of: mfu_band, number: percent_of }),
     },
     Headline {
@@ -230,6 +254,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "Time to train",
         value: |r| r.days.map_or_else(|| "no budget".into(), days),
         detail: days_detail,
+        roofline: Some(|_, a| a.roofline_days.map(days)),
         band: Some(Banded { of: days_band, number: days }),
     },
     Headline {
@@ -237,6 +262,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "Cost",
         value: |r| r.cost_usd.map_or_else(|| "no price".into(), dollars),
         detail: cost_detail,
+        roofline: Some(|_, a| a.roofline_cost_usd.map(dollars)),
         band: Some(Banded { of: cost_band, number: dollars }),
     },
     Headline {
@@ -244,6 +270,7 @@ pub static HEADLINES: [Headline; 8] = [
         title: "What binds",
         value: |r| bottleneck_label(r.bound.resource).to_string(),
         detail: |r| r.bound.explanation.clone(),
+        roofline: None,
         band: None,
     },
 ];
@@ -259,8 +286,22 @@ fn band_line(banded: &Banded, derived: Derived) -> String {
     })
 }
 
-/// One headline card: `#<id>` with its title, `#<id>-value`, `#<id>-detail` and, when
-/// banded, `#<id>-band`.
+/// The roofline line of a card: the bound beside the calibrated prediction, or, when the
+/// switch shows the roofline itself, that it is the bound.
+fn roofline_line(roofline: Roofline, derived: Derived) -> String {
+    let mode = derived.inputs.with(|i| i.as_ref().map(|i| i.prediction).unwrap_or_default());
+    derived.with_shown(|r| {
+        let value = r.and_then(|r| roofline(r, &StepAccount::of(r)));
+        match (value, mode) {
+            (None, _) => String::new(),
+            (Some(v), PredictionMode::Calibrated) => format!("roofline {v}: the bound no run beats"),
+            (Some(_), PredictionMode::Ideal) => "the ideal roofline, the bound no run beats".into(),
+        }
+    })
+}
+
+/// One headline card: `#<id>` with its title, `#<id>-value`, `#<id>-detail` and, when it
+/// has them, `#<id>-roofline` and `#<id>-band`.
 #[component]
 fn Card(
     /// What the card shows.
@@ -273,6 +314,9 @@ fn Card(
         <div class="card" id=headline.id>
             <h3>{headline.title}</h3>
             <p class="value" id=format!("{}-value", headline.id)>{read(headline.value)}</p>
+            {headline.roofline.map(|roofline| {
+                view! { <p class="detail roofline" id=format!("{}-roofline", headline.id)>{move || roofline_line(roofline, derived)}</p> }
+            })}
             <p class="detail" id=format!("{}-detail", headline.id)>{read(headline.detail)}</p>
             {headline.band.as_ref().map(|banded| {
                 view! { <p class="detail band" id=format!("{}-band", headline.id)>{move || band_line(banded, derived)}</p> }

@@ -7,8 +7,11 @@ use shardcalc_charts::table::Table;
 use shardcalc_charts::training::mesh_label;
 use shardcalc_core::collectives::Network;
 use shardcalc_core::decimal::shortest;
-use shardcalc_core::training::mesh::Parallelism;
-use shardcalc_core::training::report::{Binding, MemoryComponent, SearchRow, ThresholdsReport};
+use shardcalc_core::training::explain::step_terms as terms_of;
+use shardcalc_core::training::mesh::{Mesh, Parallelism};
+use shardcalc_core::training::optimizer::ZeroStage;
+use shardcalc_core::training::pipeline::{Pipeline, Schedule};
+use shardcalc_core::training::report::{Binding, MemoryComponent, SearchReport, SearchRow, ThresholdsReport};
 use shardcalc_core::training::TrainingReport;
 
 use super::headline::{bottleneck_label, placement_text, seconds};
@@ -203,8 +206,44 @@ pub fn networks_text(r: &SearchRow) -> String {
         .join("; ")
 }
 
+/// The JSON name of a schedule (`pipeline.schedule`).
+#[must_use]
+pub fn schedule_id(s: Schedule) -> &'static str {
+    match s {
+        Schedule::Gpipe => "gpipe",
+        Schedule::OneFOneB => "one_f_one_b",
+        Schedule::Interleaved => "interleaved",
+    }
+}
+
+/// A schedule as the page shows it: `1F1B`, `interleaved, v = 4`, `GPipe`; `no PP` where the
+/// mesh has no pipeline (every schedule is the same there).
+#[must_use]
+pub fn schedule_text(p: &Pipeline, mesh: &Mesh) -> String {
+    if mesh.pp <= 1 {
+        return "no PP".into();
+    }
+    match p.schedule {
+        Schedule::Gpipe => "GPipe".into(),
+        Schedule::OneFOneB => "1F1B".into(),
+        Schedule::Interleaved => format!("interleaved, v = {}", p.virtual_stages),
+    }
+}
+
+/// A ZeRO stage as the page shows it: `ZeRO-2`; `no DP` where the mesh has no pure data
+/// parallelism (every stage is the same there).
+#[must_use]
+pub fn zero_text(z: ZeroStage, mesh: &Mesh) -> String {
+    if mesh.dp <= 1 {
+        "no DP".into()
+    } else {
+        format!("ZeRO-{}", z.0)
+    }
+}
+
 /// The search's rows, ranked: mesh (and its six degrees in the exports), networks,
-/// microbatches, remat, step time, memory, MFU, HFU, what binds.
+/// microbatches, remat, ZeRO stage, schedule (and its virtual stages in the exports), step
+/// time, memory, MFU, HFU, what binds.
 #[must_use]
 pub fn search_rows(rows: &[SearchRow]) -> Table {
     let mut columns: Vec<(&str, &str)> = vec![("rank", "#"), ("mesh", "Mesh")];
@@ -213,6 +252,9 @@ pub fn search_rows(rows: &[SearchRow]) -> Table {
         ("networks", "On which network"),
         ("microbatches", "Microbatches"),
         ("remat", "Remat"),
+        ("zero_stage", "ZeRO"),
+        ("schedule", "Schedule"),
+        ("virtual_stages", ""),
         ("step_time_s", "Step time"),
         ("memory_bytes", "GB / device"),
         ("mfu", "MFU"),
@@ -227,6 +269,9 @@ pub fn search_rows(rows: &[SearchRow]) -> Table {
             text(networks_text(r)),
             text(r.microbatches.to_string()),
             text(r.remat.clone()),
+            (r.zero_stage.0.to_string(), zero_text(r.zero_stage, &r.mesh)),
+            (schedule_id(r.pipeline.schedule).into(), schedule_text(&r.pipeline, &r.mesh)),
+            text(r.pipeline.virtual_stages.to_string()),
             num(r.step_time_s.get(), seconds(r.step_time_s.get())),
             num(r.memory_bytes.get(), significant(r.memory_bytes.get() / 1e9, 3)),
             num(r.mfu, percent(r.mfu)),
@@ -240,12 +285,21 @@ pub fn search_rows(rows: &[SearchRow]) -> Table {
 
 type Metric = (&'static str, fn(&TrainingReport) -> String);
 
-const METRICS: [Metric; 12] = [
+/// GB of `bytes`, to 3 significant digits.
+fn gb(bytes: f64) -> String {
+    format!("{} GB", significant(bytes / 1e9, 3))
+}
+
+const METRICS: [Metric; 21] = [
     ("mesh", |r| mesh_label(&r.mesh.degrees)),
     ("placement", placement_text),
     ("microbatches", |r| r.microbatches.to_string()),
     ("remat", |r| r.remat.clone()),
+    ("ZeRO stage", |r| zero_text(r.zero_stage, &r.mesh.degrees)),
+    ("pipeline schedule", |r| schedule_text(&r.pipeline, &r.mesh.degrees)),
+    ("prediction", |r| r.prediction.label().into()),
     ("step time", |r| seconds(r.step_time_s.get())),
+    ("roofline step time (the bound)", |r| seconds(r.roofline.step_time_s.get())),
     ("tokens per second", |r| grouped(r.tokens_per_s, 0)),
     ("MFU", |r| percent(r.mfu)),
     ("HFU", |r| percent(r.hfu)),
@@ -257,6 +311,13 @@ const METRICS: [Metric; 12] = [
         )
     }),
     ("fits", |r| if r.memory.fits { "yes".into() } else { "no".into() }),
+    // One layer at work (`memory.layer`, book 6.2): what a device holds besides the saved
+    // activations while a layer runs.
+    ("one layer's gathered weights (FSDP)", |r| gb(r.memory.layer.weights_bytes.get())),
+    ("the next layer's, prefetched over the scale-out network", |r| gb(r.memory.layer.prefetch_bytes.get())),
+    ("its unreduced weight gradients", |r| gb(r.memory.layer.gradients_bytes.get())),
+    ("what its backward recomputes or reads back from the host", |r| gb(r.memory.layer.rematerialised_bytes.get())),
+    ("materialised scores and CP's gathered K/V", |r| gb(r.memory.layer.attention_bytes.get())),
     ("binds", |r| bottleneck_label(r.bound.resource).into()),
     ("days for the budget", |r| r.days.map(|d| significant(d, 4)).unwrap_or_default()),
 ];
@@ -328,6 +389,102 @@ pub fn memory(plans: &[(String, &TrainingReport)]) -> Table {
             String::new(),
         ]);
         out.push([label.clone(), "hbm".into(), shortest(r.memory.capacity_bytes.get()), String::new(), String::new()]);
+    }
+    out
+}
+
+fn share(part: f64, whole: f64) -> (String, String) {
+    let x = if whole > 0.0 { part / whole } else { 0.0 };
+    num(x, percent(x))
+}
+
+/// Every term of each plan's step (core's `step_terms`): what it counts and its source, then
+/// per plan its seconds and share of the step; the step time and the roofline's last. Terms
+/// zero in every plan are left out; the exports keep the report's key of each.
+#[must_use]
+pub fn step_terms(plans: &[(String, &TrainingReport)]) -> Table {
+    let terms: Vec<_> = plans.iter().map(|(_, r)| terms_of(r)).collect();
+    let mut columns = vec!["key".to_string(), "term".into()];
+    let mut labels = vec![String::new(), "Term".into()];
+    for (i, (label, _)) in plans.iter().enumerate() {
+        let stem = if i == 0 { "best" } else { "explored" };
+        columns.extend([format!("{stem}_s"), format!("{stem}_share")]);
+        labels.extend([label.clone(), "share".into()]);
+    }
+    columns.extend(["counts".into(), "source".into()]);
+    labels.extend(["What it counts".into(), "Source".into()]);
+    let mut out = Table { columns, labels, ..Table::default() };
+    let mut keys: Vec<(&str, &str, &str, &str)> = Vec::new();
+    for t in terms.iter().flatten() {
+        if !keys.iter().any(|k| k.0 == t.key) {
+            keys.push((&t.key, &t.label, &t.counts, &t.source));
+        }
+    }
+    let seconds_of = |p: usize, key: &str| terms[p].iter().find(|t| t.key == key).map_or(0.0, |t| t.seconds);
+    for (key, label, counts, source) in keys {
+        if (0..plans.len()).all(|p| seconds_of(p, key) <= 0.0) {
+            continue;
+        }
+        let mut cells = vec![text(key), text(label)];
+        for (p, (_, r)) in plans.iter().enumerate() {
+            let t = seconds_of(p, key);
+            cells.extend([num(t, seconds(t)), share(t, r.step_time_s.get())]);
+        }
+        cells.extend([text(counts), text(source)]);
+        out.push_shown(cells);
+    }
+    let mut total = |key: &str, label: &str, pick: fn(&TrainingReport) -> f64, counts: &str, source: &str| {
+        let mut cells = vec![text(key), text(label)];
+        for (_, r) in plans {
+            cells.extend([num(pick(r), seconds(pick(r))), share(pick(r), r.step_time_s.get())]);
+        }
+        cells.extend([text(counts), text(source)]);
+        out.push_shown(cells);
+    };
+    total("step_time_s", "= step time", |r| r.step_time_s.get(), "the terms above, added", "training::step");
+    total(
+        "roofline.step_time_s",
+        "roofline (the bound)",
+        |r| r.roofline.step_time_s.get(),
+        "the same configuration's hardware FLOPs at the peak, ideal overlap",
+        "book 5.1",
+    );
+    out
+}
+
+/// The search of the best plan (the first of `plans`), if it searched.
+fn best_search<'a>(plans: &[(String, &'a TrainingReport)]) -> Option<&'a SearchReport> {
+    plans.first().and_then(|(_, r)| r.search.as_ref())
+}
+
+/// Every rule the search applied, with this model's numbers (`search.constraints`).
+#[must_use]
+pub fn search_rules(plans: &[(String, &TrainingReport)]) -> Table {
+    let mut out = Table::labelled(&[("rule", "Rule (with this model's numbers)")]);
+    for c in best_search(plans).map_or(&[][..], |s| &s.constraints) {
+        out.push([c.clone()]);
+    }
+    out
+}
+
+/// The configurations the search did not time, by reason (`search.skipped`).
+#[must_use]
+pub fn search_skipped(plans: &[(String, &TrainingReport)]) -> Table {
+    let Some(k) = best_search(plans).map(|s| &s.skipped) else { return Table::default() };
+    let mut out = Table::labelled(&[("reason", ""), ("configurations", "Not timed"), ("why", "Why")]);
+    for (key, n, why) in [
+        (
+            "identical",
+            k.identical,
+            "the same as one timed: a ZeRO stage without DP, a schedule without PP, ZeRO-2 with several microbatches",
+        ),
+        ("dominated", k.dominated, "ZeRO-1 with one microbatch: ZeRO-2 is as fast and smaller"),
+        ("microbatches", k.microbatches, "interleaved microbatch counts that are not a multiple of pp"),
+        ("state_exceeds_hbm", k.state_exceeds_hbm, "the training state alone exceeds the usable HBM"),
+        ("bound", k.bound, "they fit, but configurations as small beat their lower bound (counted as fitting)"),
+        ("too_large", k.too_large, "they do not fit, once one that fits is known"),
+    ] {
+        out.push_shown(vec![text(key), num(n as f64, grouped(n as f64, 0)), text(why)]);
     }
     out
 }

@@ -13,6 +13,7 @@ use shardcalc_core::hardware::topology::Topology;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 use shardcalc_core::training::section::{GlobalBatch, TrainingSection};
 use shardcalc_core::training::TrainingReport;
+use shardcalc_core::view::training::StepAccount;
 use shardcalc_e2e::{Browser, TIMEOUT};
 
 /// Outputs compared between the page and the page reloaded from its link.
@@ -103,6 +104,11 @@ async fn training_view_end_to_end() {
     browser.wait_for_text("#training-step-time-value", &seconds(pod.step_time_s.get())).await;
     assert_ne!(seconds(pod.step_time_s.get()), seconds(pod_1m.step_time_s.get()));
     assert_eq!(browser.text("#training-binding").await, pod.thresholds.explanation);
+    // Where the step goes, as core explains it (`shardcalc eval --view training`'s `step`).
+    let account = StepAccount::of(&pod);
+    assert_eq!(browser.text("#training-step-explanation").await, account.explanation);
+    let roofline = browser.text("#training-step-time-roofline").await;
+    assert!(roofline.contains(&seconds(pod.roofline.step_time_s.get())), "{roofline}");
     let evaluated = pod.search.as_ref().map_or(0, |s| s.evaluated);
     let size = format!("{} configurations", thousands(evaluated));
     wait_until(&browser, "#training-search-stats", "the search's size", |t| t.contains(&size)).await;
@@ -110,7 +116,9 @@ async fn training_view_end_to_end() {
     assert!(pareto_drawn.starts_with("data:image/png"), "{pareto_drawn}");
     browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
     browser.screenshot("training-view-desktop").await;
-    browser.eval("document.getElementById('chart-training-step').scrollIntoView();", vec![]).await;
+    browser.eval("document.getElementById('training-step-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("training-view-step").await;
+    browser.eval("document.getElementById('training-charts-heading').scrollIntoView();", vec![]).await;
     browser.screenshot("training-view-charts").await;
 
     // The link holds all of it: a fresh browser on it shows the same plan.

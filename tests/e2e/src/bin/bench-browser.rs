@@ -1,5 +1,6 @@
-//! `bench-browser [LOADS] [CHANGES]`: the browser budgets of issue 7, measured on the release
-//! build in `dist/` in headless Chromium (`./dev.sh bench` runs it after the core benchmarks):
+//! `bench-browser [LOADS] [CHANGES] [SEARCHES]`: the browser budgets of issues 7, 16 and 18,
+//! measured on the release build in `dist/` in headless Chromium (`./dev.sh bench` runs it
+//! after the core benchmarks):
 //!
 //! - **first result painted**: navigation start (`performance.timeOrigin`) to the first frame
 //!   in which the page's headline result is on screen and every chart of the view is drawn
@@ -12,9 +13,16 @@
 //!   next animation frame (`frame`, which adds the wait for the display's next 16.7 ms tick);
 //!   over CHANGES changes per field (default 50), alternating two values so every change
 //!   redraws, after 4 changes not counted;
+//! - **the training search** (issue 16): LLaMA 3 70B, 4,194,304 tokens of 4096 per step, on a
+//!   TPU v5p 16×20×28 pod (8,960 chips), calibrated, as the training page runs it: the page's
+//!   own `performance.now()` around core's search (`#training-search-stats`'s
+//!   `data-search-ms`), over SEARCHES searches (default 30, after 2 not counted), each started
+//!   by switching the batch's unit (tokens ↔ sequences: the same batch, so the same search);
+//!   budget 50 ms;
 //! - **size**: each page's wasm + JS + CSS, gzip -9, as `scripts/size-report.sh` counts it.
 //!
-//! Prints a Markdown table and writes it to `target/bench/browser.md`. A benchmark: it reports
+//! `bench-browser [LOADS] [CHANGES] [SEARCHES]` prints Markdown tables and writes them to
+//! `target/bench/browser.md`. A benchmark: it reports
 //! and never fails on slow numbers (`./dev.sh test` enforces the size limit).
 
 use std::fmt::Write as _;
@@ -28,6 +36,8 @@ use shardcalc_e2e::{dist_dir, target_dir, workspace_root, Browser};
 const REPAINT_BUDGET_MS: f64 = 16.0;
 const FIRST_RESULT_BUDGET_MS: f64 = 300.0;
 const SIZE_BUDGET_GZIP: u64 = 350_000;
+/// Issue 16: the exhaustive training search for LLaMA 3 70B on 8,960 TPU v5p.
+const SEARCH_BUDGET_MS: f64 = 50.0;
 
 /// A page, the element whose text is its first result, and the fields timed on it:
 /// `(element id, other value, event)`; each change alternates the field's own value and the other.
@@ -138,6 +148,90 @@ const next = () => {
 };
 next();
 ";
+
+/// Sets the training page to issue 16's reference search: LLaMA 3 70B, a TPU v5p
+/// 16×20×28 pod (the page's default chip), 4,194,304 tokens of 4096 per step; returns the
+/// search's statistics line once every effect has run.
+const SEARCH_SETUP: &str = r"
+const done = arguments[arguments.length - 1];
+const set = (id, v, kind) => {
+  const e = document.getElementById(id);
+  if (!e) return false;
+  e.value = v;
+  e.dispatchEvent(new Event(kind, { bubbles: true }));
+  return true;
+};
+const ok = set('preset', 'llama-3-70b', 'change') && set('hw-shape', '16x20x28', 'input')
+  && set('training-global_batch', '4194304', 'input') && set('training-seq_len', '4096', 'input');
+const c = new MessageChannel();
+c.port1.onmessage = () => {
+  const stats = document.getElementById('training-search-stats');
+  done(ok && stats ? stats.textContent : 'missing field');
+};
+c.port2.postMessage(0);
+";
+
+/// Runs `arguments[0]` searches, each started by switching the batch's unit (the same batch,
+/// so the same search): `[search ms, statistics line]` each.
+const SEARCH_RUNS: &str = r"
+const [n, done] = [arguments[0], arguments[arguments.length - 1]];
+const unit = document.getElementById('training-global_batch-unit');
+const stats = document.getElementById('training-search-stats');
+if (!unit || !stats) { done('missing field'); return; }
+const out = [];
+let i = 0;
+const next = () => {
+  if (i >= n) { done(out); return; }
+  unit.value = unit.value === 'tokens' ? 'sequences' : 'tokens';
+  unit.dispatchEvent(new Event('change', { bubbles: true }));
+  const c = new MessageChannel();
+  c.port1.onmessage = () => {
+    out.push([Number(stats.dataset.searchMs), stats.textContent]);
+    i += 1;
+    setTimeout(next, 0);
+  };
+  c.port2.postMessage(0);
+};
+next();
+";
+
+/// The whole numbers in `text`, thousands separators removed, in order.
+fn numbers(text: &str) -> Vec<u64> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == ',')).filter_map(|w| w.replace(',', "").parse().ok()).collect()
+}
+
+/// Times issue 16's reference search `runs` times (after 2 not counted) on the training page:
+/// (search ms sorted, meshes, configurations timed), or why not.
+async fn search_timing(browser: &Browser, runs: usize) -> Result<(Vec<f64>, u64, u64), String> {
+    browser.goto("training.html").await;
+    let wait = Instant::now() + Duration::from_secs(30);
+    while browser.eval("return !!(window.__bench && window.__bench.all !== null);", vec![]).await != json!(true)
+        && Instant::now() < wait
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stats = browser.client().execute_async(SEARCH_SETUP, vec![]).await.map_err(|e| e.to_string())?;
+    let stats = stats.as_str().unwrap_or_default().to_string();
+    if !stats.contains("configurations") {
+        return Err(format!("no search: {stats:?}"));
+    }
+    let rows = browser.client().execute_async(SEARCH_RUNS, vec![json!(runs + 2)]).await.map_err(|e| e.to_string())?;
+    let rows: Vec<&Vec<Value>> = rows.as_array().ok_or("no runs")?.iter().skip(2).filter_map(Value::as_array).collect();
+    let times = sorted(rows.iter().filter_map(|r| r.first().and_then(Value::as_f64)).collect());
+    // "Searched M meshes × ...: C configurations timed in T ms here; F fit in HBM.": the same
+    // every run but for T.
+    let without_time = |line: &str| {
+        let (head, tail) = (line.split(" in ").next(), line.split(" ms here").nth(1));
+        (head.unwrap_or_default().to_string(), tail.unwrap_or_default().to_string())
+    };
+    let line = rows.last().and_then(|r| r.get(1)).and_then(Value::as_str).unwrap_or_default();
+    if rows.iter().any(|r| r.get(1).and_then(Value::as_str).map(without_time) != Some(without_time(line))) {
+        eprintln!("bench-browser: the search's statistics changed between runs");
+    }
+    let n = numbers(&without_time(line).0);
+    let (meshes, evaluated) = (n.first().copied().unwrap_or(0), n.last().copied().unwrap_or(0));
+    Ok((times, meshes, evaluated))
+}
 
 /// The `q`-quantile (nearest rank) of sorted `xs`.
 fn quantile(xs: &[f64], q: f64) -> f64 {
@@ -270,7 +364,7 @@ fn verdict(ok: bool) -> &'static str {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let (loads, changes) = (arg(1, 20), arg(2, 50));
+    let (loads, changes, searches) = (arg(1, 20), arg(2, 50), arg(3, 30));
     let specs: serde_json::Map<String, Value> = PAGES.iter().map(|p| (p.file.to_string(), json!(p.result))).collect();
     let probe = PAINT_PROBE.replace("__SPECS__", &Value::Object(specs).to_string());
     // Starts on a blank page, so that the first load of index.html is cold too.
@@ -353,6 +447,31 @@ async fn main() {
                 verdict(p95 < REPAINT_BUDGET_MS)
             );
             println!("{} #{id}: update p50 {:.1} ms, p95 {p95:.1} ms", page.file, quantile(&update, 0.5));
+        }
+    }
+    if dist_dir().join("training.html").is_file() {
+        let _ = writeln!(md, "\nThe training search in Chromium (issue 16's reference: LLaMA 3 70B, 4,194,304 tokens of 4096 per step, TPU v5p 16×20×28 = 8,960 chips, calibrated, every ZeRO stage, schedule and remat policy; the page's `performance.now()` around core's search, {searches} searches, each started by switching the batch's unit; budget {SEARCH_BUDGET_MS} ms):\n");
+        let _ = writeln!(md, "| case | meshes | configurations timed | min | p50 | p95 | budget |");
+        let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---|");
+        match search_timing(&browser, searches).await {
+            Ok((times, meshes, evaluated)) => {
+                let p95 = quantile(&times, 0.95);
+                let _ = writeln!(
+                    md,
+                    "| llama-3-70b, v5p 16x20x28, 4M tokens | {meshes} | {evaluated} | {} | {} | {} | {} |",
+                    ms(times.first().copied().unwrap_or(f64::NAN), 1),
+                    ms(quantile(&times, 0.5), 1),
+                    ms(p95, 1),
+                    verdict(p95 < SEARCH_BUDGET_MS)
+                );
+                println!(
+                    "training search: {evaluated} configurations, p50 {:.1} ms, p95 {p95:.1} ms",
+                    quantile(&times, 0.5)
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(md, "| llama-3-70b, v5p 16x20x28, 4M tokens | | not measured: {e} | | | | |");
+            }
         }
     }
     let errors = browser.console_errors().await;
