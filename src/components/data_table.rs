@@ -22,6 +22,16 @@ pub struct CellIds {
     pub strip: &'static str,
 }
 
+/// Ids on rows: `prefix` + the row's cell in column `key` with dots as dashes
+/// (`spec-hbm-bandwidth`), or + the row's index when `key` is `None` (`collective-result-0`).
+#[derive(Clone, Copy)]
+pub struct RowIds {
+    /// The column holding each row's key, or `None` for the row's index.
+    pub key: Option<usize>,
+    /// What the ids start with.
+    pub prefix: &'static str,
+}
+
 /// A button at the end of every row: `#<id>-<stem>-<row>`, calling `on` with the row.
 #[derive(Clone, Copy)]
 pub struct RowAction {
@@ -76,6 +86,9 @@ pub fn DataTable(
     /// Ids on one column's cells.
     #[prop(optional)]
     cell_ids: Option<CellIds>,
+    /// Ids on the rows.
+    #[prop(optional)]
+    row_ids: Option<RowIds>,
     /// A button on every row.
     #[prop(optional)]
     action: Option<RowAction>,
@@ -111,6 +124,8 @@ pub fn DataTable(
     };
     let visible = move || shape.with(|s| (0..s.columns).filter(|c| shown(*c)).count() + usize::from(action.is_some()));
     let table_id = id.clone();
+    // The first column shown heads its row.
+    let head = move || shape.with(|s| (0..s.columns).find(|c| shown(*c)));
     let row = move |r: usize| {
         let columns = shape.with_untracked(|s| s.columns);
         let heading = shape.with_untracked(|s| s.headings.get(r).cloned().flatten());
@@ -132,8 +147,11 @@ pub fn DataTable(
                         format!("{}{}", ids.prefix, key.strip_prefix(ids.strip).unwrap_or(key).replace('.', "-"))
                     }))
                 };
-                if row_headers && c == 0 {
+                if row_headers && Some(c) == head() {
                     view! { <th scope="row" id=cell_id class:num=num>{text}</th> }.into_any()
+                } else if table.with_untracked(|t| t.is_link(c)) && !exact {
+                    let href = move || table.with(|t| t.cell(r, c).to_string());
+                    view! { <td id=cell_id><a href=href>{text}</a></td> }.into_any()
                 } else {
                     view! { <td id=cell_id class:num=num>{text}</td> }.into_any()
                 }
@@ -148,9 +166,17 @@ pub fn DataTable(
                 </td>
             }
         });
+        let row_id = move || {
+            let ids = row_ids?;
+            Some(match ids.key {
+                Some(key) => table.with(|t| format!("{}{}", ids.prefix, t.cell(r, key).replace('.', "-"))),
+                None => format!("{}{r}", ids.prefix),
+            })
+        };
+        let class = move || table.with(|t| t.classes_of(r).to_string());
         view! {
             {heading}
-            <tr>{cells}{button}</tr>
+            <tr id=row_id class=class>{cells}{button}</tr>
         }
     };
     // Rows are kept while the table keeps its shape there: its column count and whether a

@@ -2,29 +2,44 @@
 //! a text input, a drop-down or a checkbox, with its label, unit, hint and problems.
 //!
 //! Element ids: the field's path with dots as dashes (`training.seq_len` → `#training-seq_len`;
-//! the hardware picker keeps `#hw-chip`, `#hw-shape`, `#hw-slices`), its wrapper
+//! an element of a list `collectives[2].kind` → `#collective-2-kind`; the hardware page's
+//! fields keep their short ids, [`element_id`]), its wrapper
 //! `#<id>-field` (class `invalid` while it has a problem), `#<id>-hint`, `#<id>-error` (its
 //! own problems and the scenario's problems that name it) and, on pages that plan
 //! ([`PlanProblems`]), `#<id>-conflict` (the planner's problems that name it). Ids are for
 //! tests, embeds and labels; no behaviour reads them.
 
-use leptos::html::{Input, Select};
+use leptos::html::{Input as HtmlInput, Select};
 use leptos::prelude::*;
 use shardcalc_core::error::FieldError;
-use shardcalc_core::field::{Choice, Field as CoreField, Kind};
+use shardcalc_core::field::{Choice, Control, Input};
 
 use crate::dom::{event_checked, event_value};
 use crate::state::use_app_state;
 
-/// The element id of the field at `path`.
+/// Where the hardware page's ids are shorter than their paths (they were its ids before its
+/// fields were described in core, and tests and links to its inputs use them).
+const SHORT_IDS: [(&str, &str); 5] = [
+    ("hardware.chip.custom.", "chip."),
+    ("hardware.topology.axes[", "axis-"),
+    ("collectives[", "collective-"),
+    ("roofline.matmul.", "roofline."),
+    ("roofline.op.", "roofline."),
+];
+
+/// The element id of the field at `path`: dots and brackets as dashes, with the short
+/// prefixes of [`SHORT_IDS`] (`hardware.topology.axes[1].link_one_way` →
+/// `axis-1-link_one_way`); the hardware picker keeps `#hw-chip`, `#hw-shape`, `#hw-slices`.
 #[must_use]
 pub fn element_id(path: &str) -> String {
     match path {
-        "hardware.chip" => "hw-chip".into(),
-        "hardware.topology" => "hw-shape".into(),
-        "hardware.topology.slices" => "hw-slices".into(),
-        _ => path.replace('.', "-"),
+        "hardware.chip" => return "hw-chip".into(),
+        "hardware.topology" => return "hw-shape".into(),
+        "hardware.topology.slices" => return "hw-slices".into(),
+        _ => {}
     }
+    let short = SHORT_IDS.iter().find_map(|(long, short)| path.strip_prefix(long).map(|rest| format!("{short}{rest}")));
+    short.as_deref().unwrap_or(path).replace("].", "-").replace(['.', '['], "-")
 }
 
 /// Problems found by evaluating the page rather than by validating the scenario (the
@@ -34,7 +49,7 @@ pub fn element_id(path: &str) -> String {
 pub struct PlanProblems(pub Memo<Vec<FieldError>>);
 
 /// The messages of `errors` that `field` shows, one `path: message` each.
-fn messages_of(field: &CoreField, errors: &[FieldError]) -> Vec<String> {
+fn messages_of(field: &Input, errors: &[FieldError]) -> Vec<String> {
     errors.iter().filter(|e| field.shows(e)).map(ToString::to_string).collect()
 }
 
@@ -74,30 +89,33 @@ pub fn options_view(options: &[Choice], selected: &str) -> AnyView {
 /// written back, and text that does not read stays as typed, with its message.
 #[component]
 pub fn Field(
-    /// The field's description in core.
-    field: &'static CoreField,
+    /// The field's description in core: a field of the scenario (`&'static Field`), or an
+    /// element's (`ItemField::at`).
+    #[prop(into)]
+    field: Input,
 ) -> impl IntoView {
     let state = use_app_state();
-    if field.applies.is_none() {
+    if field.always_applies() {
         return field_view(field).into_any();
     }
     let applies = Memo::new(move |_| state.draft.with(|d| field.applies_to(&d.scenario)));
     Effect::new(move |_| {
         if !applies.get() {
-            state.forget(field.path);
+            state.forget(&field.path());
         }
     });
     view! { <Show when=move || applies.get()>{field_view(field)}</Show> }.into_any()
 }
 
 /// The field's markup and behaviour (see [`Field`]).
-fn field_view(field: &'static CoreField) -> impl IntoView {
+fn field_view(field: Input) -> impl IntoView {
     let state = use_app_state();
-    let id = element_id(field.path);
+    let path = field.path();
+    let id = element_id(&path);
     let text = Memo::new(move |_| state.draft.with(|d| field.text(&d.scenario)));
-    let messages = Memo::new(move |_| state.errors.with(|e| messages_of(field, e)));
+    let messages = Memo::new(move |_| state.errors.with(|e| messages_of(&field, e)));
     let plan = use_context::<PlanProblems>();
-    let conflicts = Memo::new(move |_| plan.map(|p| p.0.with(|e| messages_of(field, e))).unwrap_or_default());
+    let conflicts = Memo::new(move |_| plan.map(|p| p.0.with(|e| messages_of(&field, e))).unwrap_or_default());
     let invalid = move || messages.with(|m| !m.is_empty());
 
     // The text this field's own last edit produced: not written back into the input.
@@ -114,9 +132,9 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
         let own = echo.try_update_value(Option::take).flatten().is_some_and(|e| e == t);
         if (replaced || !own) && current != t {
             write(&t);
-            if state.draft.with_untracked(|d| d.unreadable.contains_key(field.path)) {
+            if state.draft.with_untracked(|d| d.unreadable.contains_key(&path)) {
                 state.draft.update(|d| {
-                    d.unreadable.remove(field.path);
+                    d.unreadable.remove(&path);
                 });
             }
         }
@@ -125,8 +143,8 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
 
     let describedby =
         if plan.is_some() { format!("{id}-hint {id}-error {id}-conflict") } else { format!("{id}-hint {id}-error") };
-    let control = match field.kind {
-        Kind::Flag { .. } => view! {
+    let control = match field.control() {
+        Control::Check => view! {
             <div class="input-row">
                 <input
                     id=id.clone()
@@ -135,11 +153,52 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
                     aria-describedby=describedby
                     on:change=move |ev| on_edit(if event_checked(&ev) { "true" } else { "false" }.into())
                 />
-                <label for=id.clone()>{field.label}</label>
+                <label for=id.clone()>{field.label()}</label>
             </div>
         }
         .into_any(),
-        Kind::Choice { .. } => {
+        Control::Checkboxes => {
+            let options = Memo::new(move |_| state.draft.with(|d| field.options(&d.scenario)));
+            let stem = id.clone();
+            let boxes = move || {
+                options
+                    .get()
+                    .into_iter()
+                    .map(|o| {
+                        let box_id = format!("{stem}-{}", o.value);
+                        let label_for = box_id.clone();
+                        let value = o.value.clone();
+                        let chosen = move || text.with(|t| t.split(',').any(|v| v == value));
+                        let value = o.value.clone();
+                        let toggle = move |ev: leptos::ev::Event| {
+                            let on = event_checked(&ev);
+                            let mut values: Vec<String> = text
+                                .get_untracked()
+                                .split(',')
+                                .filter(|v| !v.is_empty() && **v != value)
+                                .map(str::to_string)
+                                .collect();
+                            if on {
+                                values.push(value.clone());
+                            }
+                            on_edit(values.join(","));
+                        };
+                        view! {
+                            <label for=label_for class="check">
+                                <input id=box_id type="checkbox" prop:checked=chosen on:change=toggle />
+                                {o.label}
+                            </label>
+                        }
+                    })
+                    .collect_view()
+            };
+            view! {
+                <span class="label">{field.label()}</span>
+                <div class="input-row checkboxes" id=id.clone() role="group" aria-describedby=describedby>{boxes}</div>
+            }
+            .into_any()
+        }
+        Control::Select => {
             let node = NodeRef::<Select>::new();
             let options = Memo::new(move |_| state.draft.with(|d| field.options(&d.scenario)));
             Effect::new(move |last: Option<u64>| {
@@ -149,28 +208,28 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
                 follow(el.value(), &|t| el.set_value(t), generation, last)
             });
             view! {
-                <label for=id.clone()>{field.label}</label>
+                <label for=id.clone()>{field.label()}</label>
                 <select id=id.clone() node_ref=node aria-describedby=describedby on:change=move |ev| on_edit(event_value(&ev))>
                     {move || options.with(|o| options_view(o, &text.get_untracked()))}
                 </select>
             }
             .into_any()
         }
-        _ => {
-            let node = NodeRef::<Input>::new();
+        Control::Text(mode) => {
+            let node = NodeRef::<HtmlInput>::new();
             Effect::new(move |last: Option<u64>| {
                 let generation = state.generation.get();
                 let Some(el) = node.get() else { return generation };
                 follow(el.value(), &|t| el.set_value(t), generation, last)
             });
             view! {
-                <label for=id.clone()>{field.label}</label>
+                <label for=id.clone()>{field.label()}</label>
                 <div class="input-row">
                     <input
                         id=id.clone()
                         node_ref=node
                         type="text"
-                        inputmode=field.input_mode().attribute()
+                        inputmode=mode.attribute()
                         autocomplete="off"
                         spellcheck="false"
                         value=text.get_untracked()
@@ -178,17 +237,17 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
                         aria-describedby=describedby
                         on:input=move |ev| on_edit(event_value(&ev))
                     />
-                    <span class="unit">{field.unit}</span>
+                    <span class="unit">{field.unit()}</span>
                 </div>
             }
             .into_any()
         }
     };
-    let is_check = matches!(field.kind, Kind::Flag { .. });
+    let is_check = field.control() == Control::Check;
     view! {
         <div class="field" class:check=is_check class:invalid=invalid id=format!("{id}-field")>
             {control}
-            <p class="hint" id=format!("{id}-hint")>{field.hint}</p>
+            <p class="hint" id=format!("{id}-hint")>{field.hint()}</p>
             <div class="field-error" id=format!("{id}-error") aria-live="polite">
                 {move || paragraphs(messages.get())}
             </div>
@@ -205,7 +264,7 @@ fn field_view(field: &'static CoreField) -> impl IntoView {
 #[component]
 pub fn Fields(
     /// The fields.
-    group: &'static [CoreField],
+    group: &'static [shardcalc_core::field::Field],
 ) -> impl IntoView {
     group.iter().map(|field| view! { <Field field=field /> }).collect_view()
 }
