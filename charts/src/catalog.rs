@@ -18,6 +18,7 @@ use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::TrainingReport;
+use shardcalc_core::validation::{bundled_serving, bundled_table};
 
 /// One chart the catalog can build.
 #[derive(Clone, Copy)]
@@ -130,6 +131,12 @@ pub const CHARTS: &[ChartEntry] = &[
         about: "MFU error (predicted − measured) of every published run by chip generation, in the scenario's prediction mode",
         build: validation_residuals_chart,
     },
+    ChartEntry {
+        name: "validation-serving",
+        view: "validation",
+        about: "predicted vs measured serving throughput per chip of every published serving run, log-log, with y = x",
+        build: serving_validation_chart,
+    },
 ];
 
 /// The entry called `name`.
@@ -215,17 +222,18 @@ fn serving_chart(
 }
 
 fn validation_scatter_chart(s: &Scenario) -> Result<Chart, Invalid> {
-    let rows = validation_rows();
-    Ok(Chart::Scatter(crate::scatter::validation_scatter(&rows, s.conventions.prediction)))
+    Ok(Chart::Scatter(crate::scatter::validation_scatter(bundled_table::bundled(), s.conventions.prediction)))
 }
 
 fn validation_residuals_chart(s: &Scenario) -> Result<Chart, Invalid> {
-    let rows = validation_rows();
-    Ok(Chart::Residuals(crate::residuals::validation_residuals(&rows, s.conventions.prediction)))
+    Ok(Chart::Residuals(crate::residuals::validation_residuals(bundled_table::bundled(), s.conventions.prediction)))
 }
 
-fn validation_rows() -> Vec<shardcalc_core::validation::table::RunRow> {
-    shardcalc_core::validation::table::run_rows(&shardcalc_core::validation::calibration::bundled())
+fn serving_validation_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    Ok(Chart::Scatter(crate::serving_validation::throughput_scatter(
+        bundled_serving::bundled(),
+        s.conventions.prediction,
+    )))
 }
 
 /// The best plan and the explored one (when its plan succeeds).
