@@ -22,7 +22,7 @@ pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
 pub use data_table::{CellIds, DataTable, RowAction, RowIds};
 pub use error_summary::ErrorSummary;
-pub use field::{element_id, options_view, Field, Fields, PlanProblems, ProblemBox};
+pub use field::{element_id, options_view, Field, Fields, PlanProblems, ProblemBox, SubsetField};
 pub use hardware_picker::HardwarePicker;
 pub use measured_canvas::MeasuredCanvas;
 pub use prediction_switch::PredictionSwitch;

@@ -10,7 +10,7 @@ use shardcalc_core::field::collectives::{add_query, remove_query, QUERY_FIELDS};
 use shardcalc_core::field::roofline::ROOFLINE;
 use shardcalc_core::field::topology::{AXIS_FIELDS, DIE_TO_DIE};
 
-use crate::components::{Field, Fields};
+use crate::components::{Field, Fields, SubsetField};
 use crate::state::use_app_state;
 
 /// `#chip-customize` while the chip is a catalog one; the custom chip's fields once it is
@@ -82,13 +82,16 @@ fn AxisEditor() -> impl IntoView {
 fn QueryEditor() -> impl IntoView {
     let state = use_app_state();
     let count = Memo::new(move |_| state.draft.with(|d| d.scenario.collectives.len()));
+    let [kind, bytes, axes] = &QUERY_FIELDS;
     view! {
         <p class="hint">
             "V is the full array: the gathered result on one chip (AllGather), the unreduced input (ReduceScatter), the array (AllReduce), the per-chip shard × the axis sizes (AllToAll). Sizes like 34MB, 32 MiB or 33554432."
         </p>
         <For each=move || 0..count.get() key=|i| *i let:i>
             <p class="axis-title"><strong>{format!("Collective {}", i + 1)}</strong></p>
-            {QUERY_FIELDS.iter().map(|f| view! { <Field field=f.at(i) /> }).collect_view()}
+            <Field field=kind.at(i) />
+            <Field field=bytes.at(i) />
+            <SubsetField field=axes.at(i) />
             <div class="actions">
                 <button type="button" id=format!("collective-{i}-remove") on:click=move |_| state.update(|s| remove_query(s, i))>
                     "Remove"
