@@ -10,12 +10,12 @@ use crate::collective_times::{collective_times_chart, QueryPoint};
 use crate::{bars, lines, roofline, serving, training, Chart};
 use shardcalc_core::collectives::CollectiveKind;
 use shardcalc_core::error::Invalid;
-use shardcalc_core::hardware::query::RooflineQuery;
-use shardcalc_core::inference::defaults::with_serving_defaults;
-use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
+use shardcalc_core::roofline::query::RooflineQuery;
+use shardcalc_core::scenario::inference_report;
+use shardcalc_core::scenario::with_serving_defaults;
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::{bundled_serving, bundled_table};
@@ -216,7 +216,7 @@ fn serving_chart(
 ) -> Result<Chart, Invalid> {
     let s = with_serving_defaults(s);
     let m = s.validate()?;
-    let r = scenario_inference(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
+    let r = inference_report(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
     let section = s.inference.as_ref().ok_or_else(|| Invalid::one("inference", "is required"))?;
     Ok(Chart::Xy(chart(&m.name, section, &r)))
 }

@@ -49,6 +49,7 @@ pub mod inference;
 pub mod json;
 pub mod kv_cache;
 pub mod model;
+pub mod model_source;
 pub mod notebook;
 pub mod params;
 pub mod permalink;

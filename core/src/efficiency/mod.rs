@@ -23,3 +23,8 @@ pub mod serving;
 pub use calibration::Calibration;
 pub use mode::PredictionMode;
 pub use rates::KernelRates;
+
+/// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
+/// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
+/// no-panic test).
+pub const MIN_FRACTION: f64 = 1e-6;

@@ -3,8 +3,8 @@
 
 use super::input::{ItemField, List};
 use super::{Choice, Kind, Options};
+use crate::collectives::query::CollectiveQuery;
 use crate::collectives::CollectiveKind;
-use crate::hardware::query::CollectiveQuery;
 use crate::scenario::Scenario;
 use crate::text;
 

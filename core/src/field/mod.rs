@@ -498,9 +498,7 @@ mod tests {
     #[test]
     fn paths_are_unique_and_every_field_reads_its_own_text_back() {
         let mut seen = std::collections::BTreeSet::new();
-        let s = crate::view::training::with_defaults(&crate::inference::defaults::with_serving_defaults(
-            &Scenario::default(),
-        ));
+        let s = crate::view::training::with_defaults(&crate::scenario::with_serving_defaults(&Scenario::default()));
         for f in all() {
             assert!(seen.insert(f.path), "{} twice", f.path);
             let mut t = s.clone();

@@ -5,8 +5,8 @@
 
 use super::{Field, Kind, Min, Options};
 use crate::dtype::DType;
-use crate::hardware::query::RooflineQuery;
 use crate::roofline::matmul::Matmul;
+use crate::roofline::query::RooflineQuery;
 use crate::roofline::OpCost;
 use crate::scenario::Scenario;
 use crate::units::{Bytes, Flops};

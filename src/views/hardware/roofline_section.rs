@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::roofline_chart;
-use shardcalc_core::hardware::query::RooflineQuery;
+use shardcalc_core::roofline::query::RooflineQuery;
 
 use super::derived::Derived;
 use super::tables;
