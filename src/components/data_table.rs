@@ -7,6 +7,8 @@
 use leptos::prelude::*;
 use shardcalc_charts::table::Table;
 
+use super::table_exports::TableExports;
+
 /// Cells with ids: the cell of column `value` gets the id `prefix` + the row's cell in
 /// column `key`, without `strip` at its start, with dots as dashes (`row-decode-step_time_s`
 /// for the key `inference.decode.step_time_s`).
@@ -98,6 +100,10 @@ pub fn DataTable(
     /// Cells as exported instead of as shown (an embed of the table).
     #[prop(optional)]
     exact: bool,
+    /// The table in a scrollable `div.table-wrap`, with its downloads under it
+    /// ([`TableExports`] of this name).
+    #[prop(optional)]
+    exports: Option<&'static str>,
 ) -> impl IntoView {
     let shape = Memo::new(move |_| table.with(|t| shape(t, group_by)));
     let shown = move |c: usize| group_by != Some(c) && (exact || table.with(|t| t.is_shown(c)));
@@ -188,7 +194,7 @@ pub fn DataTable(
                 .collect::<Vec<_>>()
         })
     };
-    view! {
+    let html = view! {
         <table id=id>
             {(!caption.is_empty()).then(|| view! { <caption>{caption}</caption> })}
             <thead><tr>{header}</tr></thead>
@@ -198,5 +204,14 @@ pub fn DataTable(
                 </For>
             </tbody>
         </table>
+    };
+    // Type-erased: an embed of the exports shows this component again.
+    match exports {
+        Some(name) => view! {
+            <div class="table-wrap">{html}</div>
+            <div class="actions"><TableExports name=name table=table /></div>
+        }
+        .into_any(),
+        None => html.into_any(),
     }
 }

@@ -73,6 +73,17 @@ impl<T> ItemField<T> {
     }
 }
 
+/// What a field says about itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Words {
+    /// Label text.
+    pub label: &'static str,
+    /// Unit shown after the input ("" for none).
+    pub unit: &'static str,
+    /// One line under the input.
+    pub hint: &'static str,
+}
+
 /// What a form needs of a field, a field of the scenario or of an element of a list
 /// (`index` is the element's; a field of the scenario ignores it).
 pub trait Describe: Sync {
@@ -83,12 +94,8 @@ pub trait Describe: Sync {
     /// The field's own name: the path of a field of the scenario, the name in an element
     /// for an item field.
     fn name(&self) -> &'static str;
-    /// Label text.
-    fn label(&self) -> &'static str;
-    /// Unit shown after the input.
-    fn unit(&self) -> &'static str;
-    /// One line under the input.
-    fn hint(&self) -> &'static str;
+    /// Its label, unit and hint.
+    fn words(&self) -> Words;
     /// The control it is shown as.
     fn control(&self) -> Control;
     /// Paths of problems it shows besides its own.
@@ -118,14 +125,8 @@ impl Describe for Field {
     fn name(&self) -> &'static str {
         self.path
     }
-    fn label(&self) -> &'static str {
-        self.label
-    }
-    fn unit(&self) -> &'static str {
-        self.unit
-    }
-    fn hint(&self) -> &'static str {
-        self.hint
+    fn words(&self) -> Words {
+        Words { label: self.label, unit: self.unit, hint: self.hint }
     }
     fn control(&self) -> Control {
         self.kind.control()
@@ -160,14 +161,8 @@ impl<T> Describe for ItemField<T> {
     fn name(&self) -> &'static str {
         self.name
     }
-    fn label(&self) -> &'static str {
-        self.label
-    }
-    fn unit(&self) -> &'static str {
-        self.unit
-    }
-    fn hint(&self) -> &'static str {
-        self.hint
+    fn words(&self) -> Words {
+        Words { label: self.label, unit: self.unit, hint: self.hint }
     }
     fn control(&self) -> Control {
         self.kind.control()
@@ -225,19 +220,19 @@ impl Input {
     /// Label text.
     #[must_use]
     pub fn label(&self) -> &'static str {
-        self.what.label()
+        self.what.words().label
     }
 
     /// Unit shown after the input.
     #[must_use]
     pub fn unit(&self) -> &'static str {
-        self.what.unit()
+        self.what.words().unit
     }
 
     /// One line under the input.
     #[must_use]
     pub fn hint(&self) -> &'static str {
-        self.what.hint()
+        self.what.words().hint
     }
 
     /// The control it is shown as.

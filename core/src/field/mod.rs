@@ -67,7 +67,7 @@ pub mod serving;
 pub mod topology;
 pub mod training;
 
-pub use input::{Describe, Input, ItemField, List};
+pub use input::{Describe, Input, ItemField, List, Words};
 
 pub use crate::text;
 
@@ -465,7 +465,8 @@ pub fn paths() -> Vec<String> {
 #[must_use]
 pub fn listing() -> Vec<(String, &'static str, &'static str)> {
     let fields = all().map(|f| (f.path.to_string(), f.unit, f.label));
-    let items = items().map(|f| (format!("{}[].{}", f.list().unwrap_or_default(), f.name()), f.unit(), f.label()));
+    let items =
+        items().map(|f| (format!("{}[].{}", f.list().unwrap_or_default(), f.name()), f.words().unit, f.words().label));
     fields.chain(items).collect()
 }
 

@@ -79,26 +79,51 @@ fn dtype(v: &str) -> Result<DType, String> {
     DType::parse(v).ok_or_else(|| format!("unknown format {v:?}"))
 }
 
-/// A drop-down of `options` over the format that `$get` reads and `$set` writes.
-macro_rules! format_choice {
-    ($path:literal, $label:literal, $options:expr, $get:expr, $set:expr, $when:expr) => {
+/// A dimension of the matmul (`b`, `d`, `f`): greater than 0.
+macro_rules! matmul_dim {
+    ($path:literal, $label:literal, $dim:ident) => {
+        Field::new(
+            $path,
+            $label,
+            Kind::Real { min: Min::Positive, get: |s| matmul(s).$dim, set: |s, x| with_matmul(s, |m| m.$dim = x) },
+        )
+        .when(is_matmul)
+    };
+}
+
+/// A number format of the matmul (`lhs`, `rhs`, `out`, `compute`), one of `options`.
+macro_rules! matmul_format {
+    ($path:literal, $label:literal, $options:expr, $format:ident) => {
         Field::new(
             $path,
             $label,
             Kind::Choice {
                 options: Options::Fixed(&$options),
-                get: |s| {
-                    let get: fn(&Scenario) -> DType = $get;
-                    get(s).name().into()
-                },
+                get: |s| matmul(s).$format.name().into(),
                 set: |s, v| {
-                    let set: fn(&mut Scenario, DType) = $set;
-                    set(s, dtype(v)?);
+                    let d = dtype(v)?;
+                    with_matmul(s, |m| m.$format = d);
                     Ok(())
                 },
             },
         )
-        .when($when)
+        .when(is_matmul)
+    };
+}
+
+/// One of the op's totals (FLOPs or bytes on a channel), 0 or more, in its unit type.
+macro_rules! op_total {
+    ($path:literal, $label:literal, $total:ident, $unit:ident) => {
+        Field::new(
+            $path,
+            $label,
+            Kind::Real {
+                min: Min::NonNegative,
+                get: |s| op(s).$total.get(),
+                set: |s, x| with_op(s, |o| o.$total = $unit(x)),
+            },
+        )
+        .when(is_op)
     };
 }
 
@@ -113,96 +138,19 @@ pub static ROOFLINE: [Field; 15] = [
             set: set_kind,
         },
     ),
-    Field::new(
-        "roofline.matmul.b",
-        "B (batch, tokens)",
-        Kind::Real { min: Min::Positive, get: |s| matmul(s).b, set: |s, x| with_matmul(s, |m| m.b = x) },
-    )
-    .hint("Rows of the activations X")
-    .when(is_matmul),
-    Field::new(
-        "roofline.matmul.d",
-        "D (contracting)",
-        Kind::Real { min: Min::Positive, get: |s| matmul(s).d, set: |s, x| with_matmul(s, |m| m.d = x) },
-    )
-    .hint("Model width for a projection")
-    .when(is_matmul),
-    Field::new(
-        "roofline.matmul.f",
-        "F (output)",
-        Kind::Real { min: Min::Positive, get: |s| matmul(s).f, set: |s, x| with_matmul(s, |m| m.f = x) },
-    )
-    .hint("e.g. the MLP width, 4·D")
-    .when(is_matmul),
-    format_choice!(
-        "roofline.matmul.lhs",
-        "Activations X",
-        STORAGE,
-        |s| matmul(s).lhs,
-        |s, d| with_matmul(s, |m| m.lhs = d),
-        is_matmul
-    ),
-    format_choice!(
-        "roofline.matmul.rhs",
-        "Weights W",
-        STORAGE,
-        |s| matmul(s).rhs,
-        |s, d| with_matmul(s, |m| m.rhs = d),
-        is_matmul
-    ),
-    format_choice!(
-        "roofline.matmul.out",
-        "Output Z",
-        STORAGE,
-        |s| matmul(s).out,
-        |s, d| with_matmul(s, |m| m.out = d),
-        is_matmul
-    ),
-    format_choice!(
-        "roofline.matmul.compute",
-        "Compute (picks the peak)",
-        COMPUTE,
-        |s| matmul(s).compute,
-        |s, d| with_matmul(s, |m| m.compute = d),
-        is_matmul
-    )
-    .hint("int8 weights with bf16 compute: weights int8, compute bf16 (book Exercise 1.2)"),
-    Field::new(
-        "roofline.op.flops",
-        "FLOPs",
-        Kind::Real {
-            min: Min::NonNegative,
-            get: |s| op(s).flops.get(),
-            set: |s, x| with_op(s, |o| o.flops = Flops(x)),
-        },
-    )
-    .unit("FLOP")
-    .hint("On one chip")
-    .when(is_op),
-    Field::new(
-        "roofline.op.hbm_bytes",
-        "HBM bytes",
-        Kind::Real {
-            min: Min::NonNegative,
-            get: |s| op(s).hbm_bytes.get(),
-            set: |s, x| with_op(s, |o| o.hbm_bytes = Bytes(x)),
-        },
-    )
-    .unit("B")
-    .hint("Read + written")
-    .when(is_op),
-    Field::new(
-        "roofline.op.ici_bytes",
-        "ICI / NVLink bytes",
-        Kind::Real {
-            min: Min::NonNegative,
-            get: |s| op(s).ici_bytes.get(),
-            set: |s, x| with_op(s, |o| o.ici_bytes = Bytes(x)),
-        },
-    )
-    .unit("B")
-    .hint("Sent or received by this chip")
-    .when(is_op),
+    matmul_dim!("roofline.matmul.b", "B (batch, tokens)", b).hint("Rows of the activations X"),
+    matmul_dim!("roofline.matmul.d", "D (contracting)", d).hint("Model width for a projection"),
+    matmul_dim!("roofline.matmul.f", "F (output)", f).hint("e.g. the MLP width, 4·D"),
+    matmul_format!("roofline.matmul.lhs", "Activations X", STORAGE, lhs),
+    matmul_format!("roofline.matmul.rhs", "Weights W", STORAGE, rhs),
+    matmul_format!("roofline.matmul.out", "Output Z", STORAGE, out),
+    matmul_format!("roofline.matmul.compute", "Compute (picks the peak)", COMPUTE, compute)
+        .hint("int8 weights with bf16 compute: weights int8, compute bf16 (book Exercise 1.2)"),
+    op_total!("roofline.op.flops", "FLOPs", flops, Flops).unit("FLOP").hint("On one chip"),
+    op_total!("roofline.op.hbm_bytes", "HBM bytes", hbm_bytes, Bytes).unit("B").hint("Read + written"),
+    op_total!("roofline.op.ici_bytes", "ICI / NVLink bytes", ici_bytes, Bytes)
+        .unit("B")
+        .hint("Sent or received by this chip"),
     Field::new(
         "roofline.op.ici_links",
         "ICI links used",
@@ -210,36 +158,22 @@ pub static ROOFLINE: [Field; 15] = [
     )
     .hint("One-way links the ICI bytes spread over (book Solution 2.6)")
     .when(is_op),
+    op_total!("roofline.op.dcn_bytes", "DCN bytes", dcn_bytes, Bytes).unit("B"),
+    op_total!("roofline.op.host_bytes", "Host (PCIe) bytes", host_bytes, Bytes).unit("B"),
     Field::new(
-        "roofline.op.dcn_bytes",
-        "DCN bytes",
-        Kind::Real {
-            min: Min::NonNegative,
-            get: |s| op(s).dcn_bytes.get(),
-            set: |s, x| with_op(s, |o| o.dcn_bytes = Bytes(x)),
-        },
-    )
-    .unit("B")
-    .when(is_op),
-    Field::new(
-        "roofline.op.host_bytes",
-        "Host (PCIe) bytes",
-        Kind::Real {
-            min: Min::NonNegative,
-            get: |s| op(s).host_bytes.get(),
-            set: |s, x| with_op(s, |o| o.host_bytes = Bytes(x)),
-        },
-    )
-    .unit("B")
-    .when(is_op),
-    format_choice!(
         "roofline.op.dtype",
         "Compute format",
-        COMPUTE,
-        |s| op(s).dtype,
-        |s, d| with_op(s, |o| o.dtype = d),
-        is_op
-    ),
+        Kind::Choice {
+            options: Options::Fixed(&COMPUTE),
+            get: |s| op(s).dtype.name().into(),
+            set: |s, v| {
+                let d = dtype(v)?;
+                with_op(s, |o| o.dtype = d);
+                Ok(())
+            },
+        },
+    )
+    .when(is_op),
 ];
 
 /// Every group of the section's fields.

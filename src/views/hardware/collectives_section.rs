@@ -10,7 +10,7 @@ use shardcalc_core::collectives::{AxisLink, CollectiveKind};
 use super::derived::Derived;
 use super::tables;
 use super::units::bytes;
-use crate::components::{DataTable, Figure, RowIds, SceneChart, TableExports};
+use crate::components::{DataTable, Figure, RowIds, SceneChart};
 
 /// `#collectives-table` (rows `#collective-result-<i>`) or `#collectives-error`, the chart
 /// `#chart-collective-times`, and `#collective-summary-table`, with their exports.
@@ -21,12 +21,7 @@ pub fn CollectivesSection(
 ) -> impl IntoView {
     let reports = derived.collectives;
     let table = Memo::new(move |_| reports.with(|r| r.as_ref().map(|r| tables::collectives(r)).unwrap_or_default()));
-    let error = move || {
-        reports.with(|r| match r {
-            Err(e) => Some(view! { <p class="field-error" id="collectives-error">{e.clone()}</p> }),
-            Ok(_) => None,
-        })
-    };
+    let error = move || super::problem("collectives-error", reports.with(|r| r.as_ref().err().cloned()));
     let figure = Memo::new(move |_| {
         derived.resolved.with(|r| {
             let hw = r.as_ref().ok()?;
@@ -68,27 +63,23 @@ pub fn CollectivesSection(
         <section class="result-section" aria-labelledby="collectives-heading">
             <h3 id="collectives-heading">"Collectives"</h3>
             {error}
-            <div class="table-wrap">
-                <DataTable
-                    id="collectives-table"
-                    table=table
-                    caption="Your collectives on this topology: time = max(latency floor, bandwidth time) per network, summed"
-                    row_headers=true
-                    row_ids=RowIds { key: None, prefix: "collective-result-" }
-                />
-            </div>
-            <div class="actions"><TableExports name="collectives" table=table /></div>
+            <DataTable
+                id="collectives-table"
+                table=table
+                caption="Your collectives on this topology: time = max(latency floor, bandwidth time) per network, summed"
+                row_headers=true
+                row_ids=RowIds { key: None, prefix: "collective-result-" }
+                exports="collectives"
+            />
             <SceneChart id="chart-collective-times" figure=figure />
             <h4>"Summary of collective costs (book 3.4)"</h4>
-            <div class="table-wrap">
-                <DataTable
-                    id="collective-summary-table"
-                    table=summary
-                    caption="The book's table; “×AllGather” is the bandwidth-bound cost on a bidirectional ring, checked against the cost model"
-                    row_headers=true
-                />
-            </div>
-            <div class="actions"><TableExports name="collective-summary" table=summary /></div>
+            <DataTable
+                id="collective-summary-table"
+                table=summary
+                caption="The book's table; “×AllGather” is the bandwidth-bound cost on a bidirectional ring, checked against the cost model"
+                row_headers=true
+                exports="collective-summary"
+            />
         </section>
     }
 }

@@ -7,7 +7,7 @@ use shardcalc_charts::format::{significant, thousands};
 
 use super::derived::Derived;
 use super::tables;
-use crate::components::{DataTable, TableExports};
+use crate::components::DataTable;
 
 /// `#beta`, `#flops-per-dollar`, `#intensity-table`, `#topology-devices` and
 /// `#topology-table`, with their exports.
@@ -51,31 +51,23 @@ pub fn DerivedNumbers(
                 <strong id="beta">{beta}</strong>"."
             </p>
             <p id="flops-per-dollar">{per_dollar}</p>
-            <div class="table-wrap">
-                <DataTable
-                    id="intensity-table"
-                    table=intensities
-                    caption="Critical intensity per channel, link count and compute format (one-way bandwidth)"
-                    row_headers=true
-                />
-            </div>
+            <DataTable
+                id="intensity-table"
+                table=intensities
+                caption="Critical intensity per channel, link count and compute format (one-way bandwidth)"
+                row_headers=true
+                exports="intensities"
+            />
             <Show when=has_topology>
                 <h4>"Topology: "<span id="topology-devices">{devices}</span>" devices"</h4>
-                <div class="table-wrap">
-                    <DataTable
-                        id="topology-table"
-                        table=topology
-                        caption="Mesh axes as the collective model sees them"
-                        row_headers=true
-                    />
-                </div>
+                <DataTable
+                    id="topology-table"
+                    table=topology
+                    caption="Mesh axes as the collective model sees them"
+                    row_headers=true
+                    exports="topology"
+                />
             </Show>
-            <div class="actions">
-                <span>"Critical intensities:"</span>
-                <TableExports name="intensities" table=intensities />
-                <span>"Topology:"</span>
-                <TableExports name="topology" table=topology />
-            </div>
         </section>
     }
 }

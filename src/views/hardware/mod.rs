@@ -22,6 +22,11 @@ use shardcalc_core::view::hardware::with_defaults as with_hardware_defaults;
 use crate::components::HardwarePicker;
 use crate::state::use_app_state;
 
+/// Why a section has no result (`#<id>`), when it has none.
+fn problem(id: &'static str, message: Option<String>) -> Option<impl IntoView> {
+    message.map(|m| view! { <p class="field-error" id=id>{m}</p> })
+}
+
 /// The two-column hardware view (stacked on narrow screens).
 #[component]
 pub fn HardwareView() -> impl IntoView {

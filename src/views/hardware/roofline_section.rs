@@ -9,7 +9,7 @@ use shardcalc_core::roofline::query::RooflineQuery;
 use super::derived::Derived;
 use super::tables;
 use super::units::intensity;
-use crate::components::{CellIds, DataTable, Figure, RowIds, SceneChart, TableExports};
+use crate::components::{CellIds, DataTable, Figure, RowIds, SceneChart};
 
 /// `#roofline-op` (value cells `#roofline-<quantity>`: `#roofline-bound`,
 /// `#roofline-intensity`, `#roofline-critical_batch_approx`, ...), `#roofline-table` (rows
@@ -27,12 +27,8 @@ pub fn RooflineSection(
     let times = Memo::new(move |_| {
         roofline.with(|r| r.as_ref().and_then(|r| r.as_ref().ok()).map(tables::roofline_times).unwrap_or_default())
     });
-    let error = move || {
-        roofline.with(|r| match r {
-            Some(Err(e)) => Some(view! { <p class="field-error" id="roofline-error">{e.clone()}</p> }),
-            _ => None,
-        })
-    };
+    let error =
+        move || super::problem("roofline-error", roofline.with(|r| r.as_ref().and_then(|r| r.as_ref().err().cloned())));
     let figure = Memo::new(move |_| {
         derived.chip.with(|chip| {
             let chip = chip.as_ref()?;
@@ -55,28 +51,22 @@ pub fn RooflineSection(
         <section class="result-section" aria-labelledby="roofline-heading">
             <h3 id="roofline-heading">"Roofline"</h3>
             {error}
-            <div class="table-wrap">
-                <DataTable
-                    id="roofline-op"
-                    table=op
-                    caption="The op on one chip"
-                    row_headers=true
-                    cell_ids=CellIds { key: 0, value: 2, prefix: "roofline-", strip: "" }
-                />
-            </div>
-            <div class="table-wrap">
-                <DataTable
-                    id="roofline-table"
-                    table=times
-                    caption="Time on each resource at its peak (the bound marked)"
-                    row_headers=true
-                    row_ids=RowIds { key: Some(0), prefix: "roofline-time-" }
-                />
-            </div>
-            <div class="actions">
-                <TableExports name="roofline-op" table=op />
-                <TableExports name="roofline" table=times />
-            </div>
+            <DataTable
+                id="roofline-op"
+                table=op
+                caption="The op on one chip"
+                row_headers=true
+                cell_ids=CellIds { key: 0, value: 2, prefix: "roofline-", strip: "" }
+                exports="roofline-op"
+            />
+            <DataTable
+                id="roofline-table"
+                table=times
+                caption="Time on each resource at its peak (the bound marked)"
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "roofline-time-" }
+                exports="roofline"
+            />
             <SceneChart id="chart-roofline" figure=figure />
         </section>
     }

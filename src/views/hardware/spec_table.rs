@@ -7,7 +7,7 @@ use shardcalc_core::hardware::chip::ChipFamily;
 
 use super::derived::Derived;
 use super::tables;
-use crate::components::{DataTable, RowIds, TableExports};
+use crate::components::{DataTable, RowIds};
 
 /// `#spec-chip` in the heading, `#spec-disagreements`, `#spec-table` (rows
 /// `#spec-<path with dashes>`, marked `disagree` or `missing`) with its exports, and the
@@ -43,18 +43,14 @@ pub fn SpecSection(
         <section class="result-section" aria-labelledby="spec-heading">
             <h3 id="spec-heading">"Spec table: "<span id="spec-chip">{title}</span></h3>
             <p class="note" id="spec-disagreements">{note}</p>
-            <div class="table-wrap">
-                <DataTable
-                    id="spec-table"
-                    table=table
-                    caption="Every number per chip, dense (never the sparsity figure), with its source and date"
-                    row_headers=true
-                    row_ids=RowIds { key: Some(0), prefix: "spec-" }
-                />
-            </div>
-            <div class="actions">
-                <TableExports name="spec" table=table />
-            </div>
+            <DataTable
+                id="spec-table"
+                table=table
+                caption="Every number per chip, dense (never the sparsity figure), with its source and date"
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "spec-" }
+                exports="spec"
+            />
             <h4>"Notes"</h4>
             <ul id="chip-notes" class="notes">{notes}</ul>
         </section>

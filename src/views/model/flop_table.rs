@@ -9,7 +9,7 @@ use shardcalc_core::report::FlopsByConvention;
 
 use super::derived::{summary, Derived};
 use super::tables;
-use crate::components::{ChartCanvas, DataTable, TableExports};
+use crate::components::{ChartCanvas, DataTable};
 
 /// How every convention's total differs from `selected`'s, as a definition list.
 fn differences(f: &FlopsByConvention, selected: FlopConvention) -> impl IntoView {
@@ -47,10 +47,7 @@ pub fn FlopSection(
                 .map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
         })
     });
-    let table = Memo::new(move |_| {
-        let selected = conv.get();
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| tables::flops(&r.flops, selected)).unwrap_or_default())
-    });
+    let table = derived.of(move |r| tables::flops(&r.flops, conv.get()));
     let differences = move || {
         let selected = conv.get();
         report.with(|r| r.as_ref().ok().map(|e| differences(&e.report.flops, selected)))
@@ -64,17 +61,13 @@ pub fn FlopSection(
     view! {
         <section class="result-section" aria-labelledby="flops-heading">
             <h3 id="flops-heading">"Training FLOPs per device and optimizer step"</h3>
-            <div class="table-wrap">
-                <DataTable
-                    id="flops-table"
-                    table=table
-                    caption="TFLOPs (10¹² FLOP) per component and convention: total, with forward and backward"
-                    row_headers=true
-                />
-            </div>
-            <div class="actions">
-                <TableExports name="flops" table=table />
-            </div>
+            <DataTable
+                id="flops-table"
+                table=table
+                caption="TFLOPs (10¹² FLOP) per component and convention: total, with forward and backward"
+                row_headers=true
+                exports="flops"
+            />
             <h4>"How the conventions differ"</h4>
             {differences}
             <ChartCanvas id="chart-flops" chart=chart caption=caption />

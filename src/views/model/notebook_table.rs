@@ -6,7 +6,7 @@ use shardcalc_core::notebook::{NotebookFamily, NotebookTables};
 
 use super::derived::Derived;
 use super::tables;
-use crate::components::{DataTable, TableExports};
+use crate::components::DataTable;
 
 /// What the notebook's code path is and how many rows it gets wrong.
 fn verdict(t: &NotebookTables) -> String {
@@ -31,21 +31,13 @@ pub fn NotebookSection(
     /// The memos the section reads.
     derived: Derived,
 ) -> impl IntoView {
-    let report = derived.report;
-    let table = Memo::new(move |_| {
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| tables::notebook(&r.notebook)).unwrap_or_default())
-    });
-    let note = move || report.with(|r| r.as_ref().map(|e| verdict(&e.report.notebook)).unwrap_or_default());
+    let table = derived.of(|r| tables::notebook(&r.notebook));
+    let note = derived.of(|r| verdict(&r.notebook));
     view! {
         <section class="result-section" aria-labelledby="notebook-heading">
             <h3 id="notebook-heading">"MaxText notebook check"</h3>
             <p>{note}</p>
-            <div class="table-wrap">
-                <DataTable id="notebook" table=table group_by=0 row_headers=true />
-            </div>
-            <div class="actions">
-                <TableExports name="notebook" table=table />
-            </div>
+            <DataTable id="notebook" table=table group_by=0 row_headers=true exports="notebook" />
         </section>
     }
 }

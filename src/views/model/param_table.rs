@@ -5,7 +5,7 @@ use shardcalc_charts::param_breakdown;
 
 use super::derived::Derived;
 use super::tables;
-use crate::components::{ChartCanvas, DataTable, TableExports};
+use crate::components::{ChartCanvas, DataTable};
 
 /// `#params-table`, its exports and the total-vs-active chart.
 #[component]
@@ -17,23 +17,17 @@ pub fn ParamSection(
     let chart = Memo::new(move |_| {
         report.with(|r| r.as_ref().map(|e| &e.report).ok().map(|r| param_breakdown(&r.model.name, &r.params)))
     });
-    let table = Memo::new(move |_| {
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| tables::params(&r.params)).unwrap_or_default())
-    });
+    let table = derived.of(|r| tables::params(&r.params));
     view! {
         <section class="result-section" aria-labelledby="params-heading">
             <h3 id="params-heading">"Parameters"</h3>
-            <div class="table-wrap">
-                <DataTable
-                    id="params-table"
-                    table=table
-                    caption="Parameters per component (components with none are left out)"
-                    row_headers=true
-                />
-            </div>
-            <div class="actions">
-                <TableExports name="params" table=table />
-            </div>
+            <DataTable
+                id="params-table"
+                table=table
+                caption="Parameters per component (components with none are left out)"
+                row_headers=true
+                exports="params"
+            />
             <ChartCanvas
                 id="chart-params"
                 chart=chart

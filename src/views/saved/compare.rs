@@ -8,7 +8,7 @@ use shardcalc_core::hardware::query::ChipSource;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 
-use crate::components::{DataTable, TableExports};
+use crate::components::DataTable;
 
 /// The serde name of a value (`save_matmuls`, `six_nd`).
 fn serde_id<T: serde::Serialize>(value: &T) -> String {
@@ -112,12 +112,7 @@ pub fn Comparison(
     view! {
         <section class="result-section" aria-labelledby="compare-heading">
             <h3 id="compare-heading">"Side by side"</h3>
-            <div class="table-wrap">
-                <DataTable id="compare-table" table=table caption="Rows whose values differ are marked." row_headers=true />
-            </div>
-            <div class="actions">
-                <TableExports name="compare" table=table />
-            </div>
+            <DataTable id="compare-table" table=table caption="Rows whose values differ are marked." row_headers=true exports="compare" />
         </section>
     }
 }

@@ -31,7 +31,7 @@ pub use derived::Derived;
 use leptos::prelude::*;
 use shardcalc_core::validation::calibration;
 
-use crate::components::{DataTable, PredictionSwitch, RowIds, TableExports};
+use crate::components::{DataTable, PredictionSwitch, RowIds};
 use crate::state::use_app_state;
 
 /// The grouped splits and the errors per chip generation.
@@ -57,26 +57,22 @@ fn SplitTables(
                 "Each fold refits the calibration without the runs it holds back, then predicts them. A group of near-duplicates (one chip and one model shape, differing only in slices) is never split between the fitted and held-back sides. The goal (issue 16): a median |MFU error| of at most 5 points on every split."
             </p>
             <ul class="notes">{rules}</ul>
-            <div class="table-wrap">
-                <DataTable
-                    id="validation-splits"
-                    table=splits
-                    caption="Calibrated predictions of held-back runs, MFU in today's MaxText convention; per split, every fold pooled, then each fold with the parameters it fitted."
-                    group_by=0
-                    row_headers=true
-                />
-            </div>
-            <div class="actions"><TableExports name="validation-splits" table=splits /></div>
+            <DataTable
+                id="validation-splits"
+                table=splits
+                caption="Calibrated predictions of held-back runs, MFU in today's MaxText convention; per split, every fold pooled, then each fold with the parameters it fitted."
+                group_by=0
+                row_headers=true
+                exports="validation-splits"
+            />
             <h3 id="validation-summary-heading">"Error per chip generation"</h3>
-            <div class="table-wrap">
-                <DataTable
-                    id="validation-summary"
-                    table=generations
-                    caption="MFU errors in percentage points, step-time errors in % of the measured step; p90 is the nearest-rank 90th percentile. In sample: the bundled calibration, fitted on every run. Held back: fitted without the chip generation's runs."
-                    row_headers=true
-                />
-            </div>
-            <div class="actions"><TableExports name="validation-summary" table=generations /></div>
+            <DataTable
+                id="validation-summary"
+                table=generations
+                caption="MFU errors in percentage points, step-time errors in % of the measured step; p90 is the nearest-rank 90th percentile. In sample: the bundled calibration, fitted on every run. Held back: fitted without the chip generation's runs."
+                row_headers=true
+                exports="validation-summary"
+            />
         </section>
     }
 }
@@ -107,29 +103,23 @@ fn ReferenceTables(
         <section class="result-section" aria-labelledby="validation-calibration-heading">
             <h3 id="validation-calibration-heading">"The calibration"</h3>
             <p class="note">{about}</p>
-            <div class="table-wrap">
-                <DataTable
-                    id="validation-calibration"
-                    table=parameters
-                    caption="Six physical parameters shared by every chip of a kind (core/data/calibration.json)."
-                    row_headers=true
-                    row_ids=RowIds { key: Some(0), prefix: "parameter-" }
-                />
-            </div>
+            <DataTable
+                id="validation-calibration"
+                table=parameters
+                caption="Six physical parameters shared by every chip of a kind (core/data/calibration.json)."
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "parameter-" }
+                exports="validation-calibration"
+            />
         </section>
         <section class="result-section" aria-labelledby="validation-guide-heading">
             <h3 id="validation-guide-heading">"Design points of the MaxText custom-config guide"</h3>
             <p class="note">
                 "Not published runs: the guide states an MFU for a model and a mesh and leaves the rest out. What is assumed is listed per point; these never enter the fit or the statistics above."
             </p>
-            <div class="table-wrap">
-                <DataTable id="validation-guide" table=guides row_headers=true />
-            </div>
-            <div class="actions"><TableExports name="validation-guide" table=guides /></div>
+            <DataTable id="validation-guide" table=guides row_headers=true exports="validation-guide" />
             <h4>"Published numbers nothing here predicts"</h4>
-            <div class="table-wrap">
-                <DataTable id="validation-unpredicted" table=unpredicted row_headers=true />
-            </div>
+            <DataTable id="validation-unpredicted" table=unpredicted row_headers=true exports="validation-unpredicted" />
         </section>
     }
 }

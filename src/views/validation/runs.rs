@@ -11,7 +11,7 @@ use shardcalc_core::validation::table::generations;
 
 use super::derived::{table, Derived};
 use super::tables;
-use crate::components::{DataTable, RowIds, TableExports};
+use crate::components::{DataTable, RowIds};
 use crate::dom::event_value;
 
 fn distinct(values: impl Iterator<Item = String>) -> Vec<String> {
@@ -77,18 +77,14 @@ pub fn RunsTable(
                 <FilterSelect id="validation-filter-split" label="Interleaved split" options=splits target=derived.filter.split />
             </div>
             <p class="note" id="validation-count" role="status">{count}</p>
-            <div class="table-wrap">
-                <DataTable
-                    id="validation-runs"
-                    table=runs
-                    caption="Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, in the mode shown, and (calibrated) by the fit that never saw the run's chip. TFLOPs per device-step in the run's own published convention and in today's MaxText one, which every MFU here uses. Rows whose MFU error is over 5 points are marked."
-                    row_headers=true
-                    row_ids=RowIds { key: Some(0), prefix: "run-" }
-                />
-            </div>
-            <div class="actions">
-                <TableExports name="validation-runs" table=runs />
-            </div>
+            <DataTable
+                id="validation-runs"
+                table=runs
+                caption="Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, in the mode shown, and (calibrated) by the fit that never saw the run's chip. TFLOPs per device-step in the run's own published convention and in today's MaxText one, which every MFU here uses. Rows whose MFU error is over 5 points are marked."
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "run-" }
+                exports="validation-runs"
+            />
         </section>
     }
 }

@@ -19,7 +19,7 @@ use shardcalc_core::validation::PredictionMode;
 
 use super::derived::Derived;
 use super::tables::link;
-use crate::components::{ChartCanvas, DataTable, RowIds, TableExports};
+use crate::components::{ChartCanvas, DataTable, RowIds};
 
 fn text(t: impl Into<String>) -> (String, String) {
     let t = t.into();
@@ -233,27 +233,19 @@ pub fn ServingValidationSection(
                 "Published serving measurements (TensorRT-LLM tables, MLPerf Inference, vLLM, SGLang and JetStream results; core/data/serving-runs.csv), each run as a scenario on its own chips, formats, lengths and batch, predicted by the serving model: the roofline, and the calibration of a few physical parameters (achieved HBM bandwidth, matmul efficiency, per-pass and per-layer overheads). Split: "
                 {v().split_rule.clone()}". "{calibration}
             </p>
-            <div class="table-wrap">
-                <DataTable id="serving-validation-sides" table=sides caption="Errors in % of the measured value: throughput per chip, time to first token, time per output token; p90 is the nearest-rank 90th percentile." row_headers=true />
-            </div>
-            <div class="actions"><TableExports name="serving-validation-sides" table=sides /></div>
+            <DataTable id="serving-validation-sides" table=sides caption="Errors in % of the measured value: throughput per chip, time to first token, time per output token; p90 is the nearest-rank 90th percentile." row_headers=true exports="serving-validation-sides" />
             <ChartCanvas id="chart-validation-serving" chart=scatter caption=caption />
             <h4>"Per engine × chip"</h4>
-            <div class="table-wrap">
-                <DataTable id="serving-validation-groups" table=groups row_headers=true />
-            </div>
-            <div class="actions"><TableExports name="serving-validation-groups" table=groups /></div>
+            <DataTable id="serving-validation-groups" table=groups row_headers=true exports="serving-validation-groups" />
             <h4>"Every run"</h4>
-            <div class="table-wrap">
-                <DataTable
-                    id="serving-validation-runs"
-                    table=runs
-                    caption="Measured against predicted; errors are (predicted − measured) / measured: positive means the model says faster for a throughput, slower for a latency."
-                    row_headers=true
-                    row_ids=RowIds { key: Some(0), prefix: "serving-run-" }
-                />
-            </div>
-            <div class="actions"><TableExports name="serving-validation-runs" table=runs /></div>
+            <DataTable
+                id="serving-validation-runs"
+                table=runs
+                caption="Measured against predicted; errors are (predicted − measured) / measured: positive means the model says faster for a throughput, slower for a latency."
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "serving-run-" }
+                exports="serving-validation-runs"
+            />
         </section>
     }
 }
