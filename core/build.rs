@@ -266,11 +266,11 @@ fn serving_calibration_values(json: &str) -> String {
 
 /// `calibration_values.rs`: the fitted fractions in `PARAMETER_IDS` order and the residuals.
 fn calibration_values(json: &str) -> String {
-    let ids = ["mxu_tpu", "mxu_gpu", "hbm", "dcn", "overlap", "straggler"];
+    let ids = ["mxu", "hbm", "dcn", "overlap", "straggler"];
     let values: Vec<String> = ids.iter().map(|id| number_after(json, &format!("\"id\":\"{id}\""), "value")).collect();
     format!(
         "/// The fitted parameters of `data/calibration.json`, in `PARAMETER_IDS` order (written by build.rs).\n\
-         pub(crate) const FITTED: [f64; 6] = [{}];\n\
+         pub(crate) const FITTED: [f64; 5] = [{}];\n\
          /// Its residuals: held-back runs, 10th and 90th percentile of the signed step-time error, %.\n\
          pub(crate) const RESIDUALS: (usize, f64, f64) = ({}, {}, {});\n",
         values.iter().map(|v| format!("{v}_f64")).collect::<Vec<_>>().join(", "),

@@ -83,15 +83,17 @@ async fn another_chip_changes_the_spec_table_and_the_intensities() {
     page.choose("#hw-chip", "tpu-v7x").await;
     // Ironwood guide: one-dimensional intensity about 11,500; two chiplets.
     assert!(page.text("#intensity-table").contains("11,535"));
-    assert!(page.exists("#hardware-topology-die_to_die"));
-    page.click("#hardware-topology-die_to_die").await;
+    assert!(page.exists("#hardware-topology-chiplets"));
+    page.choose("#hardware-topology-chiplets", "chiplet").await;
     assert!(page.text("#topology-table").contains("d2d"), "{}", page.text("#topology-table"));
     page.choose("#hw-chip", "h100-sxm").await;
     assert!(page.text("#topology-table").contains("nvlink"));
-    // NVLink's per-hop latency (issue 16: 0.6 µs, sourced in the catalog) gives collectives
-    // over it a latency floor, which the chart's caption places.
+    // NVLink carries NCCL's 0.6 µs per step (chips.json): the chart says where the floor ends.
     let caption = page.text("#chart-collective-times + figcaption");
-    assert!(caption.contains("The latency floor") && caption.contains("over nvlink at"), "{caption}");
+    assert!(
+        caption.contains("The latency floor (hops × per-hop latency) ends") && caption.contains("over nvlink"),
+        "{caption}"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -90,10 +90,15 @@ async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
         i.dtypes.weights = shardcalc_core::dtype::DType::Int8;
         i.dtypes.kv = shardcalc_core::dtype::DType::Int8;
     }
+    // Book 8.1: about 17 ms per step on the roofline, bound by loading the weights; the
+    // page's headline is the calibrated prediction, slower.
+    let mut roofline = s.clone();
+    roofline.conventions.prediction = shardcalc_core::efficiency::PredictionMode::Ideal;
+    let ideal = plan(&roofline).decode.step.step_time_s.get();
+    assert!((ideal - 0.017).abs() < 0.0005, "{ideal}");
     let r = plan(&s);
-    // Book 8.1: about 17 ms per step, bound by loading the weights.
     let step = r.decode.step.step_time_s.get();
-    assert!((step - 0.017).abs() < 0.0005, "{step}");
+    assert!(step > ideal, "{step} {ideal}");
     assert_eq!(page.text("#serving-step-value"), seconds(step));
     assert!(
         page.text("#serving-step-detail").starts_with("bound by weight loading"),

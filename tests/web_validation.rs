@@ -58,6 +58,8 @@ async fn shows_every_run_the_splits_and_the_held_back_error() {
     assert!(page.exists("#parameter-straggler"));
     assert_eq!(page.count("#validation-guide tbody tr"), bundled_table::bundled().guides.len() as u32);
     assert!(page.count("#validation-unpredicted tbody tr") >= 7);
+    let cases = shardcalc_core::validation::case_studies::CASES.len() as u32;
+    assert_eq!(page.count("#validation-case-studies tbody tr"), cases, "the Ironwood guide's case studies");
     assert!(page.draws("#chart-validation-scatter") >= 1 && page.draws("#chart-validation-residuals") >= 1);
     // The serving validation: every run, its sides and groups, its scatter.
     let serving = bundled_serving::bundled();

@@ -421,7 +421,7 @@ fn validation_prints_the_grouped_splits() {
     let (code, out, _) = shardcalc(&["validation"]);
     assert_eq!(code, 0);
     let v = json(&out);
-    assert!(v["calibration"]["mxu_tpu"].as_f64().unwrap() > 0.0);
+    assert!(v["calibration"]["mxu"].as_f64().unwrap() > 0.0);
     let splits = v["splits"].as_array().unwrap();
     let ids: Vec<&str> = splits.iter().map(|s| s["split"].as_str().unwrap()).collect();
     assert_eq!(ids, ["interleaved", "leave_chip_out", "leave_family_out"]);

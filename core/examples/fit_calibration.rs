@@ -59,12 +59,14 @@ fn main() {
             for f in &s.folds {
                 let fs = s.fold_stats(&f.name);
                 println!(
-                    "    {:20} held {:2}: median {:5.2} pts, p90 {:5.2}, mean signed {:+5.2}; fit {:?}",
+                    "    {:20} held {:2}: median {:5.2} pts, p90 {:5.2}, mean signed {:+5.2}; step median {:5.2}%, p90 {:5.2}%; fit {:?}",
                     f.name,
                     f.held_back.len(),
                     fs.median_abs_mfu_pts,
                     fs.p90_abs_mfu_pts,
                     fs.mean_mfu_pts,
+                    fs.median_abs_step_pct,
+                    fs.p90_abs_step_pct,
                     f.calibration
                 );
             }

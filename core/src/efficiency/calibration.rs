@@ -1,14 +1,21 @@
-//! The calibrated parameters of the physical step model: six physical quantities, each
-//! shared by every chip of a kind (never one per chip or per model), fitted on the
+//! The calibrated parameters of the physical step model: five physical quantities, each
+//! shared by every chip (never one per chip, per kind or per model), fitted on the
 //! published runs (`validation::fit`) and kept as data (`core/data/calibration.json`).
 //!
 //! | parameter | what it is |
 //! |---|---|
-//! | `mxu_tpu`, `mxu_gpu` | fraction of the kind's measured large-matmul rate ([`LARGE_MATMUL_FRACTION`] of the peak) a training step's matmul and attention kernels sustain, after the padding, tiling and head-dimension losses the model counts itself |
+//! | `mxu` | fraction of a kernel's measured standalone rate a training step's matmul and attention kernels sustain, after the padding, tiling and head-dimension losses the model counts itself; the measured rates are the chip kind's ([`large_matmul_fraction`] of the peak for a large matmul, [`crate::efficiency::rates::AttentionKernelShape`] for the attention kernels) |
 //! | `hbm` | achieved fraction of the HBM bandwidth of the HBM-bound kernels (norms, activations, residual adds, rotary, loss, optimizer update, MoE permutes) |
 //! | `dcn` | achieved fraction of the scale-out (DCN, data-centre network) bandwidth |
 //! | `overlap` | fraction of the communication the schedule overlaps with compute that really hides |
 //! | `straggler` | relative standard deviation of one slice's step time: `n` slices in lockstep wait for the slowest, [`expected_max_of_normals`]`(n)·σ` of a step later than one slice |
+//!
+//! One `mxu` for every chip (issue 16): what differs between kinds is measured, not fitted
+//! (a GPU's large matmul sustains 80% of its peak, its flash-attention kernels less), so
+//! a fit on TPU runs alone carries to GPUs and one on GPU runs alone to TPUs. Until
+//! 2026-11 there were two (`mxu_tpu`, `mxu_gpu`): a fit without GPU runs then had nothing
+//! to set the GPU's with but the TPU's value, and one on the five GPU runs alone set the
+//! TPU's from them (the grouped splits of docs/validation.md).
 //!
 //! Nothing here calibrates the scale-up links (ICI, NVLink): the runs cannot identify it
 //! (their ICI traffic hides behind compute either way), so they stay at their catalogue
@@ -21,10 +28,9 @@ use crate::hardware::query::ResolvedHardware;
 /// The model's parameters, typed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {
-    /// Fraction of the TPU's large-matmul rate a training step's kernels sustain.
-    pub mxu_tpu: f64,
-    /// The same on GPUs.
-    pub mxu_gpu: f64,
+    /// Fraction of their measured standalone rates a training step's matmul and attention
+    /// kernels sustain, on every chip.
+    pub mxu: f64,
     /// Achieved fraction of the HBM bandwidth.
     pub hbm: f64,
     /// Achieved fraction of the scale-out bandwidth.
@@ -36,18 +42,18 @@ pub struct Calibration {
 }
 
 /// Number of parameters.
-pub const PARAMETERS: usize = 6;
+pub const PARAMETERS: usize = 5;
 
 /// The ids of [`Calibration`]'s fields, in order.
-pub const PARAMETER_IDS: [&str; PARAMETERS] = ["mxu_tpu", "mxu_gpu", "hbm", "dcn", "overlap", "straggler"];
+pub const PARAMETER_IDS: [&str; PARAMETERS] = ["mxu", "hbm", "dcn", "overlap", "straggler"];
 
 /// Each parameter's nominal value (every rate at its peak, no jitter) and its range.
-pub const NOMINAL: [f64; PARAMETERS] = [1.0, 1.0, 1.0, 1.0, 1.0, 0.0];
+pub const NOMINAL: [f64; PARAMETERS] = [1.0, 1.0, 1.0, 1.0, 0.0];
 /// Upper bound of each parameter (the lower bounds: 0, overlap and straggler inclusive).
-pub const UPPER: [f64; PARAMETERS] = [1.0, 1.0, 1.0, 1.0, 1.0, 0.5];
+pub const UPPER: [f64; PARAMETERS] = [1.0, 1.0, 1.0, 1.0, 0.5];
 
 /// The fraction of its peak a chip kind's large, well-shaped bf16 matmul measures, which
-/// the `mxu_*` parameters are fractions of. TPU: 1.0 — the book's profile of a
+/// the `mxu` parameter is a fraction of. TPU: 1.0 — the book's profile of a
 /// `[32·1024, 8192] × [8192, 32768]` matmul on TPU v2 takes 96 ms against the 95.6 ms of
 /// its FLOPs at peak (How to Scale Your Model, 9.2.4). GPU: 0.801 — an H100 SXM's maximum
 /// achievable matmul rate, 792.1 of 989 TFLOP/s (stas00/ml-engineering, "Maximum
@@ -69,41 +75,34 @@ pub const LARGE_MATMUL_FRACTION: [f64; 2] = [1.0, 0.801];
 impl Calibration {
     /// Every rate at its peak, no jitter: the physical model's terms (padding, kernels,
     /// HBM-bound work) at full speed. Not the roofline, which leaves those terms out.
-    pub const PEAK: Calibration =
-        Calibration { mxu_tpu: 1.0, mxu_gpu: 1.0, hbm: 1.0, dcn: 1.0, overlap: 1.0, straggler: 0.0 };
+    pub const PEAK: Calibration = Calibration { mxu: 1.0, hbm: 1.0, dcn: 1.0, overlap: 1.0, straggler: 0.0 };
 
     /// The values in [`PARAMETER_IDS`] order.
     #[must_use]
     pub fn values(&self) -> [f64; PARAMETERS] {
-        [self.mxu_tpu, self.mxu_gpu, self.hbm, self.dcn, self.overlap, self.straggler]
+        [self.mxu, self.hbm, self.dcn, self.overlap, self.straggler]
     }
 
     /// From values in [`PARAMETER_IDS`] order.
     #[must_use]
     pub fn from_values(v: [f64; PARAMETERS]) -> Self {
-        let [mxu_tpu, mxu_gpu, hbm, dcn, overlap, straggler] = v;
-        Self { mxu_tpu, mxu_gpu, hbm, dcn, overlap, straggler }
+        let [mxu, hbm, dcn, overlap, straggler] = v;
+        Self { mxu, hbm, dcn, overlap, straggler }
     }
 
     /// Whether every value is in its range: the rates in (0, 1], overlap in [0, 1], the
     /// straggler spread in [0, 0.5].
     #[must_use]
     pub fn is_valid(&self) -> bool {
-        let [m_t, m_g, h, d, o, s] = self.values();
-        [m_t, m_g, h, d].iter().all(|v| *v > 0.0 && *v <= 1.0)
-            && (0.0..=1.0).contains(&o)
-            && (0.0..=UPPER[5]).contains(&s)
+        let [m, h, d, o, s] = self.values();
+        [m, h, d].iter().all(|v| *v > 0.0 && *v <= 1.0) && (0.0..=1.0).contains(&o) && (0.0..=UPPER[4]).contains(&s)
     }
 
-    /// The fraction of a chip kind's peak its training kernels sustain: the kind's
-    /// parameter times its measured large-matmul fraction.
+    /// The fraction of a chip kind's peak its training matmuls sustain: `mxu` times the
+    /// kind's measured large-matmul fraction.
     #[must_use]
-    pub fn mxu(&self, family: ChipFamily) -> f64 {
-        let own = match family {
-            ChipFamily::Tpu => self.mxu_tpu,
-            ChipFamily::Gpu => self.mxu_gpu,
-        };
-        own * large_matmul_fraction(family)
+    pub fn matmul_fraction(&self, family: ChipFamily) -> f64 {
+        self.mxu * large_matmul_fraction(family)
     }
 
     /// How much later `n` slices in lockstep finish a step than one, as a fraction of it:
@@ -124,14 +123,15 @@ impl Calibration {
     }
 
     /// The hardware as the calibration derates it, for models that take no efficiency
-    /// of their own (serving): every matmul peak times the kind's sustained fraction
-    /// ([`Calibration::mxu`]), the scale-out bandwidth times `dcn`. HBM, PCIe and the scale-up links
-    /// are left alone: the training fit's `hbm` is not applied to serving until serving
-    /// runs calibrate it. Overlap is not a property of the hardware.
+    /// of their own (serving): every matmul peak times the chip kind's sustained matmul
+    /// fraction ([`Calibration::matmul_fraction`]), the scale-out bandwidth times `dcn`.
+    /// HBM, PCIe and the scale-up links are left alone: the training fit's `hbm` is not
+    /// applied to serving until serving runs calibrate it. Overlap is not a property of the
+    /// hardware.
     #[must_use]
     pub fn derate(&self, hw: &ResolvedHardware) -> ResolvedHardware {
         let mut chip: Chip = hw.chip.clone();
-        let m = self.mxu(hw.chip.family);
+        let m = self.matmul_fraction(hw.chip.family);
         let p = &mut chip.peak_flops;
         p.bf16 = p.bf16 * m;
         p.fp8 = p.fp8.map(|x| x * m);
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn values_round_trip_and_validity() {
-        let c = Calibration { mxu_tpu: 0.1, mxu_gpu: 0.2, hbm: 0.3, dcn: 0.4, overlap: 0.5, straggler: 0.02 };
+        let c = Calibration { mxu: 0.1, hbm: 0.3, dcn: 0.4, overlap: 0.5, straggler: 0.02 };
         assert_eq!(Calibration::from_values(c.values()), c);
         assert!(c.is_valid() && Calibration::PEAK.is_valid());
         assert!(!Calibration { hbm: 0.0, ..c }.is_valid());
@@ -256,9 +256,10 @@ mod tests {
 
     #[test]
     fn kinds_and_stragglers() {
-        let c = Calibration { mxu_tpu: 0.8, mxu_gpu: 0.6, ..Calibration::PEAK };
-        assert_eq!(c.mxu(ChipFamily::Tpu), 0.8);
-        assert!((c.mxu(ChipFamily::Gpu) - 0.6 * 0.801).abs() < 1e-12);
+        // One fraction for both kinds, of each kind's measured large-matmul rate.
+        let c = Calibration { mxu: 0.8, ..Calibration::PEAK };
+        assert_eq!(c.matmul_fraction(ChipFamily::Tpu), 0.8);
+        assert!((c.matmul_fraction(ChipFamily::Gpu) - 0.8 * 0.801).abs() < 1e-12);
         let s = Calibration { straggler: 0.02, ..Calibration::PEAK };
         assert_eq!(s.straggler_factor(1), 0.0);
         assert!(s.straggler_factor(32) > s.straggler_factor(2));

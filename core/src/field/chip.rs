@@ -149,6 +149,7 @@ chip_numbers! {
     "mxu.size", "MXU side (systolic array)", Count, true;
     "mxu.count", "MXUs per chip", Count, true;
     "cores_per_chip", "TensorCores per chip", Count, false;
+    "sparse_cores.count", "SparseCores per chip", Count, true;
     "scale_up.links_per_chip", "Scale-up links per chip", Count, false;
     "scale_up.link.one_way", "Per link, one-way", GigabytesPerSec, false;
     "scale_up.link.bidirectional", "Per link, bidirectional", GigabytesPerSec, false;
@@ -366,8 +367,31 @@ fn wrap_size(w: WrapRule) -> u64 {
     }
 }
 
+fn has_sparse_cores(s: &Scenario) -> bool {
+    is_custom(s) && read(s, |c| c.sparse_cores.is_some(), false)
+}
+
+/// Whether the runtime offloads the chip's collectives to its SparseCores by default.
+pub static SPARSE_CORES: [Field; 1] = [Field::new(
+    "hardware.chip.custom.sparse_cores.offload_by_default",
+    "SparseCores drive the collectives by default",
+    Kind::Flag {
+        get: |s| read(s, |c| c.sparse_cores.is_some_and(|sc| sc.offload_by_default), false),
+        set: |s, on| {
+            let _ = edit(s, |c| {
+                if let Some(sc) = c.sparse_cores.as_mut() {
+                    sc.offload_by_default = on;
+                }
+                Ok(())
+            });
+        },
+    },
+)
+.hint("The Ironwood guide: AllGather, ReduceScatter and AllReduce beside the matmuls (training.overlap.sparse_core when unset)")
+.when(has_sparse_cores)];
+
 /// Every group of the custom chip's fields.
-pub static GROUPS: [&[Field]; 2] = [&IDENTITY, NUMBER_FIELDS];
+pub static GROUPS: [&[Field]; 3] = [&IDENTITY, NUMBER_FIELDS, &SPARSE_CORES];
 
 #[cfg(test)]
 mod tests {

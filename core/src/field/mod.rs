@@ -15,9 +15,9 @@
 //! | module | fields |
 //! |---|---|
 //! | [`model`] | the model (book chapter 4) and the training step's workload |
-//! | [`hardware`] | the chip, the topology's shape and slices |
+//! | [`hardware`] | the chip, the topology's shape and slices, one device per chip or per chiplet |
 //! | [`chip`] | the custom chip: name, fabric, every number |
-//! | [`topology`] | per axis: wraparound, direction, link and latency overrides; the die-to-die axis |
+//! | [`topology`] | per axis: wraparound, direction, link and latency overrides |
 //! | [`roofline`] | the roofline op: a matmul's shape and formats, or an op's totals |
 //! | [`collectives`] | per collective query: the collective, its array, its axes |
 //! | [`training`] | the `training` section (book chapters 5–6) |
@@ -430,7 +430,6 @@ fn all() -> impl Iterator<Item = &'static Field> {
         model::GROUPS.as_slice(),
         hardware::GROUPS.as_slice(),
         chip::GROUPS.as_slice(),
-        topology::GROUPS.as_slice(),
         roofline::GROUPS.as_slice(),
         training::GROUPS.as_slice(),
         serving::GROUPS.as_slice(),

@@ -28,13 +28,15 @@ fn section(s: &mut Scenario) -> &mut InferenceSection {
 }
 
 /// Every format with its size, in `DType::ALL`'s order.
-pub const DTYPE_OPTIONS: [(&str, &str); 6] = [
+pub const DTYPE_OPTIONS: [(&str, &str); 8] = [
     ("fp32", "fp32 (4 bytes)"),
     ("bf16", "bf16 (2 bytes)"),
     ("fp16", "fp16 (2 bytes)"),
     ("fp8", "fp8 (1 byte)"),
     ("int8", "int8 (1 byte)"),
     ("int4", "int4 (half a byte)"),
+    ("nvfp4", "NVFP4 (4 bits + an fp8 scale per 16: 0.5625 bytes)"),
+    ("mxfp4", "MXFP4 (4 bits + an e8m0 scale per 32: 0.53125 bytes)"),
 ];
 
 /// A number-format drop-down of `inference.dtypes`.
@@ -471,5 +473,12 @@ mod tests {
         let mut s = Scenario::default();
         super::super::apply(&mut s, "inference.reserved_hbm_fraction", "0.10").unwrap();
         assert_eq!(super::super::find("inference.reserved_hbm_fraction").map(|f| f.text(&s)), Some(shortest(0.1)));
+    }
+
+    #[test]
+    fn the_format_options_are_every_dtype_in_order() {
+        let names: Vec<&str> = DTYPE_OPTIONS.iter().map(|(n, _)| *n).collect();
+        let all: Vec<&str> = DType::ALL.iter().map(|d| d.name()).collect();
+        assert_eq!(names, all);
     }
 }

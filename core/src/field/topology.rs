@@ -1,18 +1,15 @@
 //! The fields of the topology's axes (book 2.2): per axis, its wraparound, its link and
-//! hop-latency overrides and whether it carries data one way only; and whether Ironwood's
-//! die-to-die link is an axis of its own.
+//! hop-latency overrides and whether it carries data one way only. (Whether Ironwood's
+//! chiplets are devices of their own is `super::hardware::CHIPLETS`.)
 
 use super::input::{ItemField, List};
-use super::{Field, InputMode, Kind, Options};
+use super::{InputMode, Kind, Options};
 use crate::collectives::Network;
 use crate::hardware::chip::Fabric;
 use crate::hardware::topology::{AxisSpec, Topology};
 use crate::scenario::Scenario;
 use crate::text;
 use crate::units::{BytesPerSec, Seconds};
-
-/// Name of the die-to-die axis [`DIE_TO_DIE`] adds.
-pub const D2D_AXIS: &str = "d2d";
 
 fn topology(s: &Scenario) -> Option<&Topology> {
     s.hardware.as_ref()?.topology.as_ref()
@@ -122,43 +119,6 @@ pub static AXIS_FIELDS: [ItemField<AxisSpec>; 4] = [
     .hint("Empty = the chip's"),
 ];
 
-/// Whether the chip has chiplets and the scenario a topology to add their axis to.
-fn has_chiplets(s: &Scenario) -> bool {
-    topology(s).is_some()
-        && s.hardware.as_ref().and_then(|h| h.chip.resolve().ok()).is_some_and(|c| c.chiplets.is_some())
-}
-
-/// Adds or removes the die-to-die axis [`D2D_AXIS`] (one device per chiplet); collectives
-/// lose it when it goes, and a query left without axes goes too.
-pub fn set_die_to_die(s: &mut Scenario, on: bool) {
-    let count = s.hardware.as_ref().and_then(|h| h.chip.resolve().ok()).and_then(|c| c.chiplets).map_or(2, |c| c.count);
-    let Some(t) = s.hardware.as_mut().and_then(|h| h.topology.as_mut()) else { return };
-    t.axes.retain(|a| a.network != Network::DieToDie);
-    if on {
-        t.axes.push(AxisSpec::new(D2D_AXIS, count, Network::DieToDie));
-    } else {
-        for q in &mut s.collectives {
-            q.axes.retain(|a| a != D2D_AXIS);
-        }
-        s.collectives.retain(|q| !q.axes.is_empty());
-    }
-}
-
-/// The die-to-die axis.
-pub static DIE_TO_DIE: [Field; 1] = [Field::new(
-    "hardware.topology.die_to_die",
-    "Use the die-to-die link as an axis “d2d”",
-    Kind::Flag {
-        get: |s| topology(s).is_some_and(|t| t.axes.iter().any(|a| a.network == Network::DieToDie)),
-        set: set_die_to_die,
-    },
-)
-.hint("Ironwood's two chiplets are separate devices joined by a link about 6× faster than ICI (its guide: TP=2 over die-to-die)")
-.when(has_chiplets)];
-
-/// Every group of the topology's fields of the scenario (the axes' are [`AXIS_FIELDS`]).
-pub static GROUPS: [&[Field]; 1] = [&DIE_TO_DIE];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,19 +145,5 @@ mod tests {
         apply(&mut s, "hardware.topology.axes[0].wraparound", "on").unwrap();
         let e = s.validate().unwrap_err();
         assert!(e.0.iter().any(|e| e.field == "hardware.topology.axes[0].wraparound"), "{e}");
-    }
-
-    #[test]
-    fn the_die_to_die_axis_comes_and_goes_with_its_collectives() {
-        let mut s = v5e_8x4();
-        crate::field::hardware::set_chip(&mut s, "tpu-v7x").unwrap();
-        assert!(has_chiplets(&s));
-        apply(&mut s, "hardware.topology.die_to_die", "true").unwrap();
-        s.collectives[0].axes = vec![D2D_AXIS.into()];
-        assert!(s.validate().is_ok(), "{:?}", s.validate());
-        apply(&mut s, "hardware.topology.die_to_die", "false").unwrap();
-        assert!(!topology(&s).unwrap().axes.iter().any(|a| a.name == D2D_AXIS));
-        assert!(s.collectives.iter().all(|q| !q.axes.is_empty()));
-        assert!(s.validate().is_ok());
     }
 }

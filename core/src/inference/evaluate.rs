@@ -238,7 +238,9 @@ fn evaluate(
             .scale_up
             .hop_latency
             .filter(|h| h.get() > 0.0)
-            .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h)),
+            .map(|h| latency_bound_above(b, model.d_model as f64, ab, axis_one_way(chip), h))
+            // A hop latency of a few attoseconds puts it past f64's range: no finite bound.
+            .filter(|y| y.is_finite()),
         model_parallel: y,
     };
 

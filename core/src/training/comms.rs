@@ -56,6 +56,13 @@ pub fn fsdp_traffic(weight_bytes: f64, grad_bytes: f64, time: CollectiveTime) ->
     }
 }
 
+/// Of FSDP's backward traffic ([`fsdp_traffic`]), the seconds of the gradient
+/// ReduceScatters: the backward less the forward, whose AllGathers it repeats.
+#[must_use]
+pub fn fsdp_reduction(t: &Traffic) -> f64 {
+    (t.backward - t.forward).max(0.0)
+}
+
 /// DP (book 5.1.1): AllReduce the gradients once per step, 8DF bytes per layer; with
 /// ZeRO-1/2 a ReduceScatter of the gradients and an AllGather of the updated weights,
 /// the same volume. Not on the critical path.
@@ -284,5 +291,23 @@ pub fn comms(mc: &MeshContext, ac: &ActivationCollectives, remat: &RematCost) ->
         ep: repeated(ac.ep.0, ac.ep.1, expert_parallel_counts(ac.moe_layers, redo)),
         cp: repeated(ac.cp.0, ac.cp.1, context_parallel_counts(ac.layers, redo)),
         pp: ac.pp,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsdp_reduction_is_the_reduce_scatter() {
+        // AllGathers of 3 s, a ReduceScatter of 5 s: the backward's 8 s less the forward's 3.
+        let time = |kind: CollectiveKind, v: f64| match kind {
+            CollectiveKind::ReduceScatter => v * 5.0,
+            _ => v * 3.0,
+        };
+        let t = fsdp_traffic(1.0, 1.0, &time);
+        assert_eq!((t.forward, t.backward), (3.0, 8.0));
+        assert_eq!(fsdp_reduction(&t), 5.0);
+        assert_eq!(fsdp_reduction(&Traffic::default()), 0.0);
     }
 }

@@ -11,7 +11,7 @@
 //! | term | what it counts | source |
 //! |---|---|---|
 //! | `matmul` | every weight matmul forward and its two backward matmuls, per-device shapes after TP/EP sharding, padded to the MXU tile, at the tiled kernel's roofline; recomputed ones again | [`crate::efficiency::matmul`]; MaxText custom-model guide (MXU 128/256) |
-//! | `attention` | flash/splash: the pairs its blocks compute (causal: diagonal blocks whole), at the head dimension's MXU utilisation, backward 3.5× (TPU splash, separate dQ/dKV kernels) or 2.5× (GPU FlashAttention-2) the forward; materialised: the full square plus 30 bytes of score traffic per pair and head | [`crate::efficiency::attention`]; MaxText `sa_*` settings; the Ironwood guide |
+//! | `attention` | flash/splash: the pairs its blocks compute (causal: diagonal blocks whole), at the head dimension's MXU utilisation, backward 3.5× (TPU splash, separate dQ/dKV kernels) or 2.5× (GPU FlashAttention-2) the forward; on GPUs at cuDNN's measured flash-attention rate for the sequence length rather than the matmul's; materialised: the full square plus 30 bytes of score traffic per pair and head | [`crate::efficiency::attention`], [`crate::efficiency::rates::MeasuredAttention`]; MaxText `sa_*` settings; the Ironwood guide |
 //! | `elementwise` | norms, rotary, residual adds, activations (and their re-run under every remat policy but `none`), the embedding | [`super::shapes`]' table, bytes ÷ achieved HBM bandwidth |
 //! | `loss` | the logits' log-softmax and its gradient over the vocabulary | the same |
 //! | `moe` | router, token permute and unpermute; for padded experts the dispatch and combine einsums (`BSM,BSEC→EBCM`: 2·S·k·cf·d FLOPs per token each) | MaxText `layers/moe.py` |
@@ -26,14 +26,18 @@
 //! computes its capacity, `capacity_factor` × its balanced share (tokens beyond it are
 //! dropped, never waited for).
 //!
-//! **Where Ironwood's features plug in** (issue 16, item 7). FP8: `dtypes.compute = fp8`
-//! already picks the chip's fp8 peak and 1-byte matmul operands ([`KernelRates::new`]);
-//! which matmuls run in fp8 would split [`super::shapes::WeightMatmul`]s by format.
-//! SparseCore-offloaded collectives: they overlap compute without the TensorCore's
-//! interference, i.e. the `exposed` rule of `step.rs`'s timeline with an overlap
-//! efficiency of 1 for the offloaded kinds (and TP/CP made overlappable). The die-to-die
-//! axis: a chiplet is a device (`Setup::devices_per_chip`); its peak, HBM bandwidth and
-//! on-chip memory are the chip's divided by the chiplets ([`KernelRates::new`]).
+//! **Ironwood's features** (issue 16, item 7). *Quantized matmuls*: `dtypes.compute = fp8`
+//! (or `int8`) is MaxText's `quantization` through Qwix (`layers/quantizations.py`): its
+//! rule matches `decoder/.*layers.*` and, for the Ironwood recipes' `fp8_full`, the ops
+//! `dot_general`, `gmm` and `ragged_dot` — every weight matmul of the decoder layers
+//! (experts included) forward and both backward (`bwd_qtype` fp8 e5m2), at the format's
+//! peak and 1-byte operands ([`KernelRates::quantized`]); splash attention's QKᵀ and PV are
+//! Pallas kernels outside the rule and the logits (`decoder/logits_dense`, the shared
+//! embedding) are outside `layers`: both stay bf16. Quantize and dequantize are not counted
+//! (the recipes use static scales). *SparseCore offload*: `step.rs`'s overlap of the
+//! offloaded kinds. *The die-to-die axis*: a chiplet is a device (`Setup::devices_per_chip`);
+//! its peak, HBM bandwidth and on-chip memory are the chip's divided by the chiplets
+//! ([`KernelRates::new`]), and so are its ICI and DCN links (`hardware::topology`).
 
 use super::memory::microbatch_tokens;
 use super::setup::{AttentionKernel, MeshContext, MoeKernel, Setup};
@@ -43,6 +47,7 @@ use crate::efficiency::attention::{
 };
 use crate::efficiency::matmul::matmul_seconds_fwd_bwd;
 use crate::efficiency::KernelRates;
+use crate::model::LocalAttention;
 
 /// Row tile of the grouped (Megablox) matmul: MaxText's `wi_tile_fwd_batch_seq` (base.yml).
 pub const GROUPED_ROW_TILE: f64 = 512.0;
@@ -159,10 +164,13 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let tok = microbatch_tokens(setup, mc, microbatches);
     let e = r.element_bytes;
 
-    // Weight matmuls.
+    // Weight matmuls: the decoder layers' in the quantized format when there is one, the
+    // logits in bf16.
+    let quantized = r.quantized();
     let mut t = KernelTimes::default();
     let (mut layer_seconds, mut layer_flops) = (0.0, 0.0);
     for w in &s.matmuls {
+        let r = if w.kind == MatmulKind::Logits { r } else { &quantized };
         let (k, n) = match w.split {
             TpSplit::Output => (w.k, w.n / tp),
             TpSplit::Contracting => (w.k / tp, w.n),
@@ -206,7 +214,7 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let moe_layers = p.moe_layers as f64 / pp;
     if s.experts > 0.0 && o.moe_kernel == MoeKernel::Padded {
         let einsums = 2.0 * 2.0 * setup.seq_len as f64 * s.experts_per_token * o.capacity_factor * p.d_model / tp;
-        let f = tok * einsums * moe_layers / r.matmul;
+        let f = tok * einsums * moe_layers / quantized.matmul;
         t.moe_forward += f;
         t.moe_backward += 2.0 * f;
     }
@@ -219,21 +227,35 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let seq = setup.seq_len as f64;
     let sequences = tok * cp / seq.max(1.0);
     let heads = a.heads / tp;
-    let util = head_dim_utilization(a.qk, a.v, r.tile);
-    let per_pair = 2.0 * (a.qk + a.v) * heads / (r.matmul * util);
-    let (pairs, traffic) = match o.attention {
+    let flops_per_pair = 2.0 * (a.qk + a.v) * heads / head_dim_utilization(a.qk, a.v, r.tile);
+    let sequences_here = sequences / (cp * pp);
+    let backward_matmuls = r.attention.backward_matmuls;
+    // Forward and backward seconds of `pairs` pairs per sequence at (forward, backward) FLOP/s.
+    let time = |pairs: f64, (f, b): (f64, f64)| {
+        let flops = sequences_here * pairs * flops_per_pair;
+        (flops / f, backward_matmuls * flops / b)
+    };
+    let ((forward, backward), traffic) = match o.attention {
         AttentionKernel::Flash => {
             let b = r.attention.block;
-            (a.global_layers * executed_pairs(seq, None, b) + a.local_layers * executed_pairs(seq, a.local, b), 0.0)
+            // A local layer's queries see at most its window (chunk) of keys: the kernel's
+            // rate is that length's.
+            let span = match a.local {
+                Some(LocalAttention::SlidingWindow { window }) => seq.min(window as f64),
+                Some(LocalAttention::Chunked { chunk }) => seq.min(chunk as f64),
+                None => seq,
+            };
+            let global = time(a.global_layers * executed_pairs(seq, None, b), r.flash_attention(seq));
+            let local = time(a.local_layers * executed_pairs(seq, a.local, b), r.flash_attention(span));
+            ((global.0 + local.0, global.1 + local.1), 0.0)
         }
         AttentionKernel::Materialized => {
             let all = (a.global_layers + a.local_layers) * materialized_pairs(seq);
-            (all, all)
+            (time(all, (r.matmul, r.matmul)), all)
         }
     };
-    let pairs_here = sequences * pairs / (cp * pp);
-    t.attention_forward = pairs_here * per_pair;
-    t.attention_backward = r.attention.backward_matmuls * t.attention_forward;
+    t.attention_forward = forward;
+    t.attention_backward = backward;
     if traffic > 0.0 {
         let scores = sequences * traffic / (cp * pp) * heads;
         t.attention_forward += scores * MATERIALIZED_FORWARD_BYTES / r.hbm;

@@ -11,7 +11,6 @@ use super::calibration::{self, Calibration};
 use crate::efficiency::PredictionMode;
 use crate::error::Invalid;
 use crate::flops::FlopConvention;
-use crate::hardware::chip::ChipFamily;
 use crate::hardware::query::ResolvedHardware;
 use crate::inference::decode::DecodeBound;
 use crate::inference::evaluate::{evaluate_inference, evaluate_inference_derated};
@@ -31,7 +30,7 @@ pub enum BandTerm {
     /// The physical model's counted kernel losses at peak rates: padding, attention
     /// kernels, HBM-bound work, the optimizer update.
     Kernels,
-    /// Sustained fraction of peak matmul FLOP/s (`mxu_tpu` / `mxu_gpu`).
+    /// Sustained fraction of the kernels' measured rates (`mxu`).
     Matmul,
     /// Scale-up (ICI, NVLink) bandwidth: binds serving's communication; not calibrated.
     ScaleUp,
@@ -227,10 +226,7 @@ pub fn training_bands_of(
     // The physical model at peak rates, then each calibrated parameter alone on top.
     let peak = Calibration::PEAK;
     let physics = step(Some(&peak))?;
-    let mxu = match hw.chip.family {
-        ChipFamily::Tpu => Calibration { mxu_tpu: cal.mxu_tpu, ..peak },
-        ChipFamily::Gpu => Calibration { mxu_gpu: cal.mxu_gpu, ..peak },
-    };
+    let mxu = Calibration { mxu: cal.mxu, ..peak };
     let mut contributions = vec![
         (BandTerm::Kernels, physics - ideal),
         (BandTerm::Matmul, step(Some(&mxu))? - physics),

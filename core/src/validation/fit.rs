@@ -17,17 +17,16 @@
 //! stragglers on runs whose DCN traffic is small), the one nearest the hardware's nominal
 //! rates wins, rather than whichever the search met first.
 //!
-//! **What the fitted runs cannot identify.** A parameter no fitted run depends on (the
-//! GPU's sustained fraction when no GPU run is fitted, and the TPU's likewise) is not
-//! searched: it takes the other kind's fitted value, the only information there is. The
-//! bundled calibration is fitted on every run; the grouped splits refit without what they
-//! hold back.
+//! **One set for every chip.** Each parameter is shared by every chip (the sustained
+//! kernel fraction too: what differs between chip kinds is measured and lives in
+//! [`crate::efficiency::rates`]), so every fit identifies all of them and its values carry
+//! to chips it never saw. The bundled calibration is fitted on every run; the grouped
+//! splits refit without what they hold back.
 
 use super::predict::Prepared;
 use super::runs::PublishedRun;
 use crate::efficiency::calibration::{NOMINAL, PARAMETERS, UPPER};
 use crate::efficiency::Calibration;
-use crate::hardware::chip::ChipFamily;
 
 /// Which side of the interleaved split a run is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -90,14 +89,6 @@ pub fn mean_abs_mfu_error(runs: &[&FitRun], c: &Calibration) -> f64 {
     total / runs.len() as f64
 }
 
-/// Which of the parameters (in [`crate::efficiency::calibration::PARAMETER_IDS`] order)
-/// `runs` can identify: a chip kind's sustained fraction only with a run of that kind.
-#[must_use]
-pub fn identifiable(runs: &[&FitRun]) -> [bool; PARAMETERS] {
-    let kind = |f: ChipFamily| runs.iter().any(|(_, p)| p.hardware.chip.family == f);
-    [kind(ChipFamily::Tpu), kind(ChipFamily::Gpu), true, true, true, true]
-}
-
 /// Points of MFU error the fit trades for a parameter's whole range: the prior that
 /// every parameter is nominal ([`NOMINAL`]), `PRIOR_WEIGHT · Σ (v − nominal)²` added to the
 /// objective. It decides between calibrations the runs cannot tell apart (a flat
@@ -118,20 +109,13 @@ pub fn objective(runs: &[&FitRun], c: &Calibration) -> f64 {
 /// Fit the parameters on `runs`.
 #[must_use]
 pub fn fit(runs: &[&FitRun]) -> Calibration {
-    let free = identifiable(runs);
-    let f = |v: &[f64; PARAMETERS]| objective(runs, &Calibration::from_values(clamp(v, &free)));
+    let f = |v: &[f64; PARAMETERS]| objective(runs, &Calibration::from_values(clamp(v)));
     let mut best = NOMINAL;
     for _ in 0..RESTARTS {
-        best = clamp(&nelder_mead(&f, &best, &free), &free);
+        best = clamp(&nelder_mead(&f, &best));
     }
-    best = polish(&f, best, &free);
-    let mut c = Calibration::from_values(best.map(|x| (x * 1000.0).round() / 1000.0));
-    match (free[0], free[1]) {
-        (true, false) => c.mxu_gpu = c.mxu_tpu,
-        (false, true) => c.mxu_tpu = c.mxu_gpu,
-        _ => {}
-    }
-    c
+    best = polish(&f, best);
+    Calibration::from_values(best.map(|x| (x * 1000.0).round() / 1000.0))
 }
 
 /// Nelder–Mead runs, each from the last one's best point with a fresh simplex.
@@ -139,14 +123,12 @@ pub const RESTARTS: usize = 3;
 /// Objective evaluations per Nelder–Mead run.
 pub const EVALUATIONS: usize = 300;
 
-/// `v` inside each parameter's range; parameters not `free` at their nominal value.
-fn clamp(v: &[f64; PARAMETERS], free: &[bool; PARAMETERS]) -> [f64; PARAMETERS] {
+/// `v` inside each parameter's range.
+fn clamp(v: &[f64; PARAMETERS]) -> [f64; PARAMETERS] {
     let mut out = NOMINAL;
     for i in 0..PARAMETERS {
-        if free[i] {
-            let lower = if NOMINAL[i] == 0.0 { 0.0 } else { LOWER_BOUND };
-            out[i] = v[i].clamp(lower, UPPER[i]);
-        }
+        let lower = if NOMINAL[i] == 0.0 { 0.0 } else { LOWER_BOUND };
+        out[i] = v[i].clamp(lower, UPPER[i]);
     }
     out
 }
@@ -162,12 +144,12 @@ fn combine(a: &Point, b: &Point, t: f64) -> Point {
     out
 }
 
-/// Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) over the free
-/// parameters from `start`, the first simplex stepping each free parameter 0.1 towards
-/// the inside of its range; the objective sees every point clamped to the ranges.
-fn nelder_mead(f: &dyn Fn(&Point) -> f64, start: &Point, free: &[bool; PARAMETERS]) -> Point {
+/// Nelder–Mead (reflection 1, expansion 2, contraction ½, shrink ½) from `start`, the
+/// first simplex stepping each parameter 0.1 towards the inside of its range; the
+/// objective sees every point clamped to the ranges.
+fn nelder_mead(f: &dyn Fn(&Point) -> f64, start: &Point) -> Point {
     let mut simplex: Vec<(Point, f64)> = vec![(*start, f(start))];
-    for i in (0..PARAMETERS).filter(|i| free[*i]) {
+    for i in 0..PARAMETERS {
         let mut p = *start;
         p[i] += if p[i] >= 0.5 { -0.1 } else { 0.1 };
         simplex.push((p, f(&p)));
@@ -217,15 +199,15 @@ fn nelder_mead(f: &dyn Fn(&Point) -> f64, start: &Point, free: &[bool; PARAMETER
 }
 
 /// Coordinate moves of ±0.005 while they lower the objective.
-fn polish(f: &dyn Fn(&Point) -> f64, mut v: Point, free: &[bool; PARAMETERS]) -> Point {
+fn polish(f: &dyn Fn(&Point) -> f64, mut v: Point) -> Point {
     let mut best = f(&v);
     loop {
         let mut improved = false;
-        for i in (0..PARAMETERS).filter(|i| free[*i]) {
+        for i in 0..PARAMETERS {
             for dir in [-1.0, 1.0] {
                 let mut t = v;
                 t[i] += dir * 0.005;
-                let t = clamp(&t, free);
+                let t = clamp(&t);
                 let e = f(&t);
                 if e + 1e-9 < best {
                     (v, best, improved) = (t, e, true);

@@ -72,6 +72,10 @@ pub struct ValidationEval {
     pub runs: usize,
     /// Design points of the guides in the table.
     pub guide_points: usize,
+    /// The Ironwood guide's case studies, each change planned before and after with the
+    /// calibrated model, beside the step-time change the guide measured.
+    #[serde(default)]
+    pub case_studies: Vec<crate::validation::case_studies::CaseStudyRow>,
     /// The serving model against published serving measurements (issue 17).
     pub serving: ServingValidation,
 }
@@ -154,6 +158,7 @@ pub fn evaluate(s: &Scenario) -> ValidationEval {
         by_generation: by_generation(table),
         runs: table.runs.len(),
         guide_points: table.guides.len(),
+        case_studies: table.case_studies.clone(),
         serving: crate::validation::bundled_serving::bundled().clone(),
     }
 }
@@ -187,5 +192,6 @@ mod tests {
             eval.runs
         );
         assert!(eval.serving.rows.len() >= 30);
+        assert_eq!(eval.case_studies.len(), crate::validation::case_studies::CASES.len());
     }
 }

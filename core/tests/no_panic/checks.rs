@@ -198,10 +198,10 @@ fn scan_numbers(text: &str) -> Result<(), String> {
 /// Where two JSON values first differ.
 fn first_difference(a: &Value, b: &Value, path: &str) -> String {
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x
-            .iter()
-            .find(|(k, v)| y.get(*k) != Some(*v))
-            .map_or_else(|| path.to_owned(), |(k, v)| first_difference(v, &y[k.as_str()], &format!("{path}.{k}"))),
+        (Value::Object(x), Value::Object(y)) => x.iter().find(|(k, v)| y.get(*k) != Some(*v)).map_or_else(
+            || path.to_owned(),
+            |(k, v)| first_difference(v, y.get(k).unwrap_or(&Value::Null), &format!("{path}.{k}")),
+        ),
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
             .iter()
             .zip(y)

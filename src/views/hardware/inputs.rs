@@ -5,10 +5,11 @@
 
 use leptos::prelude::*;
 use shardcalc_core::collectives::Network;
-use shardcalc_core::field::chip::{customize, is_custom, IDENTITY, NUMBER_FIELDS};
+use shardcalc_core::field::chip::{customize, is_custom, IDENTITY, NUMBER_FIELDS, SPARSE_CORES};
 use shardcalc_core::field::collectives::{add_query, remove_query, QUERY_FIELDS};
+use shardcalc_core::field::hardware::CHIPLETS;
 use shardcalc_core::field::roofline::ROOFLINE;
-use shardcalc_core::field::topology::{AXIS_FIELDS, DIE_TO_DIE};
+use shardcalc_core::field::topology::AXIS_FIELDS;
 
 use crate::components::{Field, Fields, SubsetField};
 use crate::state::use_app_state;
@@ -39,11 +40,12 @@ fn ChipEditor() -> impl IntoView {
         </Show>
         <Fields group=&IDENTITY />
         <Fields group=NUMBER_FIELDS />
+        <Fields group=&SPARSE_CORES />
     }
 }
 
 /// Each axis's heading and fields (`#axis-<i>`, `#axis-<i>-wraparound`, ...), then the
-/// die-to-die axis.
+/// chiplets (one device per chip, or per chiplet).
 #[component]
 fn AxisEditor() -> impl IntoView {
     let state = use_app_state();
@@ -72,7 +74,7 @@ fn AxisEditor() -> impl IntoView {
             <p class="axis-title" id=format!("axis-{}", a.0)><strong>{a.1}</strong></p>
             {AXIS_FIELDS.iter().map(|f| view! { <Field field=f.at(a.0) /> }).collect_view()}
         </For>
-        <Fields group=&DIE_TO_DIE />
+        <Fields group=&CHIPLETS />
     }
 }
 

@@ -15,7 +15,7 @@
 //! `#validation-filter-model`, `#validation-filter-split`, `#validation-count`,
 //! `#validation-runs` (rows `#run-<id>`, the filtered ones; links in the last column),
 //! `#validation-calibration` (rows `#parameter-<id>`), `#validation-guide`,
-//! `#validation-unpredicted`, and the serving section's `#serving-validation-sides`,
+//! `#validation-unpredicted`, `#validation-case-studies` (rows `#case-<id>`), and the serving section's `#serving-validation-sides`,
 //! `#serving-validation-groups`, `#chart-validation-serving`, `#serving-validation-runs`
 //! (rows `#serving-run-<id>`). Every table exports as `validation-runs`, ... (`-csv`, `-md`).
 
@@ -97,6 +97,7 @@ fn ReferenceTables(
             )
         },
     );
+    let cases = Memo::new(move |_| derived.eval.with(|e| tables::case_studies(&e.case_studies)));
     let guides = Memo::new(move |_| tables::guides(derived::table(), derived.mode.get()));
     let unpredicted = Memo::new(move |_| tables::unpredicted(derived::table()));
     view! {
@@ -110,6 +111,19 @@ fn ReferenceTables(
                 row_headers=true
                 row_ids=RowIds { key: Some(0), prefix: "parameter-" }
                 exports="validation-calibration"
+            />
+        </section>
+        <section class="result-section" aria-labelledby="validation-case-studies-heading">
+            <h3 id="validation-case-studies-heading">"The Ironwood guide's case studies"</h3>
+            <p class="note">
+                "Each change the guide measured on 64 TPU7x chips, planned before and after by the calibrated model on a public model standing for the guide's (the assumptions are in docs/validation.md)."
+            </p>
+            <DataTable
+                id="validation-case-studies"
+                table=cases
+                row_headers=true
+                row_ids=RowIds { key: Some(0), prefix: "case-" }
+                exports="validation-case-studies"
             />
         </section>
         <section class="result-section" aria-labelledby="validation-guide-heading">

@@ -12,6 +12,7 @@ use shardcalc_core::training::mesh::{Mesh, Parallelism};
 use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::validation::bundled_table::BundledTable;
 use shardcalc_core::validation::calibration::CalibrationFile;
+use shardcalc_core::validation::case_studies::CaseStudyRow;
 use shardcalc_core::validation::splits::{SplitKind, SplitSummary};
 use shardcalc_core::validation::stats::ErrorStats;
 use shardcalc_core::validation::table::{Predicted, PredictionCell, RunRow};
@@ -341,6 +342,42 @@ pub fn unpredicted(table: &BundledTable) -> Table {
             (shortest(p.value), format!("{} {}", shortest(p.value), p.unit)),
             text(p.unit.clone()),
             text(p.why_not.clone()),
+        ]);
+    }
+    out
+}
+
+/// The Ironwood guide's case studies (`#validation-case-studies`, rows `#case-<id>`): each
+/// change planned before and after with the calibrated model, beside the change the guide
+/// measured.
+#[must_use]
+pub fn case_studies(rows: &[CaseStudyRow]) -> Table {
+    let mut out = Table::labelled(&[
+        ("case", ""),
+        ("what", "Change"),
+        ("model", "Model"),
+        ("before", "Before"),
+        ("after", "After"),
+        ("published_change_pct", "Guide: step-time change %"),
+        ("predicted_change_pct", "Predicted %"),
+        ("before_step_s", ""),
+        ("after_step_s", ""),
+        ("after_bound", "What binds after"),
+        ("known_miss", "What the model misses"),
+    ]);
+    for r in rows {
+        out.push_shown(vec![
+            text(r.id.clone()),
+            text(r.what.clone()),
+            text(r.model.clone()),
+            text(r.before.clone()),
+            text(r.after.clone()),
+            r.published_change_pct.map_or_else(|| text("slower"), |x| signed_num(x, 0)),
+            signed_num(r.predicted_change_pct, 1),
+            text(shortest(r.before_step_s)),
+            text(shortest(r.after_step_s)),
+            text(r.after_bound.clone()),
+            text(r.known_miss.clone().unwrap_or_default()),
         ]);
     }
     out
