@@ -12,7 +12,7 @@
 //!   `field_sources`, `alternatives` and `notes` (18 KB of citations, which only the pages
 //!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
 //!   data file's JSON (`catalog` tests that).
-//! - The numbers of `data/calibration.json` (the six fitted parameters and the held-back
+//! - The numbers of `data/calibration.json` (the five fitted parameters and the held-back
 //!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, and those
 //!   of `data/serving-calibration.json` as `$OUT_DIR/serving_calibration_values.rs`: the
 //!   training and serving pages need only these, not a JSON parser for the whole file

@@ -54,10 +54,16 @@ async fn shows_every_run_the_splits_and_the_held_back_error() {
     assert_eq!(page.count("#validation-splits tbody tr.total"), 3);
     let splits = page.text("#validation-splits");
     assert!(splits.contains("leave one model family out") && splits.contains("tpu-v5e") && splits.contains("met"));
-    assert_eq!(page.count("#validation-calibration tbody tr"), 6, "six physical parameters");
+    // One row per fitted parameter of the bundled file (five since the one sustained fraction).
+    let parameters = shardcalc_core::validation::calibration::bundled_file().unwrap().parameters.len() as u32;
+    assert_eq!(parameters, 5);
+    assert_eq!(page.count("#validation-calibration tbody tr"), parameters, "the physical parameters");
     assert!(page.exists("#parameter-straggler"));
     assert_eq!(page.count("#validation-guide tbody tr"), bundled_table::bundled().guides.len() as u32);
-    assert!(page.count("#validation-unpredicted tbody tr") >= 7);
+    // What nothing predicts (the Ironwood guide's measured changes are case studies now).
+    let unpredicted = bundled_table::bundled().unpredicted.len() as u32;
+    assert!(unpredicted >= 1);
+    assert_eq!(page.count("#validation-unpredicted tbody tr"), unpredicted);
     let cases = shardcalc_core::validation::case_studies::CASES.len() as u32;
     assert_eq!(page.count("#validation-case-studies tbody tr"), cases, "the Ironwood guide's case studies");
     assert!(page.draws("#chart-validation-scatter") >= 1 && page.draws("#chart-validation-residuals") >= 1);

@@ -15,9 +15,10 @@
 //! `#validation-filter-model`, `#validation-filter-split`, `#validation-count`,
 //! `#validation-runs` (rows `#run-<id>`, the filtered ones; links in the last column),
 //! `#validation-calibration` (rows `#parameter-<id>`), `#validation-guide`,
-//! `#validation-unpredicted`, `#validation-case-studies` (rows `#case-<id>`), and the serving section's `#serving-validation-sides`,
-//! `#serving-validation-groups`, `#chart-validation-serving`, `#serving-validation-runs`
-//! (rows `#serving-run-<id>`). Every table exports as `validation-runs`, ... (`-csv`, `-md`).
+//! `#validation-unpredicted`, `#validation-case-studies` (rows `#case-<id>`), and the serving
+//! section's `#serving-validation-sides`, `#serving-validation-groups`,
+//! `#chart-validation-serving`, `#serving-validation-runs` (rows `#serving-run-<id>`).
+//! Every table exports as `validation-runs`, ... (`-csv`, `-md`).
 
 mod cards;
 mod charts;
@@ -107,7 +108,7 @@ fn ReferenceTables(
             <DataTable
                 id="validation-calibration"
                 table=parameters
-                caption="Six physical parameters shared by every chip of a kind (core/data/calibration.json)."
+                caption="The physical parameters, each shared by every chip (core/data/calibration.json)."
                 row_headers=true
                 row_ids=RowIds { key: Some(0), prefix: "parameter-" }
                 exports="validation-calibration"
@@ -147,7 +148,7 @@ pub fn ValidationView() -> impl IntoView {
         <div class="validation">
             <h2>"Predicted vs measured"</h2>
             <p class="intro">
-                "Published MaxText training runs (TPU v4, v5e, v5p, 2023; H100, 2024), each planned on its own mesh and remat policy, against the step time and MFU their published TFLOP/s imply. The roofline runs every matmul at peak and every overlapped collective for free: a bound no run beats. The calibrated model, the headline, counts every kernel the step runs at the rate its shape allows on the chip (matmuls padded to the MXU tile, attention at its head dimension's utilisation, HBM-bound norms, losses and the optimizer update, collectives on the placed axes) and six physical parameters shared by every chip of a kind: the TPU and GPU sustained matmul fractions, the achieved HBM bandwidth, the scale-out bandwidth, the overlap efficiency and the slice step-time spread. The grouped splits refit them without the runs they hold back. Each run opens as a scenario on the training page; below the training runs, the serving model against published serving measurements."
+                "Published MaxText training runs (TPU v4, v5e, v5p, 2023; H100, 2024), each planned on its own mesh and remat policy, against the step time and MFU their published TFLOP/s imply. The roofline runs every matmul at peak and every overlapped collective for free: a bound no run beats. The calibrated model, the headline, counts every kernel the step runs at the rate its shape allows on the chip (matmuls padded to the MXU tile, attention at its head dimension's utilisation, HBM-bound norms, losses and the optimizer update, collectives on the placed axes) and five physical parameters, each shared by every chip: the sustained kernel fraction, the achieved HBM bandwidth, the scale-out bandwidth, the overlap efficiency and the slice step-time spread. The grouped splits refit them without the runs they hold back. Each run opens as a scenario on the training page; below the training runs, the serving model against published serving measurements."
             </p>
             <PredictionSwitch />
             <cards::ValidationCards derived=derived />
