@@ -156,8 +156,12 @@ pub fn DataTable(
                 if row_headers && Some(c) == head() {
                     view! { <th scope="row" id=cell_id class:num=num>{text}</th> }.into_any()
                 } else if table.with_untracked(|t| t.is_link(c)) && !exact {
-                    let href = move || table.with(|t| t.cell(r, c).to_string());
-                    view! { <td id=cell_id><a href=href>{text}</a></td> }.into_any()
+                    // A row without a target (an empty cell) shows no link: a link must have a name.
+                    let link = move || {
+                        let href = table.with(|t| t.cell(r, c).to_string());
+                        (!href.is_empty()).then(|| view! { <a href=href>{text}</a> })
+                    };
+                    view! { <td id=cell_id>{link}</td> }.into_any()
                 } else {
                     view! { <td id=cell_id class:num=num>{text}</td> }.into_any()
                 }
