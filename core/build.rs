@@ -1,7 +1,8 @@
 //! Bundles the data files the crate embeds, compacted:
 //!
 //! - `data/presets.json`, `data/run-setups.json`, `data/calibration.json`,
-//!   `data/validation-table.json` and `data/serving-calibration.json` without their indentation: the pretty files stay the ones
+//!   `data/validation-table.json`, `data/serving-calibration.json` and
+//!   `data/serving-validation.json` without their indentation: the pretty files stay the ones
 //!   people edit and review, and the crate embeds `$OUT_DIR/<name>` with every space,
 //!   tab and newline outside strings removed (about a third of their bytes; the wasm
 //!   page ships them). The text parses to the same JSON (each loader tests that).
@@ -11,7 +12,7 @@
 //!   `field_sources`, `alternatives` and `notes` (18 KB of citations, which only the pages
 //!   that show them ship: `hardware::catalog::with_provenance`). Joined again they are the
 //!   data file's JSON (`catalog` tests that).
-//! - The numbers of `data/calibration.json` (the six fitted parameters and the held-back
+//! - The numbers of `data/calibration.json` (the five fitted parameters and the held-back
 //!   residual percentiles) as Rust constants, `$OUT_DIR/calibration_values.rs`, and those
 //!   of `data/serving-calibration.json` as `$OUT_DIR/serving_calibration_values.rs`: the
 //!   training and serving pages need only these, not a JSON parser for the whole file
@@ -28,12 +29,13 @@
 use std::{env, fs, path::Path};
 
 /// The bundled JSON data files, relative to the crate.
-const DATA: [&str; 5] = [
+const DATA: [&str; 6] = [
     "data/presets.json",
     "data/run-setups.json",
     "data/calibration.json",
     "data/validation-table.json",
     "data/serving-calibration.json",
+    "data/serving-validation.json",
 ];
 
 /// The chip catalog, and the keys of a chip that are its provenance rather than its numbers.

@@ -27,12 +27,6 @@ pub fn event_checked(ev: &Event) -> bool {
     ev.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()).is_some_and(|i| i.checked())
 }
 
-/// The `<input>` with this id, if the page has one.
-#[must_use]
-pub fn input_by_id(id: &str) -> Option<HtmlInputElement> {
-    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into::<HtmlInputElement>().ok()
-}
-
 /// Offers `text` as a file download named `filename` with MIME type `mime`.
 ///
 /// # Errors

@@ -17,11 +17,8 @@
 
 mod app;
 pub mod components;
-pub mod delegated;
 pub mod dom;
 pub mod embed;
-pub mod form_html;
-pub mod html_text;
 pub mod panic_banner;
 pub mod share;
 pub mod single_file;

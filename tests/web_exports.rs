@@ -159,6 +159,22 @@ async fn a_data_table_shows_the_cells_as_shown_and_follows_changes() {
     assert_eq!(clicked.get_untracked(), Some(1));
 }
 
+/// A link column shows each row's target as a link named by its shown text; a row without
+/// a target shows an empty cell, not a link without a name.
+#[wasm_bindgen_test]
+async fn a_link_column_links_only_rows_with_a_target() {
+    let mut t = Table::labelled(&[("run", "Run"), ("link", "Scenario")]);
+    t.links.push(1);
+    t.push_shown(vec![("a".into(), "a".into()), ("training.html#s=x".into(), "Open".into())]);
+    t.push_shown(vec![("b".into(), "b".into()), (String::new(), String::new())]);
+    let table = RwSignal::new(t);
+    let page = Page::mount(move || view! { <DataTable id="l" table=table /> }.into_any(), 1).await;
+    assert_eq!(page.count("#l tbody a"), 1, "only the row with a target links");
+    assert_eq!(page.attr("#l tbody a", "href"), "training.html#s=x");
+    assert_eq!(page.text("#l tbody a"), "Open");
+    assert_eq!(page.count("#l tbody tr"), 2);
+}
+
 /// `?embed=table-<name>` renders that table (exact cells, escaped) and marks it the embed
 /// target; other tables and charts render no table and are not targets.
 #[wasm_bindgen_test]

@@ -45,7 +45,7 @@ async fn defaults_reproduce_the_books_v5e_numbers() {
     assert!(row.contains("559 µs") && row.contains("bandwidth-bound"), "{row}");
     // The default matmul X[256, 8192] · W[8192, 32768] is just compute-bound (246.6 > 243.2).
     assert_eq!(page.text("#roofline-bound"), "compute");
-    assert_eq!(page.text("#roofline-critical-batch-approx"), "243.2");
+    assert_eq!(page.text("#roofline-critical_batch_approx"), "243.2");
     // Both charts are drawn as SVG, and chapter 3's table is there.
     assert!(page.html("#chart-roofline").contains("attainable FLOP/s"));
     assert!(page.html("#chart-collective-times").contains("array size V"));
@@ -61,7 +61,7 @@ async fn editing_the_op_changes_the_bound_and_the_chart() {
     assert_ne!(page.html("#chart-roofline"), before, "the roofline chart follows the op");
     // Book Exercise 1.2: int8 weights with bf16 compute are compute-bound above ~120.
     page.choose("#roofline-rhs", "int8").await;
-    assert_eq!(page.text("#roofline-critical-batch-approx"), "121.6");
+    assert_eq!(page.text("#roofline-critical_batch_approx"), "121.6");
     // A raw op: 1e12 FLOPs over 1e10 HBM bytes is HBM-bound (intensity 100).
     page.choose("#roofline-kind", "op").await;
     page.type_into("#roofline-flops", "1e12").await;
@@ -84,8 +84,8 @@ async fn another_chip_changes_the_spec_table_and_the_intensities() {
     page.choose("#hw-chip", "tpu-v7x").await;
     // Ironwood guide: one-dimensional intensity about 11,500; two chiplets.
     assert!(page.text("#intensity-table").contains("11,535"));
-    assert!(page.exists("#topology-d2d"));
-    page.click("#topology-d2d").await;
+    assert!(page.exists("#hardware-topology-chiplets"));
+    page.choose("#hardware-topology-chiplets", "chiplet").await;
     assert!(page.text("#topology-table").contains("d2d"), "{}", page.text("#topology-table"));
     page.choose("#hw-chip", "h100-sxm").await;
     assert!(page.text("#topology-table").contains("nvlink"));
@@ -131,7 +131,7 @@ async fn a_custom_chip_is_edited_field_by_field_with_messages() {
     // A switch fabric turns the chip into a GPU-like one; the name is editable.
     page.type_into("#chip-name", "My chip").await;
     assert!(page.text("#spec-chip").starts_with("My chip"));
-    page.choose("#chip-fabric", "switch").await;
+    page.choose("#chip-scale_up-fabric", "switch").await;
     assert!(page.text("#topology-table").contains("switch"), "{}", page.text("#topology-table"));
 }
 
@@ -150,27 +150,27 @@ async fn topology_overrides_and_collectives() {
     assert!(page.text("#topology-table").contains("ring (wraparound)"));
     // A link override halves the bandwidth of y: the AllGather over y takes longer.
     let before = page.text("#collective-result-0");
-    page.type_into("#axis-1-link", "22.5").await;
+    page.type_into("#axis-1-link_one_way", "22.5").await;
     assert_ne!(page.text("#collective-result-0"), before);
-    page.type_into("#axis-1-link", "fast").await;
-    assert!(page.text("#axis-1-link-error").contains("not a number"));
+    page.type_into("#axis-1-link_one_way", "fast").await;
+    assert!(page.text("#axis-1-link_one_way-error").contains("not a number"));
     // Add a collective, size it, turn it into an AllToAll, then remove it.
     page.click("#collective-add").await;
     assert!(page.exists("#collective-result-2"));
-    page.type_into("#collective-2-bytes", "1GB").await;
+    page.type_into("#collective-2-array_bytes", "1GB").await;
     assert!(page.text("#collective-result-2").contains("1 GB"), "{}", page.text("#collective-result-2"));
     page.choose("#collective-2-kind", "all_to_all").await;
     assert!(page.text("#collective-result-2").contains("AllToAll"));
-    page.type_into("#collective-2-bytes", "12 parsecs").await;
-    assert!(!page.text("#collective-2-bytes-error").is_empty());
+    page.type_into("#collective-2-array_bytes", "12 parsecs").await;
+    assert!(!page.text("#collective-2-array_bytes-error").is_empty());
     // Unchecking the only axis is refused with a message.
-    let only: HtmlInputElement = page.find("#collective-0-axis-x");
+    let only: HtmlInputElement = page.find("#collective-0-axes-x");
     assert!(!only.checked());
-    page.click("#collective-0-axis-y").await;
+    page.click("#collective-0-axes-y").await;
     assert!(
-        page.text("#collective-0-axis-y-error").contains("at least one axis"),
+        page.text("#collective-0-axes-error").contains("at least one axis"),
         "{}",
-        page.text("#collective-0-axis-y-error")
+        page.text("#collective-0-axes-error")
     );
     page.click("#collective-2-remove").await;
     assert!(!page.exists("#collective-result-2"));
@@ -215,10 +215,10 @@ async fn the_page_s_defaults_are_shown_not_written_until_an_edit() {
 #[wasm_bindgen_test]
 async fn a_non_finite_link_override_is_refused_at_its_input() {
     let page = open().await;
-    page.type_into("#axis-1-link", "22.5").await;
+    page.type_into("#axis-1-link_one_way", "22.5").await;
     let before = page.text("#topology-table");
-    page.type_into("#axis-1-link", "1e300").await;
-    let e = page.text("#axis-1-link-error");
+    page.type_into("#axis-1-link_one_way", "1e300").await;
+    let e = page.text("#axis-1-link_one_way-error");
     assert!(e.contains("too large"), "{e}");
     assert_eq!(page.text("#topology-table"), before, "the override stays at 22.5 GB/s");
     let href = page.attr("#nav-training", "href");

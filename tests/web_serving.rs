@@ -9,10 +9,8 @@ use leptos::prelude::*;
 use shardcalc::views::serving::rows::{seconds, show, Unit};
 use shardcalc::views::serving::ServingView;
 use shardcalc::App;
-use shardcalc_core::inference::defaults::with_serving_defaults;
-use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
-use shardcalc_core::scenario::{Scenario, Sections};
+use shardcalc_core::scenario::{inference_report, with_serving_defaults, Scenario, Sections};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -30,7 +28,7 @@ async fn open() -> Page {
 /// The report core gives for `s`.
 fn plan(s: &Scenario) -> InferenceReport {
     let m = s.validate().expect("a valid scenario");
-    scenario_inference(&m, s).expect("a plan").expect("an inference section")
+    inference_report(&m, s).expect("a plan").expect("an inference section")
 }
 
 /// The default scenario as the serving page fills it.

@@ -10,14 +10,15 @@ use crate::collective_times::{collective_times_chart, QueryPoint};
 use crate::{bars, lines, roofline, serving, training, Chart};
 use shardcalc_core::collectives::CollectiveKind;
 use shardcalc_core::error::Invalid;
-use shardcalc_core::hardware::query::RooflineQuery;
-use shardcalc_core::inference::defaults::with_serving_defaults;
-use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::report_hardware::{collective_reports, CollectiveReport};
+use shardcalc_core::roofline::query::RooflineQuery;
+use shardcalc_core::scenario::inference_report;
+use shardcalc_core::scenario::with_serving_defaults;
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::TrainingReport;
+use shardcalc_core::validation::{bundled_serving, bundled_table};
 
 /// One chart the catalog can build.
 #[derive(Clone, Copy)]
@@ -130,6 +131,12 @@ pub const CHARTS: &[ChartEntry] = &[
         about: "MFU error (predicted − measured) of every published run by chip generation, in the scenario's prediction mode",
         build: validation_residuals_chart,
     },
+    ChartEntry {
+        name: "validation-serving",
+        view: "validation",
+        about: "predicted vs measured serving throughput per chip of every published serving run, log-log, with y = x",
+        build: serving_validation_chart,
+    },
 ];
 
 /// The entry called `name`.
@@ -209,23 +216,24 @@ fn serving_chart(
 ) -> Result<Chart, Invalid> {
     let s = with_serving_defaults(s);
     let m = s.validate()?;
-    let r = scenario_inference(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
+    let r = inference_report(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
     let section = s.inference.as_ref().ok_or_else(|| Invalid::one("inference", "is required"))?;
     Ok(Chart::Xy(chart(&m.name, section, &r)))
 }
 
 fn validation_scatter_chart(s: &Scenario) -> Result<Chart, Invalid> {
-    let rows = validation_rows();
-    Ok(Chart::Scatter(crate::scatter::validation_scatter(&rows, s.conventions.prediction)))
+    Ok(Chart::Scatter(crate::scatter::validation_scatter(bundled_table::bundled(), s.conventions.prediction)))
 }
 
 fn validation_residuals_chart(s: &Scenario) -> Result<Chart, Invalid> {
-    let rows = validation_rows();
-    Ok(Chart::Residuals(crate::residuals::validation_residuals(&rows, s.conventions.prediction)))
+    Ok(Chart::Residuals(crate::residuals::validation_residuals(bundled_table::bundled(), s.conventions.prediction)))
 }
 
-fn validation_rows() -> Vec<shardcalc_core::validation::table::RunRow> {
-    shardcalc_core::validation::table::run_rows(&shardcalc_core::validation::calibration::bundled())
+fn serving_validation_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    Ok(Chart::Scatter(crate::serving_validation::throughput_scatter(
+        bundled_serving::bundled(),
+        s.conventions.prediction,
+    )))
 }
 
 /// The best plan and the explored one (when its plan succeeds).

@@ -36,6 +36,7 @@ pub mod roofline;
 pub mod scatter;
 pub mod scene;
 pub mod serving;
+pub mod serving_validation;
 #[cfg(feature = "svg")]
 pub mod svg;
 pub mod table;

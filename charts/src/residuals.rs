@@ -1,17 +1,18 @@
 //! The MFU error of every published run (predicted − measured, percentage points) by chip
-//! generation: one column of points per generation, fitted runs filled, held-back ones
-//! open, with the zero line and ±5 points. Data first, drawing below.
+//! generation: one column of points per generation, in sample filled, held back open
+//! ([`crate::scatter::run_predictions`]), with the zero line and ±5 points. Data first,
+//! drawing below.
 
 use crate::axis::TickedAxis;
-use crate::scatter::{chip_name, GENERATION_COLORS};
+use crate::scatter::{chip_name, run_predictions, GENERATION_COLORS};
 use crate::theme::{self, Rgb};
 use crate::ticks::linear_ticks;
 use crate::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use shardcalc_core::validation::fit::Split;
-use shardcalc_core::validation::table::{generations, RunRow};
+use shardcalc_core::validation::bundled_table::BundledTable;
+use shardcalc_core::validation::table::generations;
 use shardcalc_core::validation::PredictionMode;
 
 /// One generation's column.
@@ -43,18 +44,19 @@ pub struct ResidualChart {
     pub columns: Vec<ResidualColumn>,
 }
 
-/// The chart of `rows` in `mode` (refused runs left out).
+/// The chart of `table`'s runs in `mode` (refused runs left out).
 #[must_use]
-pub fn validation_residuals(rows: &[RunRow], mode: PredictionMode) -> ResidualChart {
-    let columns: Vec<ResidualColumn> = generations(rows)
+pub fn validation_residuals(table: &BundledTable, mode: PredictionMode) -> ResidualChart {
+    let points = run_predictions(table, mode);
+    let columns: Vec<ResidualColumn> = generations(&table.runs)
         .iter()
         .zip(GENERATION_COLORS.iter().cycle())
         .enumerate()
         .map(|(i, (chip, color))| {
-            let errors: Vec<(f64, bool)> = rows
+            let errors: Vec<(f64, bool)> = points
                 .iter()
-                .filter(|r| &r.chip == chip)
-                .filter_map(|r| r.prediction(mode).as_ref().ok().map(|p| (p.error.mfu_pts, r.split == Split::HeldBack)))
+                .filter(|(r, _, _)| &r.chip == chip)
+                .map(|(_, p, held)| (p.error.mfu_pts, *held))
                 .collect();
             let n = errors.len().max(1) as f64;
             let abs: Vec<f64> = errors.iter().map(|e| e.0.abs()).collect();
@@ -156,15 +158,14 @@ pub fn draw_residuals<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shardcalc_core::validation::calibration;
-    use shardcalc_core::validation::table::run_rows;
+    use shardcalc_core::validation::bundled_table;
 
     #[test]
     fn one_column_per_generation_inside_the_axis() {
-        let rows = run_rows(&calibration::bundled());
-        let c = validation_residuals(&rows, PredictionMode::Calibrated);
+        let table = bundled_table::bundled();
+        let c = validation_residuals(table, PredictionMode::Calibrated);
         assert_eq!(c.columns.len(), 4);
-        assert_eq!(c.columns.iter().map(|c| c.points.len()).sum::<usize>(), 51);
+        assert_eq!(c.columns.iter().map(|c| c.points.len()).sum::<usize>(), 2 * 51, "in sample and held back");
         for (i, col) in c.columns.iter().enumerate() {
             for p in &col.points {
                 assert!((p.0 - i as f64).abs() < 0.36 && p.1.abs() <= c.limit, "{p:?}");
@@ -174,7 +175,7 @@ mod tests {
         assert_eq!(c.ticks.last(), Some(&c.limit));
         assert!(c.ticks.contains(&0.0));
         // The roofline is optimistic everywhere: every ideal error is positive.
-        let ideal = validation_residuals(&rows, PredictionMode::Ideal);
+        let ideal = validation_residuals(table, PredictionMode::Ideal);
         assert!(ideal.columns.iter().flat_map(|c| &c.points).all(|p| p.1 > 0.0));
         assert!(ideal.limit >= 60.0);
     }

@@ -2,7 +2,9 @@
 //! One [`Table`] is rendered three ways, so they cannot disagree: as CSV and Markdown (the
 //! column keys and the exact cells: full-precision numbers in SI units), and as the page's
 //! HTML table (`DataTable` in the app: the column labels and the cells as shown, e.g.
-//! `850 ms` for `0.85`). A column without a label is exported but not shown on the page.
+//! `850 ms` for `0.85`). A column without a label is exported but not shown on the page; a
+//! link column's exact cells are addresses the page shows as links with the shown text; a
+//! row's classes mark it on the page only (the bound resource, a held-back run).
 
 use std::fmt::Write as _;
 
@@ -21,6 +23,10 @@ pub struct Table {
     pub labels: Vec<String>,
     /// Cells as the page shows them, by row and column (missing: the exact cell).
     pub shown: Vec<Vec<String>>,
+    /// Columns whose exact cells are addresses, shown on the page as links.
+    pub links: Vec<usize>,
+    /// Classes of each row on the page (space-separated; missing: none).
+    pub classes: Vec<String>,
 }
 
 impl Table {
@@ -52,6 +58,30 @@ impl Table {
         self.shown.resize(self.rows.len(), Vec::new());
         self.rows.push(exact);
         self.shown.push(shown);
+    }
+
+    /// Marks the last row with `class` on the page (nothing when there is no row).
+    pub fn mark(&mut self, class: &str) {
+        let Some(last) = self.rows.len().checked_sub(1) else { return };
+        self.classes.resize(self.rows.len(), String::new());
+        if let Some(c) = self.classes.get_mut(last) {
+            if !c.is_empty() {
+                c.push(' ');
+            }
+            c.push_str(class);
+        }
+    }
+
+    /// The classes of row `r` on the page ("" for none).
+    #[must_use]
+    pub fn classes_of(&self, r: usize) -> &str {
+        self.classes.get(r).map_or("", String::as_str)
+    }
+
+    /// Whether column `c` holds addresses shown as links.
+    #[must_use]
+    pub fn is_link(&self, c: usize) -> bool {
+        self.links.contains(&c)
     }
 
     /// The page's header of column `i`.
@@ -297,6 +327,9 @@ mod tests {
         assert_eq!((t.label(0), t.is_shown(1)), ("Step time", false));
         assert_eq!((t.shown_cell(0, 0), t.shown_cell(1, 0), t.cell(0, 0)), ("850 ms", "1.5", "0.85"));
         assert_eq!(Table::new(["a"]).label(0), "a");
+        t.mark("bound");
+        t.mark("flag");
+        assert_eq!((t.classes_of(0), t.classes_of(1)), ("", "bound flag"));
     }
 
     #[test]

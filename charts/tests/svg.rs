@@ -100,7 +100,12 @@ fn validation_charts_as_svg() {
         &svg,
         &["Predicted vs measured MFU", "Calibrated", "TPU v5p", "NVIDIA H100 SXM", "measured MFU", "<circle"],
     );
-    assert_eq!(svg.matches("<circle").count(), 51, "one marker per run");
+    assert_eq!(svg.matches("<circle").count(), 2 * 51, "one marker per run in sample, one held back");
     let svg = to_svg(&shardcalc_charts::catalog::build("validation-residuals", &s).unwrap()).unwrap();
     assert_svg_contains(&svg, &["MFU error by chip", "TPU v4", "median |err|", "MFU error (points)"]);
+    let svg = to_svg(&shardcalc_charts::catalog::build("validation-serving", &s).unwrap()).unwrap();
+    assert_svg_contains(
+        &svg,
+        &["Serving throughput per chip", "held back", "predicted output tokens/s per chip", "<circle"],
+    );
 }

@@ -112,6 +112,16 @@ fn scenario_from_args(a: &EvalArgs, warnings: &mut Vec<String>) -> Result<Scenar
             s.training.as_mut().ok_or_else(|| Failure::invalid("--mesh: the scenario has no `training` section"))?;
         training.mesh = Some(mesh);
     }
+    // `--set` edits the scenario as the page of `--view` shows it (with its defaults), as the
+    // page's own fields do.
+    if !a.set.is_empty() {
+        s = match a.view {
+            Some(View::Hardware) => view::hardware::with_defaults(&s),
+            Some(View::Training) => view::training::with_defaults(&s),
+            Some(View::Serving) => view::serving::with_defaults(&s),
+            _ => s,
+        };
+    }
     for (path, text) in &a.set {
         shardcalc_core::field::apply(&mut s, path, text).map_err(|e| Failure::invalid(format!("--set {e}")))?;
     }
@@ -312,10 +322,8 @@ fn run(argv: &[String]) -> Result<(String, Vec<String>), Failure> {
         Command::Torchtitan(a) => torchtitan(&a, &mut warnings)?,
         Command::Fields => {
             let mut out = String::new();
-            for path in shardcalc_core::field::paths() {
-                if let Some(f) = shardcalc_core::field::find(path) {
-                    out.push_str(&format!("{:<44} {:<12} {}\n", f.path, f.unit, f.label));
-                }
+            for (path, unit, label) in shardcalc_core::field::listing() {
+                out.push_str(&format!("{path:<44} {unit:<12} {label}\n"));
             }
             out
         }

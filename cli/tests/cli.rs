@@ -486,6 +486,37 @@ fn view_prints_what_each_page_shows() {
     assert!(v["held_back"]["stats"]["count"].as_u64().unwrap_or(0) > 0);
 }
 
+/// `--set` reaches the hardware page's fields too: a custom chip's number (in the unit the
+/// page shows it in) and a field of one collective query (book Pop Quiz 2's AllGather of
+/// the v5e 8x4, sized to 1 GB).
+#[test]
+fn set_edits_the_hardware_page_s_fields() {
+    let (code, out, err) = shardcalc(&[
+        "eval",
+        "--view",
+        "hardware",
+        "--set",
+        "hardware.chip.custom.hbm.bandwidth=1620",
+        "--set",
+        "collectives[0].array_bytes=1GB",
+        "--set",
+        "roofline.matmul.b=128",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["hardware"]["chip"]["hbm"]["bandwidth"], 1.62e12);
+    assert_eq!(v["hardware"]["chip"]["name"], "TPU v5e (edited)");
+    assert_eq!(v["collectives"][0]["array_bytes"], 1e9);
+    // X[128, 8192] · W[8192, 32768] in bf16: 2·B·D·F FLOPs over 2·(B·D + D·F + B·F) bytes
+    // = 125.5 FLOP/B, below the v5e's critical 243.2 (HBM-bound, book 1.1) but above the
+    // 121.6 of the chip with twice its HBM bandwidth: compute-bound.
+    let i = 128.0 * 8192.0 * 32768.0 / (128.0 * 8192.0 + 8192.0 * 32768.0 + 128.0 * 32768.0);
+    assert!((v["roofline"]["intensity"].as_f64().unwrap() - i).abs() < 1e-9);
+    assert_eq!(v["roofline"]["bound"], "compute");
+    let (code, _, err) = shardcalc(&["eval", "--view", "hardware", "--set", "collectives[5].kind=all_reduce"]);
+    assert!(code != 0 && err.contains("collectives[5].kind") && err.contains("no element 5"), "{err}");
+}
+
 #[test]
 fn validate_serving_prints_rows_groups_and_sides() {
     let (code, out, err) = shardcalc(&["validate", "serving"]);

@@ -6,24 +6,25 @@
 //!
 //! # Where a concept lives
 //!
-//! From the bottom layer up (a module uses those above it in this list, ideally never those
-//! below; docs/architecture.md lists the import circles still left):
+//! From the bottom layer up: a module uses those above it in this list, never those below
+//! (there is no import circle between the modules; docs/architecture.md, "Layering").
 //!
 //! | concept | module |
 //! |---|---|
 //! | typed quantities (FLOPs, bytes, seconds, rates), number formats | [`units`], [`dtype`] |
 //! | errors that name their field (and the fields they involve) | [`error`] |
 //! | reading typed text: counts, reals, sizes, layer patterns | [`text`] |
-//! | the architecture: dimensions, attention, layout, MoE, MTP; presets | [`model`], [`presets`] |
+//! | the architecture: dimensions, attention, layout, MoE, MTP; presets; a preset or a custom model | [`model`], [`presets`], [`model_source`] |
 //! | parameters (book 4.3), training FLOPs under four conventions (4.2–4.4) | [`params`], [`flops`] |
 //! | activations (4.4.2), KV cache (7.1.6), sharded arrays (3.1) | [`activations`], [`kv_cache`], [`sharding`] |
-//! | chips, their catalog and sources, topologies, shapes (chapter 2) | [`hardware`] |
-//! | collectives over torus / switch axes (chapter 3) | [`collectives`] |
-//! | rooflines, critical batch, MXU padding (chapter 1) | [`roofline`] |
+//! | chips, their catalog and sources, topologies and their axes, shapes (chapter 2) | [`hardware`] |
+//! | collectives over torus / switch axes, and the collectives a scenario asks about (chapter 3) | [`collectives`] |
+//! | rooflines, critical batch, MXU padding, and the op a scenario asks about (chapter 1) | [`roofline`] |
+//! | kernel efficiencies and the calibration (training, serving), the prediction mode | [`efficiency`] |
 //! | training: memory, mesh search, step time, MFU, thresholds (chapters 5–6) | [`training`] |
 //! | serving: prefill, decode, KV sharding, disaggregation, speculative (7–8) | [`inference`] |
 //! | predicted vs published runs, calibration, uncertainty bands | [`validation`] |
-//! | the scenario document; links; saved entries; JSON helpers | [`scenario`], [`permalink`], [`saved`], [`json`], [`pretty_json`] |
+//! | the scenario document and what needs all of it; links; saved entries; JSON helpers | [`scenario`], [`permalink`], [`saved`], [`json`], [`pretty_json`] |
 //! | every input described once, and `apply(scenario, path, text)` | [`field`] |
 //! | the report `shardcalc eval` prints (hardware sections: [`report_hardware`]) | [`report`] |
 //! | one evaluator per page (what a page shows = `shardcalc eval --view`) | [`view`] |
@@ -51,6 +52,7 @@ pub mod json;
 pub mod kv_cache;
 pub mod maxtext;
 pub mod model;
+pub mod model_source;
 pub mod notebook;
 pub mod params;
 pub mod permalink;

@@ -274,8 +274,8 @@ pub fn evaluate(s: &Scenario) -> Result<Report, Invalid> {
         report.collectives = c;
         report.roofline = r;
     }
-    report.inference = crate::inference::evaluate::scenario_inference(&m, s)?;
-    report.training = crate::training::plan::for_scenario(&m, resolved.as_ref(), s)?;
+    report.inference = crate::scenario::inference_report(&m, s)?;
+    report.training = crate::scenario::training_report(&m, resolved.as_ref(), s)?;
     Ok(report)
 }
 

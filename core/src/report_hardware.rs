@@ -1,12 +1,14 @@
 //! The hardware, collective and roofline sections of the report (docs/report.md).
 
+use crate::collectives::query::CollectiveQuery;
 use crate::collectives::{collective_cost, AxisLink, AxisTraffic, CollectiveCost, CollectiveKind, Regime};
 use crate::error::Invalid;
 use crate::hardware::intensity::{critical_intensities, critical_intensity, hbm_over_ici, CriticalIntensity};
-use crate::hardware::query::{CollectiveQuery, ResolvedHardware, RooflineQuery};
+use crate::hardware::query::ResolvedHardware;
 use crate::hardware::Chip;
 use crate::roofline::matmul::{critical_batch, critical_batch_approx};
 use crate::roofline::padding::{mxu_padding, MxuPadding};
+use crate::roofline::query::RooflineQuery;
 use crate::roofline::{roofline, Rates, Resource};
 use crate::units::{Bytes, Flops, Intensity, Seconds};
 use serde::{Deserialize, Serialize};

@@ -300,6 +300,58 @@ pub fn bytes(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A number for an input, in a display unit: up to six decimals, no exponent between 1e-6
+/// and 1e15, no grouping (`197`, `0.045`, `8960`); "" for a non-finite number.
+#[must_use]
+pub fn plain(x: f64) -> String {
+    if !x.is_finite() {
+        return String::new();
+    }
+    if x != 0.0 && (x.abs() >= 1e15 || x.abs() < 1e-6) {
+        return crate::decimal::exponent(x);
+    }
+    let text = crate::decimal::fixed(x, 6);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.to_string()
+    }
+}
+
+/// A number read by `read` in a display unit, times `scale` (its base unit): refused when
+/// the product overflows, so that an input never stores an infinity (JSON would write it
+/// as `null`, "absent").
+///
+/// # Errors
+/// `read`'s message, or "is too large" with the limit in the display unit.
+pub fn scaled(text: &str, scale: f64, read: fn(&str) -> Result<f64, String>) -> Result<f64, String> {
+    let x = read(text)? * scale;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("is too large (the limit is {} in these units)", shortest(f64::MAX / scale)))
+    }
+}
+
+/// An exact byte count for an input, with the largest suffix that divides it:
+/// `33554432` → `32MiB`, `3.4e7` → `34MB`, `1000.5` → `1000.5` ([`bytes`] reads it back).
+#[must_use]
+pub fn bytes_text(b: f64) -> String {
+    const UNITS: [(f64, &str); 6] = [
+        (1_099_511_627_776.0, "TiB"),
+        (1_073_741_824.0, "GiB"),
+        (1_048_576.0, "MiB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+    ];
+    UNITS
+        .iter()
+        .find(|(scale, _)| b >= *scale && (b / scale).fract() == 0.0)
+        .map_or_else(|| plain(b), |(scale, unit)| format!("{}{unit}", plain(b / scale)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

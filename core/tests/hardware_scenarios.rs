@@ -8,15 +8,17 @@
 #![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use serde_json::Value;
+use shardcalc_core::collectives::query::CollectiveQuery;
 use shardcalc_core::collectives::{CollectiveKind, Network};
 use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::catalog;
 use shardcalc_core::hardware::chip::{Chip, ChipFamily};
-use shardcalc_core::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
+use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::{AxisSpec, Topology};
 use shardcalc_core::report::evaluate;
 use shardcalc_core::report_hardware::hardware_sections;
 use shardcalc_core::roofline::matmul::Matmul;
+use shardcalc_core::roofline::query::RooflineQuery;
 use shardcalc_core::roofline::OpCost;
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::units::{Bytes, BytesPerSec, Flops, Seconds};

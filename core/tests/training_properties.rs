@@ -417,7 +417,8 @@ fn a_derated_link_below_one_byte_per_second_costs_a_finite_time() {
     s.conventions.prediction = PredictionMode::Ideal;
     let m = s.model.resolve().expect("a preset");
     let h = s.validate_hardware().expect("valid hardware").expect("hardware");
-    let shown = plan::for_scenario(&m, Some(&h), &s).expect("plans").expect("a training section");
+    let shown =
+        shardcalc_core::scenario::training_report(&m, Some(&h), &s).expect("plans").expect("a training section");
     // The physical model at peak rates but half the DCN bandwidth: the 1.5 B/s link becomes
     // 0.75 B/s.
     let cal = Calibration { dcn: 0.5, ..Calibration::PEAK };

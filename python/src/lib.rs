@@ -108,7 +108,7 @@ mod _shardcalc {
     fn fields() -> String {
         let list: Vec<serde_json::Value> = shardcalc_core::field::paths()
             .into_iter()
-            .filter_map(shardcalc_core::field::find)
+            .filter_map(|p| shardcalc_core::field::find(&p))
             .map(|f| serde_json::json!({ "path": f.path, "unit": f.unit, "label": f.label, "hint": f.hint }))
             .collect();
         ok(&list)

@@ -6,9 +6,7 @@ use shardcalc_charts::ChartError;
 use web_sys::HtmlCanvasElement;
 
 use super::chart_backend::DrawableChart;
-use crate::delegated::{register, show_failure};
 use crate::dom::{download_text, download_url, log_error};
-use crate::html_text::attr;
 use crate::state::{use_app_state, AppState};
 use crate::worker_client::{self, Reply, Request};
 
@@ -38,8 +36,7 @@ pub fn draw_chart<T: DrawableChart>(canvas: &HtmlCanvasElement, chart: &T) -> Re
 /// scenario and the chart's catalog entry (`shardcalc_charts::catalog`, name = `id` without
 /// `chart-`), so the chart must be in the catalog; the page itself links no SVG code.
 /// Its embed name is `id` without `chart-` (`?embed=seq-len` shows `#chart-seq-len` alone).
-/// The buttons are HTML text handled by the page's one delegated click handler
-/// ([`crate::delegated`]); only the drawing depends on `T`.
+/// Only the drawing depends on `T`: the figure around it is compiled once.
 #[component]
 pub fn ChartCanvas<T: DrawableChart>(
     /// Element id of the canvas; also the stem of downloaded file names.
@@ -51,13 +48,13 @@ pub fn ChartCanvas<T: DrawableChart>(
     caption: Signal<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
+    let failure = RwSignal::new(None::<String>);
     Effect::new(move |draws: Option<u32>| {
         let draws = draws.unwrap_or(0);
         let Some(el) = canvas.get() else { return draws };
         chart.with(|c| match c {
             Some(c) => {
-                let failed = draw_chart(&el, c).err().map(|e| e.to_string());
-                show_chart_failure(id, failed.as_deref());
+                failure.set(draw_chart(&el, c).err().map(|e| e.to_string()));
                 let _ = el.set_attribute("data-draws", &(draws + 1).to_string());
                 draws + 1
             }
@@ -65,42 +62,36 @@ pub fn ChartCanvas<T: DrawableChart>(
         })
     });
     let title = Signal::derive(move || chart.with(|c| c.as_ref().map(DrawableChart::title).unwrap_or_default()));
-    figure(id, canvas, title, caption)
+    figure(id, canvas, title, caption, failure)
 }
 
-/// The figure around the canvas, the same for every kind of chart (so compiled once).
-fn figure(id: &'static str, canvas: NodeRef<Canvas>, title: Signal<String>, caption: Signal<String>) -> AnyView {
+/// The figure around the canvas, the same for every kind of chart (so compiled once):
+/// the caption, a drawing or export failure (`#<id>-export-error`), and the buttons.
+fn figure(
+    id: &'static str,
+    canvas: NodeRef<Canvas>,
+    title: Signal<String>,
+    caption: Signal<String>,
+    failure: RwSignal<Option<String>>,
+) -> AnyView {
     let embedded = crate::embed::register(id.strip_prefix("chart-").unwrap_or(id).to_string());
     let state = use_app_state();
-    let (png, svg) = (format!("{id}-png"), format!("{id}-svg"));
-    let buttons = format!(
-        r#"<button type="button"{}>Download PNG</button><button type="button"{}>Download SVG</button>"#,
-        attr("id", &png),
-        attr("id", &svg),
-    );
-    register(vec![png, svg], move |button| {
-        if button.id().ends_with("-png") {
-            download_png(id, canvas);
-        } else {
-            download_svg(id, state);
-        }
-    });
     view! {
         <figure class=if embedded { "chart embed-target" } else { "chart" }>
             <canvas id=id node_ref=canvas role="img" aria-label=title width="720" height="360"></canvas>
             <figcaption>{caption}</figcaption>
-            <div class="actions" inner_html=buttons></div>
+            {move || failure.get().map(|f| view! { <p class="field-error" id=format!("{id}-export-error") role="alert">{f}</p> })}
+            <div class="actions">
+                <button type="button" id=format!("{id}-png") on:click=move |_| download_png(id, canvas)>
+                    "Download PNG"
+                </button>
+                <button type="button" id=format!("{id}-svg") on:click=move |_| download_svg(id, state, failure)>
+                    "Download SVG"
+                </button>
+            </div>
         </figure>
     }
     .into_any()
-}
-
-/// Shows `failure` under the caption of the chart `#<id>` (`#<id>-export-error`, before the
-/// buttons), or clears it.
-fn show_chart_failure(id: &str, failure: Option<&str>) {
-    let actions = document().get_element_by_id(&format!("{id}-png")).and_then(|b| b.parent_node());
-    let figure = actions.as_ref().and_then(web_sys::Node::parent_node);
-    show_failure(&format!("{id}-export-error"), "p", true, failure, figure, actions);
 }
 
 /// Offers the canvas as `shardcalc-<id>.png`.
@@ -118,17 +109,20 @@ fn download_png(id: &str, canvas: NodeRef<Canvas>) {
 
 /// Asks the worker for the chart `#<id>` of the page's scenario as SVG and offers it as
 /// `shardcalc-<id>.svg`; a failure is shown under the chart.
-fn download_svg(id: &'static str, state: AppState) {
+fn download_svg(id: &'static str, state: AppState, failure: RwSignal<Option<String>>) {
     let name = id.strip_prefix("chart-").unwrap_or(id).to_string();
     let Some(link) = state.scenario.try_with_untracked(|s| state.permalink(s)) else { return };
-    show_chart_failure(id, None);
+    failure.set(None);
     worker_client::call(Request::Svg { name, link }, move |reply| match reply {
         Reply::Svg(svg) => {
             if let Err(e) = download_text(&format!("shardcalc-{id}.svg"), "image/svg+xml", &svg) {
                 log_error("SVG download", &e);
             }
         }
-        Reply::Failed(errors) => show_chart_failure(id, Some(&format!("SVG export failed: {}", errors.join("; ")))),
+        // The reply comes later: the chart may be gone by then.
+        Reply::Failed(errors) => {
+            failure.try_set(Some(format!("SVG export failed: {}", errors.join("; "))));
+        }
         Reply::Imported { .. } | Reply::Run { .. } | Reply::Compared { .. } => {}
     });
 }

@@ -7,6 +7,8 @@
 use leptos::prelude::*;
 use shardcalc_charts::table::Table;
 
+use super::table_exports::TableExports;
+
 /// Cells with ids: the cell of column `value` gets the id `prefix` + the row's cell in
 /// column `key`, without `strip` at its start, with dots as dashes (`row-decode-step_time_s`
 /// for the key `inference.decode.step_time_s`).
@@ -20,6 +22,16 @@ pub struct CellIds {
     pub prefix: &'static str,
     /// What the keys start with and the ids leave out.
     pub strip: &'static str,
+}
+
+/// Ids on rows: `prefix` + the row's cell in column `key` with dots as dashes
+/// (`spec-hbm-bandwidth`), or + the row's index when `key` is `None` (`collective-result-0`).
+#[derive(Clone, Copy)]
+pub struct RowIds {
+    /// The column holding each row's key, or `None` for the row's index.
+    pub key: Option<usize>,
+    /// What the ids start with.
+    pub prefix: &'static str,
 }
 
 /// A button at the end of every row: `#<id>-<stem>-<row>`, calling `on` with the row.
@@ -38,6 +50,7 @@ pub struct RowAction {
 struct Layout {
     group_by: Option<usize>,
     cell_ids: Option<CellIds>,
+    row_ids: Option<RowIds>,
     action: Option<RowAction>,
     row_headers: bool,
     exact: bool,
@@ -92,8 +105,14 @@ impl Layout {
                         let key = t.cell(r, ids.key);
                         format!("{}{}", ids.prefix, key.strip_prefix(ids.strip).unwrap_or(key).replace('.', "-"))
                     });
-                    if self.row_headers && c == 0 {
+                    if self.row_headers && Some(&c) == columns.first() {
+                        // The first column shown heads its row.
                         view! { <th scope="row" id=id class:num=num>{text}</th> }.into_any()
+                    } else if t.is_link(c) && !self.exact {
+                        // A row without a target (an empty cell) shows no link: a link must have a name.
+                        let href = t.cell(r, c).to_string();
+                        let link = (!href.is_empty()).then(|| view! { <a href=href>{text}</a> });
+                        view! { <td id=id>{link}</td> }.into_any()
                     } else {
                         view! { <td id=id class:num=num>{text}</td> }.into_any()
                     }
@@ -108,7 +127,12 @@ impl Layout {
                     </td>
                 }
             });
-            out.push(view! { <tr>{cells}{button}</tr> }.into_any());
+            let row_id = self.row_ids.map(|ids| match ids.key {
+                Some(key) => format!("{}{}", ids.prefix, t.cell(r, key).replace('.', "-")),
+                None => format!("{}{r}", ids.prefix),
+            });
+            let class = t.classes_of(r).to_string();
+            out.push(view! { <tr id=row_id class=class>{cells}{button}</tr> }.into_any());
         }
         out
     }
@@ -135,6 +159,9 @@ pub fn DataTable(
     /// Ids on one column's cells.
     #[prop(optional)]
     cell_ids: Option<CellIds>,
+    /// Ids on the rows.
+    #[prop(optional)]
+    row_ids: Option<RowIds>,
     /// A button on every row.
     #[prop(optional)]
     action: Option<RowAction>,
@@ -144,14 +171,27 @@ pub fn DataTable(
     /// Cells as exported instead of as shown (an embed of the table).
     #[prop(optional)]
     exact: bool,
+    /// The table in a scrollable `div.table-wrap`, with its downloads under it
+    /// ([`TableExports`] of this name).
+    #[prop(optional)]
+    exports: Option<&'static str>,
 ) -> impl IntoView {
-    let layout = Layout { group_by, cell_ids, action, row_headers, exact };
+    let layout = Layout { group_by, cell_ids, row_ids, action, row_headers, exact };
     let table_id = id.clone();
-    view! {
+    let html = view! {
         <table id=id>
             {(!caption.is_empty()).then(|| view! { <caption>{caption}</caption> })}
             <thead><tr>{move || table.with(|t| layout.header(t))}</tr></thead>
             <tbody>{move || table.with(|t| layout.rows(t, &table_id))}</tbody>
         </table>
+    };
+    // Type-erased: an embed of the exports shows this component again.
+    match exports {
+        Some(name) => view! {
+            <div class="table-wrap">{html}</div>
+            <div class="actions"><TableExports name=name table=table /></div>
+        }
+        .into_any(),
+        None => html.into_any(),
     }
 }

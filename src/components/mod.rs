@@ -20,24 +20,12 @@ mod table_exports;
 pub use band_line::band_text;
 pub use chart_backend::DrawableChart;
 pub use chart_canvas::{draw_chart as chart_canvas_draw, ChartCanvas};
-pub use data_table::{CellIds, DataTable, RowAction};
+pub use data_table::{CellIds, DataTable, RowAction, RowIds};
 pub use error_summary::ErrorSummary;
-pub use field::{element_id, options_view, Field, Fields, PlanProblems, ProblemBox};
+pub use field::{element_id, options_view, Field, Fields, PlanProblems, ProblemBox, SubsetField};
 pub use hardware_picker::HardwarePicker;
 pub use measured_canvas::MeasuredCanvas;
 pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use scene_chart::{scene_canvas, Figure, SceneChart};
 pub use table_exports::TableExports;
-
-/// The messages of `err` for fields under `prefix` (e.g. `hardware.topology`), joined for one
-/// field message; every message when none is under it (a conflict elsewhere still shows).
-#[must_use]
-pub fn messages_under(err: &shardcalc_core::error::Invalid, prefix: &str) -> String {
-    let under: Vec<String> = err.0.iter().filter(|e| e.field.starts_with(prefix)).map(ToString::to_string).collect();
-    if under.is_empty() {
-        err.0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-    } else {
-        under.join("; ")
-    }
-}

@@ -8,7 +8,6 @@ use shardcalc_core::presets::{self, Preset};
 use shardcalc_core::scenario::ModelSource;
 
 use crate::dom::event_value;
-use crate::html_text::{attr, el, escape};
 use crate::state::use_app_state;
 
 /// Value of the placeholder option shown while the model is not an unedited preset.
@@ -81,42 +80,38 @@ pub fn PresetSelect() -> impl IntoView {
     }
 }
 
-/// Source, date, note and published parameter count of the preset the model came from, as
-/// HTML text (`#preset-info`, `#preset-published`): written only when the preset or whether
-/// it is edited changes.
+/// Source, date, note and published parameter count of the preset the model came from
+/// (`#preset-info`, `#preset-published`): rebuilt only when the preset or whether it is
+/// edited changes.
 #[component]
 pub fn PresetInfo() -> impl IntoView {
     let state = use_app_state();
     let origin = Memo::new(move |_| {
         state.draft.with(|d| d.scenario.model.origin().map(|p| (p.id.clone(), !d.scenario.model.is_preset())))
     });
-    let html = Memo::new(move |_| {
-        origin.with(|o| {
-            o.as_ref().and_then(|(id, edited)| presets::get(id).map(|p| info_html(&p, *edited))).unwrap_or_default()
-        })
-    });
-    view! { <div class="preset-info" id="preset-info" inner_html=html></div> }
+    let info =
+        move || origin.with(|o| o.as_ref().and_then(|(id, edited)| presets::get(id).map(|p| info_view(&p, *edited))));
+    view! { <div class="preset-info" id="preset-info">{info}</div> }
 }
 
 /// The preset's source (a link when it is one), date, published count and notes.
-fn info_html(p: &Preset, edited: bool) -> String {
-    let mut first = String::new();
-    if edited {
-        first += "Edited from this preset. ";
+fn info_view(p: &Preset, edited: bool) -> impl IntoView {
+    let note = (!p.note.is_empty()).then(|| view! { <p class="note">{p.note.clone()}</p> });
+    view! {
+        <p>
+            {edited.then_some("Edited from this preset. ")}
+            "Source: "
+            {source_view(&p.source)}
+            {format!(", {}.", p.as_of)}
+        </p>
+        {published(p)}
+        {note}
     }
-    first += "Source: ";
-    first += &source_html(&p.source);
-    first += &escape(&format!(", {}.", p.as_of));
-    let mut out = el("p", "", &first) + &published(p);
-    if !p.note.is_empty() {
-        out += &el("p", " class=\"note\"", &escape(&p.note));
-    }
-    out
 }
 
 /// The publisher's count, ours for the preset as published, and the difference.
-fn published(p: &Preset) -> String {
-    let Some(r) = p.reference_params.as_ref() else { return String::new() };
+fn published(p: &Preset) -> Option<impl IntoView> {
+    let r = p.reference_params.as_ref()?;
     let ours = count_params(&p.config).total.get();
     let theirs = r.value as f64;
     let diff = ours - theirs;
@@ -128,11 +123,11 @@ fn published(p: &Preset) -> String {
     };
     let kind = if r.exact { "exact" } else { "rounded" };
     let text = format!("Published: {} ({kind}); ours: {} — {verdict}.", thousands(r.value), ours_text(ours));
-    let mut out = el("p", " id=\"preset-published\"", &escape(&text));
-    if !r.note.is_empty() {
-        out += &el("p", " class=\"note\"", &escape(&r.note));
-    }
-    out
+    let note = (!r.note.is_empty()).then(|| view! { <p class="note">{r.note.clone()}</p> });
+    Some(view! {
+        <p id="preset-published">{text}</p>
+        {note}
+    })
 }
 
 fn ours_text(x: f64) -> String {
@@ -141,13 +136,14 @@ fn ours_text(x: f64) -> String {
 
 /// A source string such as `https://host/path (comment)`: the address as a link, the rest as
 /// text.
-fn source_html(text: &str) -> String {
+fn source_view(text: &str) -> AnyView {
     let (head, tail) = text.split_once(' ').map_or((text, String::new()), |(a, b)| (a, format!(" {b}")));
     match head.strip_prefix("https://") {
-        Some(shown) => {
-            el("a", &(attr("href", head) + " rel=\"noopener noreferrer\" target=\"_blank\""), &escape(shown))
-                + &escape(&tail)
+        Some(shown) => view! {
+            <a href=head.to_string() rel="noopener noreferrer" target="_blank">{shown.to_string()}</a>
+            {tail}
         }
-        None => escape(text),
+        .into_any(),
+        None => text.to_string().into_any(),
     }
 }

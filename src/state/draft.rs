@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use shardcalc_core::error::{FieldError, Invalid};
-use shardcalc_core::field::Field;
+use shardcalc_core::field::Input;
 use shardcalc_core::flops::Workload;
 use shardcalc_core::scenario::{Conventions, ModelSource, Scenario, Sections};
 
@@ -16,7 +16,7 @@ use shardcalc_core::scenario::{Conventions, ModelSource, Scenario, Sections};
 #[derive(Clone)]
 pub enum Pending {
     /// A field's text.
-    Field(&'static Field, String),
+    Field(Input, String),
     /// The model, workload and conventions of a scenario that loaded with problems in them
     /// (a link, a file): the form shows them until they are fixed.
     Sections(Box<(ModelSource, Workload, Conventions)>),
@@ -43,7 +43,8 @@ impl Pending {
     pub fn is_under(&self, path: &str) -> bool {
         match self {
             Pending::Field(field, _) => {
-                field.path == path || field.path.strip_prefix(path).is_some_and(|r| r.starts_with('.'))
+                let p = field.path();
+                p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.') || r.starts_with('['))
             }
             Pending::Sections(_) => ["model", "workload", "conventions"].contains(&path),
         }
@@ -93,7 +94,8 @@ impl Draft {
     /// Forgets the unread text and the pending edits of `path` and every path under it (a
     /// section switched off, a model replaced); `true` when something was forgotten.
     pub fn forget(&mut self, path: &str) -> bool {
-        let under = |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.'));
+        let under =
+            |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.') || r.starts_with('['));
         let before = (self.unreadable.len(), self.pending.len());
         self.unreadable.retain(|p, _| !under(p));
         self.pending.retain(|p| !p.is_under(path));

@@ -13,7 +13,7 @@ pub use draft::{Draft, Pending};
 
 use leptos::prelude::*;
 use shardcalc_core::error::{FieldError, Invalid};
-use shardcalc_core::field::Field;
+use shardcalc_core::field::Input;
 use shardcalc_core::model::ModelConfig;
 use shardcalc_core::scenario::{Scenario, Sections};
 
@@ -157,16 +157,17 @@ impl AppState {
     /// The user typed or chose `text` in `field`: text that does not read is kept with its
     /// message; a value is kept in the form and reaches the scenario when the scenario is
     /// valid with it ([`Draft`] says how refused values are retried).
-    pub fn set(&self, field: &'static Field, text: &str) {
+    pub fn set(&self, field: impl Into<Input>, text: &str) {
+        let field: Input = field.into();
         let Some(mut draft) = self.draft.try_get_untracked() else { return };
-        draft.pending.retain(|p| !matches!(p, Pending::Field(f, _) if f.path == field.path));
+        draft.pending.retain(|p| !matches!(p, Pending::Field(f, _) if f.is(&field)));
         let mut candidate = draft.scenario.clone();
         match field.apply(&mut candidate, text) {
             Ok(()) => {
-                draft.unreadable.remove(field.path);
+                draft.unreadable.remove(&field.path());
             }
             Err(e) => {
-                draft.unreadable.insert(field.path.to_string(), e.message);
+                draft.unreadable.insert(field.path(), e.message);
                 self.settle(draft);
                 return;
             }
@@ -194,23 +195,6 @@ impl AppState {
         if draft.forget(path) {
             self.settle(draft);
         }
-    }
-
-    /// Applies `f` to the form and the scenario when the scenario is valid with it, else
-    /// reports why: the hardware page's edits, which refuse what does not fit and show the
-    /// message next to the control.
-    ///
-    /// # Errors
-    /// The scenario's problems with the edit, each naming its field; nothing changes then.
-    pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
-        let Some(mut draft) = self.draft.try_get_untracked() else { return Ok(()) };
-        let mut candidate = draft.scenario.clone();
-        f(&mut candidate);
-        self.check(&candidate)?;
-        draft.pending.clear();
-        self.commit(candidate);
-        self.settle(draft);
-        Ok(())
     }
 
     /// Replaces the model (an import), keeping everything else, and every model field's text.

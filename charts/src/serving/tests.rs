@@ -2,7 +2,7 @@
 //! 3-70B, int8 weights and KV, bf16 FLOPs, a TPU v5e 4x4) and book 8.1.2's ratio.
 
 use super::*;
-use shardcalc_core::inference::evaluate::scenario_inference;
+use shardcalc_core::scenario::inference_report;
 use shardcalc_core::scenario::Scenario;
 
 /// LLaMA 3-70B on a v5e 4x4 with `inference` (JSON text).
@@ -14,7 +14,7 @@ fn report(inference: &str) -> (Scenario, InferenceReport) {
     ))
     .unwrap();
     let m = s.validate().unwrap();
-    let r = scenario_inference(&m, &s).unwrap().unwrap();
+    let r = inference_report(&m, &s).unwrap().unwrap();
     (s, r)
 }
 

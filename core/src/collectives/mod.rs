@@ -28,12 +28,14 @@
 //! domain shrinks what crosses the scale-out network (an AllReduce over ICI × DCN is
 //! ReduceScatter(ICI, V) + AllReduce(DCN, V/|ICI|) + AllGather(ICI, V)).
 
+pub mod query;
 pub mod ring;
 pub mod summary;
 
 use crate::error::{Checker, Invalid};
+pub use crate::hardware::axis::{AxisLink, AxisShape, Network, MAX_AXIS_SIZE};
 use crate::units::{Bytes, BytesPerSec, Seconds};
-pub use ring::{AxisShape, Pattern};
+pub use ring::Pattern;
 use serde::{Deserialize, Serialize};
 
 /// The four primitives of book 3.4.
@@ -68,40 +70,6 @@ impl CollectiveKind {
             CollectiveKind::AllToAll => (Pattern::AllToAll, 1),
         }
     }
-}
-
-/// Which network an axis runs over; collectives nest inner to outer in this order.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Network {
-    /// Between the chiplets of one package (Ironwood die-to-die).
-    DieToDie,
-    /// ICI, NVLink, Infinity Fabric.
-    #[default]
-    ScaleUp,
-    /// DCN, InfiniBand, Ethernet.
-    ScaleOut,
-}
-crate::serde_names::deserialize_by_name!(Network { DieToDie => "die_to_die", ScaleUp => "scale_up", ScaleOut => "scale_out" });
-
-/// One mesh axis as the cost model sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct AxisLink {
-    /// Mesh axis name (`x`, `fsdp`, `dcn`, ...).
-    pub name: String,
-    /// Chips along the axis.
-    pub size: u64,
-    /// Network the axis runs over.
-    pub network: Network,
-    /// Ring, line, switch, full mesh or unidirectional ring.
-    pub shape: AxisShape,
-    /// One-way bytes per second of one link along the axis (one ICI link; a GPU's
-    /// whole NVLink or NIC egress on a switch; one peer link on a full mesh).
-    pub link: BytesPerSec,
-    /// Fixed cost of one hop.
-    pub hop_latency: Seconds,
 }
 
 /// Whether the time is set by per-hop latency or by bandwidth.
@@ -152,9 +120,6 @@ pub struct CollectiveCost {
     /// Per-axis traffic.
     pub axes: Vec<AxisTraffic>,
 }
-
-/// Largest axis size accepted.
-pub const MAX_AXIS_SIZE: u64 = 1 << 30;
 
 /// Smallest link bandwidth accepted, in bytes per second. A topology's links are at least
 /// 1 B/s (`hardware::topology`), but the planners scale them by achievable fractions of

@@ -4,42 +4,7 @@
 //! `V` is always the full array of the collective (see [`super`]); a fraction `f`
 //! means the busiest link carries `f·V` bytes in one direction.
 
-use serde::{Deserialize, Serialize};
-
-/// How the chips along one mesh axis are connected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum AxisShape {
-    /// A torus axis with its wraparound link: a bidirectional ring (book 3.2).
-    Ring,
-    /// A torus axis without wraparound (a slice smaller than the full axis): the end
-    /// chips have one neighbour, every link carries both directions. For a gather it costs
-    /// what a unidirectional ring costs; for an AllToAll it does not (see
-    /// [`busiest_link_fraction`]).
-    Line,
-    /// Every chip reaches every other through a switch (NVLink, DCN); the link is the
-    /// chip's whole egress.
-    Switch,
-    /// Every chip has its own direct link to every other (MI300X Infinity Fabric).
-    FullMesh,
-    /// A ring whose links carry data one way only (book Exercise 3.10): every shard
-    /// travels up to `n-1` hops in the same direction.
-    UnidirectionalRing,
-}
-
-impl AxisShape {
-    /// Every shape, in declaration order (the index is stable: caches key on it).
-    pub const ALL: [AxisShape; 5] =
-        [AxisShape::Ring, AxisShape::Line, AxisShape::Switch, AxisShape::FullMesh, AxisShape::UnidirectionalRing];
-
-    /// Nearest-neighbour axes (a torus dimension): their links add up across axes, and a
-    /// multi-axis AllToAll is bisection-bound (see [`super`]).
-    #[must_use]
-    pub fn is_torus(self) -> bool {
-        matches!(self, AxisShape::Ring | AxisShape::Line | AxisShape::UnidirectionalRing)
-    }
-}
+pub use crate::hardware::axis::AxisShape;
 
 /// What moves: every shard to everyone (AllGather, ReduceScatter) or a different
 /// piece to everyone (AllToAll).

@@ -5,7 +5,7 @@
 //! | module | concept |
 //! |---|---|
 //! | [`mode`] | calibrated physical model (default) or ideal roofline: `conventions.prediction` |
-//! | [`calibration`] | the six fitted physical parameters (`data/calibration.json`) and the serving derate |
+//! | [`calibration`] | the five fitted physical parameters (`data/calibration.json`) and the serving derate |
 //! | [`rates`] | one device's sustained matmul rate, achieved HBM bandwidth, MXU tile, kernel tile edge |
 //! | [`matmul`] | a matmul at its shape's efficiency: tile padding and the tiled kernel's roofline |
 //! | [`serving`] | serving's fitted parameters (`data/serving-calibration.json`): HBM and matmul fractions, per-pass and per-layer overheads, and its derate |
@@ -23,3 +23,8 @@ pub mod serving;
 pub use calibration::Calibration;
 pub use mode::PredictionMode;
 pub use rates::KernelRates;
+
+/// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
+/// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
+/// no-panic test).
+pub const MIN_FRACTION: f64 = 1e-6;

@@ -3,13 +3,12 @@
 //! also decides what shape a new chip starts from).
 
 use super::{Choice, Field, InputMode, Kind, Options};
-use crate::collectives::Network;
+use crate::collectives::query::keep_collectives_on;
+use crate::hardware::axis::Network;
 use crate::hardware::catalog;
 use crate::hardware::chip::{Chip, ChipFamily};
 use crate::hardware::query::{ChipSource, HardwareSection};
-use crate::hardware::shape::{
-    default_shape, keep_collectives_on, parse_shape, set_chiplet_axis, shape_of, topology_for,
-};
+use crate::hardware::shape::{default_shape, parse_shape, set_chiplet_axis, shape_of, topology_for};
 use crate::scenario::Scenario;
 
 /// The value of the option standing for the custom chip the scenario has.

@@ -124,9 +124,9 @@ impl Chip {
         Ok(())
     }
 
-    /// Records that the user set `path` on `date` (YYYY-MM-DD): its source (and its
-    /// paired direction's) becomes [`EDITED_SOURCE`]; other sources' values for it stay
-    /// listed as alternatives.
+    /// Records that the user set `path` on `date` (YYYY-MM-DD, or "" for an undated edit):
+    /// its source (and its paired direction's) becomes [`EDITED_SOURCE`]; other sources'
+    /// values for it stay listed as alternatives.
     pub fn mark_edited(&mut self, path: &str, date: &str) {
         let fields = paired_fields(path);
         self.field_sources.retain(|s| !fields.contains(&s.field));

@@ -1,5 +1,6 @@
 //! Hardware: the chip catalog (book chapter 2), its derived numbers, and topologies.
 
+pub mod axis;
 pub mod catalog;
 pub mod chip;
 pub mod edit;

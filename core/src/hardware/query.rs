@@ -1,14 +1,11 @@
-//! The hardware part of a scenario: which chip, which topology, and the collective
-//! and roofline questions asked of them.
+//! The hardware part of a scenario: which chip and which topology (the questions asked of
+//! them are `crate::collectives::query` and `crate::roofline::query`).
 
+use super::axis::AxisLink;
 use super::catalog;
 use super::chip::Chip;
 use super::topology::Topology;
-use crate::collectives::{AxisLink, CollectiveKind};
-use crate::dtype::DType;
 use crate::error::{Checker, Invalid};
-use crate::roofline::matmul::Matmul;
-use crate::roofline::OpCost;
 use serde::{Deserialize, Serialize};
 
 /// Where the chip comes from.
@@ -50,42 +47,6 @@ pub struct HardwareSection {
     pub topology: Option<Topology>,
 }
 
-/// One entry of `collectives`: a collective of the full array `array_bytes` (see
-/// `shardcalc_core::collectives` for which array that is) over named topology axes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct CollectiveQuery {
-    /// `all_gather`, `reduce_scatter`, `all_reduce` or `all_to_all`.
-    pub kind: CollectiveKind,
-    /// `V` in bytes.
-    pub array_bytes: f64,
-    /// Names of topology axes.
-    pub axes: Vec<String>,
-}
-
-/// `roofline`: an op given by its totals, or a matmul given by its shape.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum RooflineQuery {
-    /// FLOPs and bytes per channel on one chip, e.g. `{"op": {"flops": 1e12, "hbm_bytes": 1e9}}`.
-    Op(OpCost),
-    /// `X[B, D] · W[D, F]`, e.g. `{"matmul": {"b": 256, "d": 8192, "f": 32768, "rhs": "int8"}}`.
-    Matmul(Matmul),
-}
-
-impl RooflineQuery {
-    /// The compute format asked for.
-    #[must_use]
-    pub fn dtype(&self) -> DType {
-        match self {
-            RooflineQuery::Op(op) => op.dtype,
-            RooflineQuery::Matmul(m) => m.compute,
-        }
-    }
-}
-
 /// A validated hardware section.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedHardware {
@@ -95,24 +56,10 @@ pub struct ResolvedHardware {
     pub axes: Vec<AxisLink>,
 }
 
-/// Check the hardware-related sections of a scenario together; field paths are
-/// relative to the scenario (`hardware.chip.custom.hbm.bandwidth`,
-/// `hardware.topology.axes[1].size`, `collectives[0].axes[1]`, `roofline.matmul.b`).
-///
-/// # Errors
-/// Every problem found.
-pub fn resolve(
-    hardware: Option<&HardwareSection>,
-    collectives: &[CollectiveQuery],
-    roofline: Option<&RooflineQuery>,
-) -> Result<Option<ResolvedHardware>, Invalid> {
-    let mut c = Checker::new();
-    let Some(hw) = hardware else {
-        c.ensure(collectives.is_empty(), "hardware", || "is required by `collectives`".into());
-        c.ensure(roofline.is_none(), "hardware", || "is required by `roofline`".into());
-        c.finish()?;
-        return Ok(None);
-    };
+/// The chip and topology of `hw` checked, problems going to `c` with paths relative to the
+/// scenario (`hardware.chip.custom.hbm.bandwidth`, `hardware.topology.axes[1].size`);
+/// `None` when the chip does not resolve (its axes are empty when the topology does not).
+pub fn check(hw: &HardwareSection, c: &mut Checker) -> Option<ResolvedHardware> {
     let chip = match hw.chip.resolve() {
         Ok(chip) => {
             c.merge(
@@ -135,45 +82,5 @@ pub fn resolve(
             }
         }
     }
-    if !collectives.is_empty() && hw.topology.is_none() {
-        c.push("hardware.topology", "is required by `collectives`");
-    }
-    for (i, q) in collectives.iter().enumerate() {
-        c.range_f64(&format!("collectives[{i}].array_bytes"), q.array_bytes, 0.0, super::MAX_QUANTITY);
-        c.ensure(!q.axes.is_empty(), &format!("collectives[{i}].axes"), || "must name at least one axis".into());
-        for (j, name) in q.axes.iter().enumerate() {
-            let known = hw.topology.as_ref().is_some_and(|t| t.axes.iter().any(|a| &a.name == name));
-            c.ensure(known || hw.topology.is_none(), &format!("collectives[{i}].axes[{j}]"), || {
-                format!("no topology axis is named {name:?}")
-            });
-            c.ensure(!q.axes[..j].contains(name), &format!("collectives[{i}].axes[{j}]"), || {
-                format!("axis {name:?} is listed twice")
-            });
-        }
-    }
-    if let Some(q) = roofline {
-        let field = match q {
-            RooflineQuery::Matmul(m) => {
-                c.merge("roofline.matmul", m.validate());
-                "roofline.matmul.compute"
-            }
-            RooflineQuery::Op(op) => {
-                c.merge("roofline.op", op.validate());
-                "roofline.op.dtype"
-            }
-        };
-        if let Some(chip) = &chip {
-            let dtype = q.dtype();
-            c.ensure(chip.peak_flops.for_dtype(dtype).is_some(), field, || {
-                format!("{} has no published {} peak", chip.name, dtype.name())
-            });
-            if let RooflineQuery::Op(op) = q {
-                c.ensure(op.host_bytes.get() <= 0.0 || chip.host.pcie.is_some(), "roofline.op.host_bytes", || {
-                    format!("{} has no published PCIe bandwidth; set host bytes to 0 or give the chip one", chip.name)
-                });
-            }
-        }
-    }
-    c.finish()?;
-    Ok(chip.map(|chip| ResolvedHardware { chip, axes }))
+    chip.map(|chip| ResolvedHardware { chip, axes })
 }

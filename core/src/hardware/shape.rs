@@ -4,10 +4,9 @@
 //! settings an older topology had; [`default_shape`] is what a chip starts from (the fields
 //! that change a scenario's chip and topology are `field::hardware`'s).
 
+use super::axis::Network;
 use super::chip::{Chip, ChipFamily};
-use super::query::CollectiveQuery;
 use super::topology::{AxisSpec, Topology};
-use crate::collectives::Network;
 use crate::text::count;
 
 /// Most axes a typed shape may have.
@@ -102,19 +101,6 @@ pub fn default_shape(chip: &Chip) -> Vec<u64> {
 #[must_use]
 pub fn default_topology(chip: &Chip) -> Topology {
     topology_for(chip, &default_shape(chip), 1, None)
-}
-
-/// Collective queries follow a new topology: axes it no longer has are dropped, and a query
-/// left without axes runs over the first axis (so a new shape or chip is never refused because
-/// of a query the user can fix afterwards).
-pub fn keep_collectives_on(queries: &mut [CollectiveQuery], topology: Option<&Topology>) {
-    let Some(t) = topology else { return };
-    for q in queries {
-        q.axes.retain(|name| t.axes.iter().any(|a| &a.name == name));
-        if q.axes.is_empty() {
-            q.axes.extend(t.axes.first().map(|a| a.name.clone()));
-        }
-    }
 }
 
 #[cfg(test)]

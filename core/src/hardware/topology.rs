@@ -3,8 +3,8 @@
 //! scale-out network. A topology is a list of mesh axes; [`Topology::resolve`] turns
 //! it into the [`AxisLink`]s the collective model works on.
 
+use super::axis::{AxisLink, AxisShape, Network, MAX_AXIS_SIZE};
 use super::chip::{Chip, Fabric, WrapRule};
-use crate::collectives::{AxisLink, AxisShape, Network, MAX_AXIS_SIZE};
 use crate::error::{Checker, Invalid};
 use crate::units::{BytesPerSec, Seconds};
 use serde::{Deserialize, Serialize};

@@ -77,7 +77,9 @@ impl Chip {
             c.ensure(!s.source.trim().is_empty(), &format!("field_sources[{i}].source"), || {
                 "must name a source".into()
             });
-            c.ensure(is_date(&s.as_of), &format!("field_sources[{i}].as_of"), || {
+            // An edit in shardcalc may be undated: a scenario is the same whenever it is made.
+            let undated_edit = s.source == super::edit::EDITED_SOURCE && s.as_of.is_empty();
+            c.ensure(undated_edit || is_date(&s.as_of), &format!("field_sources[{i}].as_of"), || {
                 format!("must be a date YYYY-MM-DD (got {:?})", s.as_of)
             });
         }

@@ -320,7 +320,7 @@ pub fn deploy(
                 Constraint::Tpot,
                 format!(
                     "the decode step at batch {} is {} s, above the target; a smaller batch or another mesh is needed",
-                    pools.decode_batch,
+                    crate::error::number_text(pools.decode_batch),
                     crate::decimal::fixed(pools.decode_step.get(), 5)
                 ),
             )));

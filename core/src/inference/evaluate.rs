@@ -29,7 +29,6 @@ use crate::hardware::Chip;
 use crate::kv_cache::{is_window_capped, kv_bytes_per_batch, kv_bytes_per_token};
 use crate::model::ModelConfig;
 use crate::roofline::matmul::critical_batch_approx;
-use crate::scenario::Scenario;
 use crate::units::{Bytes, Seconds};
 
 /// `2x4`, `8 x 2 domains`: the scale-up axis sizes joined by `x`, then the rest.
@@ -86,7 +85,11 @@ pub fn evaluate_inference_derated(
     evaluate_derated(model, hw, topology_given, section, true, derate)
 }
 
-fn evaluate_derated(
+/// [`evaluate_inference_derated`], with or without the charts' data (`curves`).
+///
+/// # Errors
+/// As [`evaluate_inference`].
+pub fn evaluate_derated(
     model: &ModelConfig,
     hw: &ResolvedHardware,
     topology_given: bool,
@@ -417,49 +420,6 @@ fn evaluate(
         cost,
         notes,
     })
-}
-
-/// The report's `inference` section for a scenario, `None` without one; in calibrated
-/// mode (`conventions.prediction`) on the derated hardware.
-///
-/// # Errors
-/// As [`evaluate_inference`]; `hardware` when the scenario has none.
-pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
-    scenario_inference_with(model, s, true)
-}
-
-/// [`scenario_inference`] without the charts' data (`curves` empty, [`Curves::none`]); every
-/// other number is the same.
-///
-/// # Errors
-/// As [`scenario_inference`].
-pub fn scenario_inference_without_curves(
-    model: &ModelConfig,
-    s: &Scenario,
-) -> Result<Option<InferenceReport>, Invalid> {
-    scenario_inference_with(model, s, false)
-}
-
-fn scenario_inference_with(
-    model: &ModelConfig,
-    s: &Scenario,
-    with_curves: bool,
-) -> Result<Option<InferenceReport>, Invalid> {
-    let Some(section) = &s.inference else { return Ok(None) };
-    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
-    let topology_given = s.hardware.as_ref().is_some_and(|h| h.topology.is_some());
-    // Calibrated mode: the chips (the prefill servers' too) as serving's fitted efficiencies
-    // derate them (HBM bandwidth and matmul peaks; `efficiency::serving`). Its per-pass
-    // overheads are not applied here yet.
-    match s.conventions.prediction {
-        crate::efficiency::PredictionMode::Ideal => {
-            evaluate_derated(model, &hw, topology_given, section, with_curves, Clone::clone).map(Some)
-        }
-        crate::efficiency::PredictionMode::Calibrated => {
-            let cal = crate::efficiency::serving::bundled();
-            evaluate_derated(model, &hw, topology_given, section, with_curves, |h| cal.derate(h)).map(Some)
-        }
-    }
 }
 
 /// Check a scenario's `inference` section against its `hardware` without computing the

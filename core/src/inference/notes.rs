@@ -117,7 +117,9 @@ pub fn serving_notes(plan: &Plan, d: &DisaggregationReport, cb: &ContinuousBatch
     if !d.prefill_pool.fits {
         out.push(format!(
             "a prefill server ({} × {}) does not hold the weights, {} prompt caches and a pass's activations",
-            d.prefill_pool.chips_per_server, d.prefill_pool.chip, d.prefill_batch
+            number_text(d.prefill_pool.chips_per_server),
+            d.prefill_pool.chip,
+            d.prefill_batch
         ));
     }
     if d.kv_transfer_added_s.get() > 0.5 * d.prefill_pass_s.get() {

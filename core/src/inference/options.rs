@@ -345,10 +345,7 @@ pub const MAX_BATCH: u64 = 1 << 24;
 /// Most prompts one prefill pass may batch.
 pub const MAX_PREFILL_BATCH: u64 = 1 << 16;
 
-/// Smallest fraction of peak accepted (`prefill.mfu`): one in a million. A subnormal one
-/// (5e-324 passed "greater than 0") made the time to first token infinite (found by the
-/// no-panic test).
-pub const MIN_FRACTION: f64 = 1e-6;
+pub use crate::efficiency::MIN_FRACTION;
 
 impl InferenceSection {
     /// A section with every default: bf16 throughout, the largest batch that fits.

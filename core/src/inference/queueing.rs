@@ -212,7 +212,7 @@ impl Mg1 {
         match self.shape() {
             (Some((theta, c)), Some(beta)) => {
                 let a = c / self.rho;
-                (self.rho * (a * (-theta * t).exp() + (1.0 - a) * (-beta * t).exp())).clamp(0.0, self.rho)
+                (self.rho * (a * (-theta * t).exp() + (1.0 - a) * (-beta * t).exp())).max(0.0).min(self.rho)
             }
             (Some((theta, c)), None) => self.rho.min(c * (-theta * t).exp()),
             (None, _) => 0.0,

@@ -7,7 +7,7 @@
 //! equation (1), which assumes every draft token is accepted independently with the
 //! same probability α (their "i.i.d. assumption"); real acceptance falls along the draft.
 
-use crate::scenario::ModelSource;
+use crate::model_source::ModelSource;
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 

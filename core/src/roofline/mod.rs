@@ -4,6 +4,7 @@
 
 pub mod matmul;
 pub mod padding;
+pub mod query;
 
 use crate::dtype::DType;
 use crate::error::{Checker, Invalid};

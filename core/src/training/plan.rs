@@ -22,7 +22,6 @@ use crate::error::{FieldError, Invalid};
 use crate::flops::FlopConvention;
 use crate::hardware::query::ResolvedHardware;
 use crate::model::ModelConfig;
-use crate::scenario::Scenario;
 use crate::units::{Bytes, Flops, Seconds};
 
 fn under(prefix: &str, e: Invalid) -> Invalid {
@@ -526,22 +525,6 @@ pub(super) fn report(
     };
     apply_budget(&mut r, section.token_budget, price, section.chip_peak(&hw.chip));
     r
-}
-
-/// The scenario's `training` section planned on its hardware (`None` without one), in
-/// the scenario's prediction mode (`conventions.prediction`: ideal or calibrated).
-///
-/// # Errors
-/// As [`plan`]; `hardware` when the scenario has none.
-pub fn for_scenario(
-    m: &ModelConfig,
-    hw: Option<&ResolvedHardware>,
-    s: &Scenario,
-) -> Result<Option<TrainingReport>, Invalid> {
-    let Some(section) = &s.training else { return Ok(None) };
-    let hw = hw.ok_or_else(|| Invalid::one("hardware", "is required by `training` (a chip and a topology)"))?;
-    let section = super::section::section_for(section, &hw.chip, s.conventions.prediction);
-    plan(m, hw, &section, s.conventions.flops).map(Some)
 }
 
 #[cfg(test)]

@@ -304,7 +304,7 @@ impl TrainingSection {
             ("efficiency.dcn", self.efficiency.dcn),
             ("efficiency.pcie", self.efficiency.pcie),
         ] {
-            c.range_f64(field, v, crate::inference::options::MIN_FRACTION, 1.0);
+            c.range_f64(field, v, crate::efficiency::MIN_FRACTION, 1.0);
         }
         c.range_f64("efficiency.overlap", self.efficiency.overlap, 0.0, 1.0);
         positive(&mut c, "capacity_factor", self.capacity_factor, 64.0);

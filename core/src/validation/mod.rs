@@ -25,8 +25,10 @@
 //! | [`serving`] | a serving run as a scenario, and the serving model's prediction for it |
 //! | [`serving_table`] | every serving run predicted, the engine × chip split, the statistics: [`serving_table::serving_validation`] |
 //! | [`serving_fit`] | the fit of the serving calibration on the fitted groups |
+//! | [`bundled_serving`] | the serving validation as bundled data (`data/serving-validation.json`), what the page shows |
 
 pub mod bands;
+pub mod bundled_serving;
 pub mod bundled_table;
 pub mod calibration;
 pub mod case_studies;

@@ -18,7 +18,7 @@ use crate::training::{plan, TrainingReport, TrainingSection};
 pub fn predict(s: &Scenario) -> Result<TrainingReport, Invalid> {
     let m = s.validate()?;
     let hw = s.validate_hardware()?;
-    crate::training::plan::for_scenario(&m, hw.as_ref(), s)?
+    crate::scenario::training_report(&m, hw.as_ref(), s)?
         .ok_or_else(|| Invalid::one("training", "is required for a prediction"))
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Each run becomes a scenario (its model preset, chip and one replica's topology, and an
 //! `inference` section with its formats, lengths and batch) evaluated by the public
-//! evaluator, [`scenario_inference_without_curves`]; the calibration enters as a derated
+//! evaluator, [`inference_report_without_curves`]; the calibration enters as a derated
 //! chip and a per-pass overhead ([`ServingCalibration`]). What the report gives per
 //! request — one decode step at the run's batch, one prompt's prefill — is combined into
 //! what the run measured, by the kind of load:
@@ -32,10 +32,10 @@ use crate::hardware::chip::{ChipFamily, Fabric};
 use crate::hardware::query::{ChipSource, HardwareSection};
 use crate::hardware::topology::Topology;
 use crate::inference::decode::DecodeBound;
-use crate::inference::evaluate::scenario_inference_without_curves;
 use crate::inference::options::{CommsOverlap, InferenceSection, KvContext, ServingDtypes, ServingSharding};
 use crate::inference::slices::slice_shapes;
 use crate::inference::InferenceReport;
+use crate::scenario::inference_report_without_curves;
 use crate::scenario::{Conventions, ModelSource, Scenario};
 use crate::validation::PredictionMode;
 use serde::{Deserialize, Serialize};
@@ -203,7 +203,7 @@ pub fn run_scenario(run: &ServingRun, chip: ChipSource, batch: Option<u64>) -> R
 fn report(run: &ServingRun, chip: &ChipSource, batch: Option<u64>) -> Result<InferenceReport, String> {
     let s = run_scenario(run, chip.clone(), batch)?;
     let m = s.validate().map_err(|e| e.to_string())?;
-    scenario_inference_without_curves(&m, &s)
+    inference_report_without_curves(&m, &s)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| "the scenario has no inference section".to_string())
 }

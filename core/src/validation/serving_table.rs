@@ -286,7 +286,7 @@ mod tests {
         for r in v.rows.iter().filter(|r| r.calibrated.is_ok()) {
             let s = r.scenario.as_ref().unwrap_or_else(|| panic!("{}: no scenario", r.id));
             let m = s.validate().unwrap();
-            assert!(crate::inference::evaluate::scenario_inference(&m, s).unwrap().is_some(), "{}", r.id);
+            assert!(crate::scenario::inference_report(&m, s).unwrap().is_some(), "{}", r.id);
         }
     }
 

@@ -9,13 +9,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::collectives::query::CollectiveQuery;
 use crate::collectives::CollectiveKind;
 use crate::error::Invalid;
-use crate::hardware::query::{ChipSource, CollectiveQuery, HardwareSection, RooflineQuery};
+use crate::hardware::query::{ChipSource, HardwareSection};
 use crate::hardware::shape::default_topology;
 use crate::hardware::topology::Topology;
 use crate::report_hardware::{hardware_sections, CollectiveReport, HardwareReport, RooflineReport};
 use crate::roofline::matmul::Matmul;
+use crate::roofline::query::RooflineQuery;
 use crate::scenario::Scenario;
 
 /// The chip the hardware page starts with (book chapters 1–3 use the v5e throughout).

@@ -11,14 +11,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Invalid;
-use crate::inference::evaluate::{scenario_inference, scenario_inference_without_curves};
 use crate::inference::InferenceReport;
 use crate::model::ModelConfig;
+use crate::scenario::{inference_report, inference_report_without_curves};
 use crate::scenario::{Scenario, Sections};
 use crate::validation::bands::{serving_bands_of, ServingBands};
 use crate::validation::PredictionMode;
 
-pub use crate::inference::defaults::with_serving_defaults as with_defaults;
+pub use crate::scenario::with_serving_defaults as with_defaults;
 
 /// Everything the serving page shows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ pub fn bands(model: &ModelConfig, s: &Scenario, shown: &InferenceReport) -> Opti
         PredictionMode::Ideal => PredictionMode::Calibrated,
         PredictionMode::Calibrated => PredictionMode::Ideal,
     };
-    let other = scenario_inference_without_curves(model, &other).ok().flatten()?;
+    let other = inference_report_without_curves(model, &other).ok().flatten()?;
     Some(match mode {
         PredictionMode::Ideal => serving_bands_of(shown, &other, mode),
         PredictionMode::Calibrated => serving_bands_of(&other, shown, mode),
@@ -56,7 +56,7 @@ pub fn bands(model: &ModelConfig, s: &Scenario, shown: &InferenceReport) -> Opti
 /// the page does not show: `Sections::INFERENCE`).
 pub fn for_scenario(s: &Scenario) -> Result<Option<ServingEval>, Invalid> {
     let model = s.validate_with(Sections::INFERENCE)?;
-    let Some(plan) = scenario_inference(&model, s)? else { return Ok(None) };
+    let Some(plan) = inference_report(&model, s)? else { return Ok(None) };
     let bands = bands(&model, s, &plan);
     Ok(Some(ServingEval { plan, bands }))
 }

@@ -9,12 +9,12 @@
 use serde::Serialize;
 use serde_json::Value;
 use shardcalc_core::error::Invalid;
-use shardcalc_core::inference::evaluate::scenario_inference;
 use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::model::ModelConfig;
 use shardcalc_core::report::Report;
+use shardcalc_core::scenario::inference_report;
+use shardcalc_core::scenario::training_report;
 use shardcalc_core::scenario::Scenario;
-use shardcalc_core::training::plan::for_scenario;
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::bands::{serving_bands, training_bands, Band};
 use shardcalc_core::validation::PredictionMode;
@@ -177,7 +177,7 @@ pub fn check_sections(m: &ModelConfig, s: &Scenario, report: Option<&Report>) ->
     let mut unplannable = false;
     let training = match report {
         Some(rep) => Ok(rep.training.clone()),
-        None => s.validate_hardware().and_then(|hw| for_scenario(m, hw.as_ref(), s)),
+        None => s.validate_hardware().and_then(|hw| training_report(m, hw.as_ref(), s)),
     };
     match training {
         Ok(Some(r)) => bits |= check_training(m, s, &r)?,
@@ -190,7 +190,7 @@ pub fn check_sections(m: &ModelConfig, s: &Scenario, report: Option<&Report>) ->
     }
     let inference = match report {
         Some(rep) => Ok(rep.inference.clone()),
-        None => scenario_inference(m, s),
+        None => inference_report(m, s),
     };
     match inference {
         Ok(Some(r)) => bits |= check_inference(m, s, &r)?,

@@ -1,7 +1,7 @@
 //! The bands of headline numbers (step 3 of issue 8).
 
+use shardcalc_core::scenario::training_report;
 use shardcalc_core::scenario::Scenario;
-use shardcalc_core::training::plan::for_scenario;
 use shardcalc_core::validation::bands::{serving_bands, training_bands, BandTerm};
 use shardcalc_core::validation::scenarios::run_scenario;
 use shardcalc_core::validation::{runs, PredictionMode};
@@ -11,7 +11,7 @@ fn bands_of(
 ) -> (shardcalc_core::training::TrainingReport, shardcalc_core::validation::bands::TrainingBands) {
     let m = s.validate().unwrap();
     let hw = s.validate_hardware().unwrap();
-    let shown = for_scenario(&m, hw.as_ref(), s).unwrap().unwrap();
+    let shown = training_report(&m, hw.as_ref(), s).unwrap().unwrap();
     let b = training_bands(&m, hw.as_ref().unwrap(), s, &shown).unwrap();
     (shown, b)
 }
@@ -117,6 +117,6 @@ fn serving_band_names_hbm_when_loading_binds() {
     assert!(ratio > 1.0 && ratio <= 1.0 / matmul + 1e-9, "{ratio}");
     // The calibrated mode's serving report is the derated one.
     s.conventions.prediction = PredictionMode::Calibrated;
-    let r = shardcalc_core::inference::evaluate::scenario_inference(&m, &s).unwrap().unwrap();
+    let r = shardcalc_core::scenario::inference_report(&m, &s).unwrap().unwrap();
     assert!((r.prefill.ttft_s.get() - b.ttft_s.calibrated).abs() < 1e-12);
 }

@@ -303,3 +303,13 @@ fn serving_statistics_meet_the_goal_and_are_written() {
         std::fs::write(path, &text).unwrap();
     }
 }
+
+/// The bundled serving validation (what the Validation page shows) is what core computes
+/// now, to `BUNDLED_DIGITS` significant digits.
+#[test]
+fn bundled_serving_validation_is_current() {
+    use shardcalc_core::validation::bundled_serving::parse_bundled;
+    let fresh = serving_validation(&serving_calibration::bundled());
+    super::check_bundled(&fresh, "data/serving-validation.json", parse_bundled);
+    assert_eq!(fresh.rows.len(), serving_runs::all().len());
+}

@@ -3,11 +3,13 @@
 //! recomputes only the collectives, an edit to the roofline op only the roofline.
 
 use leptos::prelude::*;
+use shardcalc_core::collectives::query::CollectiveQuery;
 use shardcalc_core::hardware::chip::Chip;
-use shardcalc_core::hardware::query::{CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
+use shardcalc_core::hardware::query::{HardwareSection, ResolvedHardware};
 use shardcalc_core::report_hardware::{
     collective_reports, hardware_report, roofline_report, CollectiveReport, HardwareReport, RooflineReport,
 };
+use shardcalc_core::roofline::query::RooflineQuery;
 
 use crate::state::AppState;
 

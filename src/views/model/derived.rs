@@ -26,6 +26,16 @@ impl Derived {
         state.shown.with(|s| s.model.resolve().ok().map(|m| f(&m)))
     }
 
+    /// A memo of `f` over the report (`T::default()` while the report cannot be computed).
+    #[must_use]
+    pub fn of<T: Default + PartialEq + Send + Sync + 'static>(
+        &self,
+        f: impl Fn(&Report) -> T + Send + Sync + 'static,
+    ) -> Memo<T> {
+        let report = self.report;
+        Memo::new(move |_| report.with(|r| r.as_ref().map(|e| f(&e.report)).unwrap_or_default()))
+    }
+
     /// Memos over `state.shown`.
     #[must_use]
     pub fn new(state: AppState) -> Self {

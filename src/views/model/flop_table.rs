@@ -1,98 +1,20 @@
 //! Training FLOPs per component under all four conventions side by side, the selected one
-//! highlighted, how they differ (both as HTML text), and chart (b) for the selected
-//! convention.
+//! marked, how they differ, and chart (b) for the selected convention.
 
 use leptos::prelude::*;
 use shardcalc_charts::flop_breakdown;
-use shardcalc_charts::format::{percent, si, significant};
-use shardcalc_core::flops::{FlopComponent, FlopConvention};
-use shardcalc_core::report::{FlopsByConvention, FlopsSummary};
+use shardcalc_charts::format::{percent, significant};
+use shardcalc_core::flops::FlopConvention;
+use shardcalc_core::report::FlopsByConvention;
 
-use super::csv;
 use super::derived::{summary, Derived};
-use crate::components::{ChartCanvas, TableExports};
-use crate::html_text::{attr, el, escape};
+use super::tables;
+use crate::components::{ChartCanvas, DataTable};
 
-/// `class="num"` or `class="num selected"`, and an id when `id` is not empty.
-fn num_attrs(selected: bool, id: &str) -> String {
-    let mut out = attr("class", if selected { "num selected" } else { "num" });
-    if !id.is_empty() {
-        out += &attr("id", id);
-    }
-    out
-}
-
-/// One cell: total TFLOPs, with forward and backward underneath.
-fn cell(total: f64, forward: f64, backward: f64) -> String {
-    el("span", " class=\"tf\"", &escape(&significant(total, 4)))
-        + &el(
-            "span",
-            " class=\"fb\"",
-            &escape(&format!("fwd {} · bwd {}", significant(forward, 3), significant(backward, 3))),
-        )
-}
-
-/// Components that are non-zero under some convention, in display order.
-fn components(f: &FlopsByConvention) -> Vec<FlopComponent> {
-    FlopComponent::ALL
-        .into_iter()
-        .filter(|c| {
-            FlopConvention::ALL
-                .iter()
-                .any(|conv| f.get(*conv).rows.iter().any(|r| r.component == *c && r.total_tflops > 0.0))
-        })
-        .collect()
-}
-
-/// A summary row's value under one convention.
-type SummaryValue = fn(&FlopsSummary) -> String;
-
-/// `#flops-table` as HTML text, `selected` highlighted; its summary cells are
-/// `#flops-total-<convention>`, `#flops-remat-…`, `#flops-hardware-…`, `#flops-per-token-…`.
-fn flops_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
-    let mut header = "<thead><tr><th scope=\"col\">Component</th>".to_string();
-    for c in FlopConvention::ALL {
-        let tag = if c == selected { el("span", " class=\"tag\"", " (selected)") } else { String::new() };
-        header +=
-            &el("th", &(" scope=\"col\"".to_string() + &num_attrs(c == selected, "")), &(escape(c.label()) + &tag));
-    }
-    header += "</tr></thead>";
-    let mut body = String::new();
-    for component in components(f) {
-        let mut cells = el("th", " scope=\"row\"", &escape(component.label()));
-        for c in FlopConvention::ALL {
-            let r = f.get(c).rows.iter().find(|r| r.component == component);
-            let (t, fw, bw) = r.map_or((0.0, 0.0, 0.0), |r| (r.total_tflops, r.forward_tflops, r.backward_tflops));
-            cells += &el("td", &num_attrs(c == selected, ""), &cell(t, fw, bw));
-        }
-        body += &el("tr", "", &cells);
-    }
-    let summary_rows: [(&str, &str, SummaryValue); 4] = [
-        ("Total: model TFLOPs (MFU)", "flops-total", |s| significant(s.total_tflops_per_device_step, 4)),
-        ("Remat recompute (forward)", "flops-remat", |s| significant(s.remat_recompute_tflops_per_device_step, 4)),
-        ("Hardware TFLOPs (HFU)", "flops-hardware", |s| significant(s.hardware_tflops_per_device_step, 4)),
-        ("Training FLOPs per token", "flops-per-token", |s| format!("{}FLOP", si(s.training_flops_per_token))),
-    ];
-    for (label, id, value) in summary_rows {
-        let mut cells = el("th", " scope=\"row\"", &escape(label));
-        for c in FlopConvention::ALL {
-            cells += &el("td", &num_attrs(c == selected, &format!("{id}-{}", c.id())), &escape(&value(f.get(c))));
-        }
-        body += &el("tr", " class=\"total\"", &cells);
-    }
-    let caption = "TFLOPs (10¹² FLOP) per component and convention; each cell: total, then forward and backward";
-    el(
-        "div",
-        " class=\"table-wrap\"",
-        &el("table", " id=\"flops-table\"", &(el("caption", "", caption) + &header + &el("tbody", "", &body))),
-    )
-}
-
-/// How every convention's total differs from `selected`'s, as an HTML `<dl>`.
-fn differences_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
+/// How every convention's total differs from `selected`'s, as a definition list.
+fn differences(f: &FlopsByConvention, selected: FlopConvention) -> impl IntoView {
     let base = f.get(selected).total_tflops_per_device_step;
-    let mut items = String::new();
-    for c in FlopConvention::ALL {
+    let items = FlopConvention::ALL.into_iter().map(|c| {
         let total = f.get(c).total_tflops_per_device_step;
         let versus = if c == selected {
             "selected".to_string()
@@ -101,11 +23,12 @@ fn differences_html(f: &FlopsByConvention, selected: FlopConvention) -> String {
             let sign = if diff >= 0.0 { "+" } else { "−" };
             format!("{sign}{} vs {}", percent(diff.abs(), base), selected.label())
         };
-        let term = format!("{}: {} TFLOPs ({versus})", c.label(), significant(total, 4));
-        items += &el("dt", if c == selected { " class=\"selected\"" } else { "" }, &escape(&term));
-        items += &el("dd", "", &escape(c.explanation()));
-    }
-    el("dl", " class=\"differences\"", &items)
+        view! {
+            <dt class:selected=c == selected>{format!("{}: {} TFLOPs ({versus})", c.label(), significant(total, 4))}</dt>
+            <dd>{c.explanation()}</dd>
+        }
+    });
+    view! { <dl class="differences">{items.collect_view()}</dl> }
 }
 
 /// The FLOPs table, its CSV download, the differences and the per-component chart.
@@ -124,17 +47,11 @@ pub fn FlopSection(
                 .map(|r| flop_breakdown(&r.model.name, summary(r, conv.get()), conv.get()))
         })
     });
-    let table_html = Memo::new(move |_| {
+    let table = derived.of(move |r| tables::flops(&r.flops, conv.get()));
+    let differences = move || {
         let selected = conv.get();
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| flops_html(&r.flops, selected)).unwrap_or_default())
-    });
-    let differences = Memo::new(move |_| {
-        let selected = conv.get();
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| differences_html(&r.flops, selected)).unwrap_or_default())
-    });
-    let table = Signal::derive(move || {
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| csv::flops(&r.flops)).unwrap_or_default())
-    });
+        report.with(|r| r.as_ref().ok().map(|e| differences(&e.report.flops, selected)))
+    };
     let caption = Signal::derive(move || {
         format!(
             "Forward and backward (2× forward) TFLOPs of each component under the selected convention, {}.",
@@ -144,12 +61,15 @@ pub fn FlopSection(
     view! {
         <section class="result-section" aria-labelledby="flops-heading">
             <h3 id="flops-heading">"Training FLOPs per device and optimizer step"</h3>
-            <div inner_html=table_html></div>
-            <div class="actions">
-                <TableExports name="flops" table=table />
-            </div>
+            <DataTable
+                id="flops-table"
+                table=table
+                caption="TFLOPs (10¹² FLOP) per component and convention: total, with forward and backward"
+                row_headers=true
+                exports="flops"
+            />
             <h4>"How the conventions differ"</h4>
-            <div inner_html=differences></div>
+            {differences}
             <ChartCanvas id="chart-flops" chart=chart caption=caption />
         </section>
     }

@@ -11,7 +11,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::dom::event_value;
-use crate::html_text::{el, escape};
 use crate::state::use_app_state;
 use crate::worker_client::{self, Reply, Request};
 
@@ -25,27 +24,29 @@ enum Outcome {
     Failed(Vec<String>),
 }
 
-/// `items` as an HTML list (text escaped).
-fn list(class: &str, items: &[String]) -> String {
-    let items: String = items.iter().map(|i| el("li", "", &escape(i))).collect();
-    el("ul", class, &items)
+/// `items` as a list.
+fn list(class: &'static str, items: Vec<String>) -> impl IntoView {
+    view! { <ul class=class>{items.into_iter().map(|i| view! { <li>{i}</li> }).collect_view()}</ul> }
 }
 
-/// What the last import did, as HTML text (`#import-result`'s content).
-fn outcome_html(o: &Outcome) -> String {
+/// What the last import did (`#import-result`'s content).
+fn outcome_view(o: &Outcome) -> AnyView {
     match o {
-        Outcome::Importing => el("p", " class=\"import-busy\"", "Importing…"),
-        Outcome::Imported { name, warnings } => el(
-            "div",
-            " class=\"import-ok\"",
-            &(el("p", "", &escape(&format!("Imported “{name}” with {} warning(s).", warnings.len())))
-                + &list(" class=\"warnings\"", warnings)),
-        ),
-        Outcome::Failed(errors) => el(
-            "div",
-            " class=\"import-failed field-error\" role=\"alert\"",
-            &(el("p", "", "Could not import; the current model is unchanged:") + &list("", errors)),
-        ),
+        Outcome::Importing => view! { <p class="import-busy">"Importing…"</p> }.into_any(),
+        Outcome::Imported { name, warnings } => view! {
+            <div class="import-ok">
+                <p>{format!("Imported “{name}” with {} warning(s).", warnings.len())}</p>
+                {list("warnings", warnings.clone())}
+            </div>
+        }
+        .into_any(),
+        Outcome::Failed(errors) => view! {
+            <div class="import-failed field-error" role="alert">
+                <p>"Could not import; the current model is unchanged:"</p>
+                {list("", errors.clone())}
+            </div>
+        }
+        .into_any(),
     }
 }
 
@@ -143,7 +144,7 @@ pub fn ImportConfig() -> impl IntoView {
                 <label class="file" for="import-file">"or upload a file"</label>
                 <input type="file" id="import-file" accept=".json,.yml,.yaml,application/json,text/yaml" on:change=on_file />
             </div>
-            <div id="import-result" aria-live="polite" inner_html=move || outcome.with(|o| o.as_ref().map(outcome_html).unwrap_or_default())></div>
+            <div id="import-result" aria-live="polite">{move || outcome.with(|o| o.as_ref().map(outcome_view))}</div>
         </div>
     }
 }

@@ -1,7 +1,6 @@
 //! The model view: pick, import or edit an architecture and a training step on the left;
 //! parameters, FLOPs, charts and the MaxText notebook's tables on the right.
 
-pub mod csv;
 mod derived;
 mod flop_table;
 mod import;
@@ -11,6 +10,7 @@ mod param_table;
 mod results;
 mod seq_len;
 pub mod span_note;
+pub mod tables;
 
 pub use derived::{summary, Derived};
 

@@ -1,43 +1,15 @@
 //! MaxText's LLM-calculator notebook, as it prints its tables for this model, with every row
-//! it gets wrong flagged: what it prints, the correct value, and why they differ (HTML text).
+//! it gets wrong flagged: what it prints, the correct value, and why they differ.
 
 use leptos::prelude::*;
-use shardcalc_charts::format::{significant, thousands};
-use shardcalc_core::notebook::{NotebookFamily, NotebookRow, NotebookTables};
+use shardcalc_core::notebook::{NotebookFamily, NotebookTables};
 
-use super::csv;
 use super::derived::Derived;
-use crate::components::TableExports;
-use crate::html_text::{el, escape, table};
+use super::tables;
+use crate::components::DataTable;
 
-fn value(v: f64, unit: &str) -> String {
-    if unit == "params" && v.fract() == 0.0 && (0.0..9.0e15).contains(&v) {
-        // A non-negative integer below 2^53: exact.
-        thousands(v as u64)
-    } else {
-        significant(v, 4)
-    }
-}
-
-/// One notebook table (`#notebook-params` or `#notebook-flops`); wrong rows are `tr.wrong`.
-fn table_html(id: &str, caption: &str, rows: &[NotebookRow]) -> String {
-    let mut body = String::new();
-    for r in rows {
-        let check = match &r.discrepancy {
-            Some(why) => el("span", " class=\"flag\"", "⚠ wrong: ") + &escape(why),
-            None => el("span", " class=\"ok\"", "✓ correct"),
-        };
-        let cells = el("th", " scope=\"row\"", &escape(&r.label))
-            + &el("td", " class=\"num\"", &escape(&value(r.printed, &r.unit)))
-            + &el("td", " class=\"num\"", &escape(&value(r.correct, &r.unit)))
-            + &el("td", "", &check);
-        body += &el("tr", if r.discrepancy.is_some() { " class=\"wrong\"" } else { "" }, &cells);
-    }
-    table(id, caption, &["Row", "#Notebook prints", "#Correct", "Check"], &body)
-}
-
-/// The note on the notebook's code path and both tables, as HTML text.
-fn notebook_html(t: &NotebookTables) -> String {
+/// What the notebook's code path is and how many rows it gets wrong.
+fn verdict(t: &NotebookTables) -> String {
     let family = match t.family {
         NotebookFamily::Dense => "dense",
         NotebookFamily::MixtralLike => "Mixtral-like MoE",
@@ -49,34 +21,23 @@ fn notebook_html(t: &NotebookTables) -> String {
     } else {
         format!("{wrong} row(s) are wrong, flagged below.")
     };
-    el(
-        "p",
-        "",
-        &escape(&format!("The notebook's {family} code path (notebook convention: attention not halved). {verdict}")),
-    ) + &table_html("notebook-params", "Parameters", &t.params)
-        + &table_html("notebook-flops", "TFLOPs per device per step", &t.flops)
+    format!("The notebook's {family} code path (notebook convention: attention not halved). {verdict}")
 }
 
-/// Both notebook tables and a CSV download.
+/// `#notebook` (its parameter rows, then its FLOPs rows; wrong rows `tr.wrong`) and its
+/// exports.
 #[component]
 pub fn NotebookSection(
     /// The memos the section reads.
     derived: Derived,
 ) -> impl IntoView {
-    let report = derived.report;
-    let html = Memo::new(move |_| {
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| notebook_html(&r.notebook)).unwrap_or_default())
-    });
-    let data = Signal::derive(move || {
-        report.with(|r| r.as_ref().map(|e| &e.report).map(|r| csv::notebook(&r.notebook)).unwrap_or_default())
-    });
+    let table = derived.of(|r| tables::notebook(&r.notebook));
+    let note = derived.of(|r| verdict(&r.notebook));
     view! {
         <section class="result-section" aria-labelledby="notebook-heading">
             <h3 id="notebook-heading">"MaxText notebook check"</h3>
-            <div inner_html=html></div>
-            <div class="actions">
-                <TableExports name="notebook" table=data />
-            </div>
+            <p>{note}</p>
+            <DataTable id="notebook" table=table group_by=0 row_headers=true exports="notebook" />
         </section>
     }
 }

@@ -12,29 +12,12 @@ use super::flop_table::FlopSection;
 use super::notebook_table::NotebookSection;
 use super::param_table::ParamSection;
 use super::seq_len::SeqLenSection;
-use crate::html_text::{attr, el, escape};
 use crate::state::use_app_state;
 
 /// An exact integer with separators when the count is exact, else the short form.
 #[must_use]
 pub fn exact_params(p: Params) -> String {
     p.exact().map_or_else(|| short_count(p.get()), thousands)
-}
-
-/// The stale note (`#stale-note`) and why the results cannot be computed, if so, as HTML text.
-fn notes_html(stale: bool, error: Option<String>) -> String {
-    let mut out = String::new();
-    if stale {
-        out += &el(
-            "p",
-            " class=\"stale\" id=\"stale-note\" role=\"status\"",
-            "These results are for the last valid inputs: fix the problems marked in the form to update them.",
-        );
-    }
-    if let Some(e) = error {
-        out += &el("p", " class=\"field-error\"", &escape(&format!("Cannot compute: {e}")));
-    }
-    out
 }
 
 /// Headline cards, then every section.
@@ -45,7 +28,12 @@ pub fn Results(
 ) -> impl IntoView {
     let state = use_app_state();
     view! {
-        <div inner_html=move || notes_html(state.is_stale(), derived.report.with(|r| r.as_ref().err().map(ToString::to_string)))></div>
+        <Show when=move || state.is_stale()>
+            <p class="stale" id="stale-note" role="status">
+                "These results are for the last valid inputs: fix the problems marked in the form to update them."
+            </p>
+        </Show>
+        {move || derived.report.with(|r| r.as_ref().err().map(|e| view! { <p class="field-error">{format!("Cannot compute: {e}")}</p> }))}
         <div class="results-body" class:is-stale=move || state.is_stale()>
             <HeadlineCards derived=derived />
             <ParamSection derived=derived />
@@ -56,20 +44,20 @@ pub fn Results(
     }
 }
 
-/// One headline card as HTML text: `#<id>` holding its title, `#<id>-value` and a detail line.
-fn card(id: &str, title: &str, value: &str, detail: &str) -> String {
-    el(
-        "div",
-        &(" class=\"card\"".to_string() + &attr("id", id)),
-        &(el("h3", "", &escape(title))
-            + &el("p", &(" class=\"value\"".to_string() + &attr("id", &format!("{id}-value"))), &escape(value))
-            + &el("p", " class=\"detail\"", &escape(detail))),
-    )
+/// One headline card: `#<id>` holding its title, `#<id>-value` and a detail line.
+fn card(id: &'static str, title: String, value: String, detail: String) -> impl IntoView {
+    view! {
+        <div class="card" id=id>
+            <h3>{title}</h3>
+            <p class="value" id=format!("{id}-value")>{value}</p>
+            <p class="detail">{detail}</p>
+        </div>
+    }
 }
 
 /// The six headline cards for `r` under `conv`, with where attention overtakes the MLP
 /// (`crossover`: `None` = never).
-fn cards_html(r: &Report, conv: FlopConvention, crossover: Option<Option<u64>>) -> String {
+fn cards(r: &Report, conv: FlopConvention, crossover: Option<u64>) -> impl IntoView {
     let p = &r.params;
     let s = summary(r, conv);
     let mtp = p.total.get() - p.total_without_mtp.get();
@@ -83,64 +71,53 @@ fn cards_html(r: &Report, conv: FlopConvention, crossover: Option<Option<u64>>) 
     } else {
         format!("; {} hardware TFLOPs with remat", significant(s.hardware_tflops_per_device_step, 4))
     };
-    let cross_value = match crossover {
-        Some(Some(t)) => format!("{} tokens", thousands(t)),
-        Some(None) => "never".into(),
-        None => String::new(),
-    };
+    let cross_value = crossover.map_or_else(|| "never".into(), |t| format!("{} tokens", thousands(t)));
     let cross_detail = if conv.attention_counting() == shardcalc_core::flops::AttentionCounting::Ignored {
         format!("{} ignores dot-product attention", conv.label())
     } else {
         format!("sequence length where dot-product attention outgrows the MLP per token ({})", conv.label())
     };
-    let cards = card("total-params", "Total parameters", &exact_params(p.total), &total_detail)
-        + &card(
-            "active-params",
-            "Active parameters",
-            &exact_params(p.active),
-            &format!("{} per token, {} of total", short_count(p.active.get()), percent(p.active.get(), p.total.get())),
-        )
-        + &card(
-            "weights-bf16",
-            "Weights in bf16",
-            &format!("{} GB", significant(p.weight_bytes.bf16.gb(), 4)),
-            &format!(
-                "= {} GiB (GB = 10⁹ bytes, GiB = 2³⁰ bytes); fp8 {} GB",
-                significant(p.weight_bytes.bf16.gib(), 4),
-                significant(p.weight_bytes.fp8.gb(), 4)
-            ),
-        )
-        + &card(
-            "tflops",
-            &format!("TFLOPs per device-step ({})", conv.label()),
-            &significant(s.total_tflops_per_device_step, 4),
-            &format!("forward + backward over {} tokens{remat}", thousands_f(s.tokens_per_device_step)),
-        )
-        + &card(
-            "flops-per-token",
-            "Training FLOPs per token",
-            &format!("{}FLOP", si(s.training_flops_per_token)),
-            &format!("6·N with N active = {}FLOP", si(6.0 * p.active.get())),
-        )
-        + &card("crossover", "Attention overtakes the MLP at", &cross_value, &cross_detail);
-    el("div", " class=\"cards\"", &cards)
+    let active =
+        format!("{} per token, {} of total", short_count(p.active.get()), percent(p.active.get(), p.total.get()));
+    let weights = format!(
+        "= {} GiB (GB = 10⁹ bytes, GiB = 2³⁰ bytes); fp8 {} GB",
+        significant(p.weight_bytes.bf16.gib(), 4),
+        significant(p.weight_bytes.fp8.gb(), 4)
+    );
+    view! {
+        <div class="cards">
+            {card("total-params", "Total parameters".into(), exact_params(p.total), total_detail)}
+            {card("active-params", "Active parameters".into(), exact_params(p.active), active)}
+            {card("weights-bf16", "Weights in bf16".into(), format!("{} GB", significant(p.weight_bytes.bf16.gb(), 4)), weights)}
+            {card(
+                "tflops",
+                format!("TFLOPs per device-step ({})", conv.label()),
+                significant(s.total_tflops_per_device_step, 4),
+                format!("forward + backward over {} tokens{remat}", thousands_f(s.tokens_per_device_step)),
+            )}
+            {card(
+                "flops-per-token",
+                "Training FLOPs per token".into(),
+                format!("{}FLOP", si(s.training_flops_per_token)),
+                format!("6·N with N active = {}FLOP", si(6.0 * p.active.get())),
+            )}
+            {card("crossover", "Attention overtakes the MLP at".into(), cross_value, cross_detail)}
+        </div>
+    }
 }
 
 /// Total and active parameters, bf16 weight memory, TFLOPs per device-step, training FLOPs
-/// per token, and where attention overtakes the MLP: HTML text, rewritten only when it changes.
+/// per token, and where attention overtakes the MLP.
 #[component]
 fn HeadlineCards(
     /// The memos the cards read.
     derived: Derived,
 ) -> impl IntoView {
     let conv = derived.convention;
-    let html = Memo::new(move |_| {
+    move || {
         let conv = conv.get();
-        derived.report.with(|r| {
-            r.as_ref().map(|e| cards_html(&e.report, conv, Some(e.attention_crossover_tokens))).unwrap_or_default()
-        })
-    });
-    view! { <div inner_html=html></div> }
+        derived.report.with(|r| r.as_ref().ok().map(|e| cards(&e.report, conv, e.attention_crossover_tokens)))
+    }
 }
 
 /// A token count that may be fractional (fractional per-device batches).

@@ -8,7 +8,7 @@ use shardcalc_core::hardware::query::ChipSource;
 use shardcalc_core::report::evaluate_model;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 
-use crate::components::TableExports;
+use crate::components::DataTable;
 
 /// The serde name of a value (`save_matmuls`, `six_nd`).
 fn serde_id<T: serde::Serialize>(value: &T) -> String {
@@ -88,56 +88,31 @@ pub fn compare_table(scenarios: &[(String, Scenario)]) -> Table {
         )
     });
     row("Problems", &|s, _| s.validate().map_or_else(|e| e.to_string(), |_| "none".to_string()));
+    // The rows whose values differ, marked for the page.
+    let differs: Vec<bool> = table
+        .rows
+        .iter()
+        .map(|row| {
+            let values = row.get(1..).unwrap_or_default();
+            values.iter().any(|v| Some(v) != values.first())
+        })
+        .collect();
+    table.classes = differs.into_iter().map(|d| if d { "differs".to_string() } else { String::new() }).collect();
     table
 }
 
-/// The comparison of `scenarios` (name, scenario): a table with the rows whose values differ
-/// marked, and its CSV and Markdown downloads (`compare`).
+/// The comparison of `scenarios` (name, scenario): `#compare-table`, the rows whose values
+/// differ marked, and its CSV and Markdown downloads (`compare`).
 #[component]
 pub fn Comparison(
     /// The scenarios to compare, in column order.
     scenarios: Signal<Vec<(String, Scenario)>>,
 ) -> impl IntoView {
     let table = Memo::new(move |_| scenarios.with(|s| compare_table(s)));
-    let head = move || {
-        table.with(|t| {
-            t.columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let label = if i == 0 { String::new() } else { c.clone() };
-                    view! { <th scope="col">{label}</th> }
-                })
-                .collect_view()
-        })
-    };
-    let body = move || {
-        table.with(|t| {
-            t.rows
-                .iter()
-                .map(|row| {
-                    let values = row.get(1..).unwrap_or_default();
-                    let differs = values.iter().any(|v| Some(v) != values.first());
-                    let label = row.first().cloned().unwrap_or_default();
-                    let cells = values.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view();
-                    view! { <tr class:differs=differs><th scope="row">{label}</th>{cells}</tr> }
-                })
-                .collect_view()
-        })
-    };
     view! {
         <section class="result-section" aria-labelledby="compare-heading">
             <h3 id="compare-heading">"Side by side"</h3>
-            <div class="table-wrap">
-                <table id="compare-table">
-                    <caption>"Rows whose values differ are marked."</caption>
-                    <thead><tr>{head}</tr></thead>
-                    <tbody>{body}</tbody>
-                </table>
-            </div>
-            <div class="actions">
-                <TableExports name="compare" table=Signal::from(table) />
-            </div>
+            <DataTable id="compare-table" table=table caption="Rows whose values differ are marked." row_headers=true exports="compare" />
         </section>
     }
 }

@@ -22,8 +22,9 @@ enum Outcome {
     Busy,
     Done(Vec<String>),
     Failed(Vec<String>),
-    /// A log against the plan: measured against predicted, the breakdown, notes.
-    Compared(Table, Table, Vec<String>),
+    /// A log against the plan: measured against predicted, the breakdown, notes (boxed: two
+    /// tables make this variant several times the others' size).
+    Compared(Box<(Table, Table)>, Vec<String>),
 }
 
 fn lines(id: &'static str, class: &'static str, items: Vec<String>) -> impl IntoView {
@@ -44,14 +45,17 @@ fn outcome_view(id: &'static str, o: Option<Outcome>) -> AnyView {
             </div>
         }
         .into_any(),
-        Some(Outcome::Compared(terms, breakdown, notes)) => view! {
+        Some(Outcome::Compared(tables, notes)) => {
+            let (terms, breakdown) = *tables;
+            view! {
             <div id=id class="maxtext-compared">
                 {lines("maxtext-compare-notes", "hint", notes)}
                 <DataTable id="maxtext-terms" table=terms caption="Measured against predicted" />
                 <DataTable id="maxtext-breakdown" table=breakdown caption="The predicted step, term by term, as a share of the measured step" />
             </div>
+            }
+            .into_any()
         }
-        .into_any(),
     }
 }
 
@@ -91,7 +95,7 @@ fn submit(
             }
             Reply::Compared { terms, breakdown, notes } => match (Table::from_csv(&terms), Table::from_csv(&breakdown))
             {
-                (Ok(terms), Ok(breakdown)) => Outcome::Compared(terms, breakdown, notes),
+                (Ok(terms), Ok(breakdown)) => Outcome::Compared(Box::new((terms, breakdown)), notes),
                 (Err(e), _) | (_, Err(e)) => Outcome::Failed(vec![e]),
             },
             Reply::Failed(errors) => Outcome::Failed(errors),

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use shardcalc_charts::residuals::validation_residuals;
 use shardcalc_charts::scatter::validation_scatter;
 
-use super::derived::{rows, Derived};
+use super::derived::{table, Derived};
 use crate::components::ChartCanvas;
 
 /// Both charts (canvases `#chart-validation-scatter` and `#chart-validation-residuals`;
@@ -14,22 +14,16 @@ pub fn ValidationCharts(
     /// The view's memos.
     derived: Derived,
 ) -> impl IntoView {
-    let scatter = Memo::new(move |_| {
-        let mode = derived.mode.get();
-        Some(validation_scatter(rows(), mode))
-    });
-    let residuals = Memo::new(move |_| {
-        let mode = derived.mode.get();
-        Some(validation_residuals(rows(), mode))
-    });
+    let scatter = Memo::new(move |_| Some(validation_scatter(table(), derived.mode.get())));
+    let residuals = Memo::new(move |_| Some(validation_residuals(table(), derived.mode.get())));
     let scatter_caption = Signal::derive(move || {
         format!(
-            "Each published run: measured MFU across, predicted ({}) up. On the solid line the prediction is exact; the dashed lines are ±5 points. Filled: runs the calibration was fitted on; open: held back.",
+            "Each published run: measured MFU across, predicted ({}) up. On the solid line the prediction is exact; the dashed lines are ±5 points. Filled: the roofline, or the calibration fitted on every run (in sample); open: the calibration fitted without the run's chip generation (held back).",
             derived.mode.get().label().to_lowercase()
         )
     });
     let residual_caption = Signal::derive(move || {
-        "Predicted − measured MFU per run, one column per chip generation, in the table's order; above zero the prediction is optimistic.".to_string()
+        "Predicted − measured MFU per run, one column per chip generation, in the table's order; above zero the prediction is optimistic. Filled in sample, open held back.".to_string()
     });
     view! {
         <section class="result-section" aria-labelledby="validation-charts-heading">

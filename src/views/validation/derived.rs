@@ -1,12 +1,15 @@
-//! The memos the validation view reads: every published run's row and every guide
-//! point's (core's bundled table, `core/data/validation-table.json`: computed natively
-//! and kept current by core's tests, so the page carries no planner), the prediction
-//! mode (the scenario's `conventions.prediction`), and the table's filters.
+//! The memos the validation view reads: the prediction mode (the scenario's
+//! `conventions.prediction`), core's evaluation for it (`shardcalc_core::view::validation`:
+//! the headline, the grouped splits, the errors per chip generation, the serving
+//! validation), and the runs table's filters. The rows are core's bundled tables
+//! (`core/data/validation-table.json`, `core/data/serving-validation.json`: computed
+//! natively and kept current by core's tests), so the page carries no planner.
 
 use leptos::prelude::*;
-use shardcalc_core::validation::bundled_table;
-use shardcalc_core::validation::table::{GuideRow, RunRow};
+use shardcalc_core::validation::bundled_table::{self, BundledTable};
+use shardcalc_core::validation::table::RunRow;
 use shardcalc_core::validation::PredictionMode;
+use shardcalc_core::view::validation::{evaluate, ValidationEval};
 
 use crate::state::AppState;
 
@@ -17,7 +20,7 @@ pub struct Filter {
     pub chip: RwSignal<Option<String>>,
     /// Model (the row's model label).
     pub model: RwSignal<Option<String>>,
-    /// Side of the split (`fit` or `held_back`).
+    /// Side of the interleaved split (`fit` or `held_back`).
     pub split: RwSignal<Option<String>>,
 }
 
@@ -31,16 +34,10 @@ impl Filter {
     }
 }
 
-/// Every published run, both predictions (the bundled table; parsed once).
+/// The bundled training table: every run and guide point, both predictions, the splits.
 #[must_use]
-pub fn rows() -> &'static [RunRow] {
-    &bundled_table::bundled().runs
-}
-
-/// Every guide point, both predictions.
-#[must_use]
-pub fn guides() -> &'static [GuideRow] {
-    &bundled_table::bundled().guides
+pub fn table() -> &'static BundledTable {
+    bundled_table::bundled()
 }
 
 /// The view's memos. `Copy`: memos are handles.
@@ -48,10 +45,10 @@ pub fn guides() -> &'static [GuideRow] {
 pub struct Derived {
     /// Ideal or calibrated, from the scenario.
     pub mode: Memo<PredictionMode>,
+    /// Core's evaluation of the page.
+    pub eval: Memo<ValidationEval>,
     /// The runs table's filters.
     pub filter: Filter,
-    /// Indices into [`rows`] of the rows passing the filters.
-    pub shown: Memo<Vec<usize>>,
 }
 
 impl Derived {
@@ -59,19 +56,13 @@ impl Derived {
     #[must_use]
     pub fn new(state: AppState) -> Self {
         let filter = Filter { chip: RwSignal::new(None), model: RwSignal::new(None), split: RwSignal::new(None) };
-        Self {
-            mode: Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction)),
-            filter,
-            shown: Memo::new(move |_| {
-                rows().iter().enumerate().filter(|(_, r)| filter.keeps(r)).map(|(i, _)| i).collect()
-            }),
-        }
+        let mode = Memo::new(move |_| state.scenario.with(|s| s.conventions.prediction));
+        Self { mode, eval: Memo::new(move |_| state.scenario.with(evaluate)), filter }
     }
 
-    /// The rows passing the filters.
+    /// The runs passing the filters.
     #[must_use]
-    pub fn shown_rows(&self) -> Vec<&'static RunRow> {
-        let all = rows();
-        self.shown.with(|idx| idx.iter().filter_map(|i| all.get(*i)).collect())
+    pub fn shown_runs(&self) -> Vec<&'static RunRow> {
+        table().runs.iter().filter(|r| self.filter.keeps(r)).collect()
     }
 }

@@ -11,8 +11,8 @@ use shardcalc_charts::format::significant;
 use shardcalc_core::dtype::DType;
 use shardcalc_core::hardware::query::{ChipSource, HardwareSection};
 use shardcalc_core::hardware::topology::Topology;
-use shardcalc_core::inference::defaults::with_serving_defaults;
-use shardcalc_core::inference::evaluate::scenario_inference;
+use shardcalc_core::scenario::inference_report;
+use shardcalc_core::scenario::with_serving_defaults;
 use shardcalc_core::scenario::{ModelSource, Scenario};
 use shardcalc_e2e::{Browser, TIMEOUT};
 
@@ -41,7 +41,7 @@ fn llama_70b_int8_4x2(batch: u64) -> Scenario {
 
 fn step_s(s: &Scenario) -> f64 {
     let m = s.validate().expect("valid");
-    let r = scenario_inference(&m, s).expect("a plan").expect("inference");
+    let r = inference_report(&m, s).expect("a plan").expect("inference");
     r.decode.step.step_time_s.get()
 }
 

@@ -6,15 +6,16 @@
 use std::time::{Duration, Instant};
 
 use shardcalc_core::permalink;
-use shardcalc_core::validation::bundled_table;
-use shardcalc_core::validation::fit::Split;
-use shardcalc_core::validation::table::group_stats;
+use shardcalc_core::scenario::Scenario;
 use shardcalc_core::validation::PredictionMode;
+use shardcalc_core::view::validation::evaluate;
 use shardcalc_e2e::{Browser, TIMEOUT};
 
+/// The headline as core states it for `mode`.
 fn held_back_median(mode: PredictionMode) -> String {
-    let rows = &bundled_table::bundled().runs;
-    format!("{:.1} points", group_stats(rows, None, Some(Split::HeldBack), mode).stats.median_abs_mfu_pts)
+    let mut s = Scenario::default();
+    s.conventions.prediction = mode;
+    format!("{:.1} points", evaluate(&s).held_back.stats.median_abs_mfu_pts)
 }
 
 /// Polls until the URL fragment holds a scenario whose prediction mode is `mode`.
@@ -36,7 +37,7 @@ async fn wait_for_mode_in_url(browser: &Browser, mode: PredictionMode) -> String
 async fn validation_view_end_to_end() {
     let browser = Browser::open_path("/validation.html").await;
     browser.wait_for_text("#validation-count", "Showing 51 of 51 runs.").await;
-    // The calibrated physical model is the default headline (issue 16).
+    // The calibrated prediction is the default headline (issue 16).
     browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Calibrated)).await;
     let calibrated_chart = browser.canvas_data_url("#chart-validation-scatter").await;
 
@@ -50,23 +51,21 @@ async fn validation_view_end_to_end() {
     browser.wait_for_text("#validation-count", "Showing 51 of 51 runs.").await;
 
     // The switch: numbers, the chart and the link follow.
-    browser.find("#prediction-ideal").await.click().await.expect("click the roofline");
+    browser.find("#prediction-ideal").await.click().await.expect("click ideal");
     browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Ideal)).await;
     let fragment = wait_for_mode_in_url(&browser, PredictionMode::Ideal).await;
     assert_ne!(browser.canvas_data_url("#chart-validation-scatter").await, calibrated_chart, "the scatter is redrawn");
+    browser.find("#prediction-calibrated").await.click().await.expect("click calibrated");
+    browser.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Calibrated)).await;
+    wait_for_mode_in_url(&browser, PredictionMode::Calibrated).await;
 
     // A run opens as a scenario on the training page: its own mesh, the mode chosen.
-    let href = browser
-        .find("tr[data-run='v5e-readme-64b-32xv5e-256'] a.open-training")
-        .await
-        .attr("href")
-        .await
-        .expect("read href")
-        .expect("a link");
+    let href =
+        browser.find("#run-v5e-readme-64b-32xv5e-256 a").await.attr("href").await.expect("read href").expect("a link");
     let s = permalink::decode(href.strip_prefix("training.html#s=").expect("training.html")).expect("a scenario");
     let mesh = s.training.as_ref().and_then(|t| t.mesh).expect("an explicit mesh");
     assert_eq!((mesh.dp, mesh.fsdp, mesh.tp), (32, 256, 1));
-    assert_eq!(s.conventions.prediction, PredictionMode::Ideal);
+    assert_eq!(s.conventions.prediction, PredictionMode::Calibrated);
 
     browser.client().set_window_size(1400, 2600).await.expect("resize");
     browser.eval("document.activeElement.blur(); window.scrollTo(0, 0);", vec![]).await;
@@ -75,6 +74,8 @@ async fn validation_view_end_to_end() {
     browser.screenshot("validation-view-runs").await;
     browser.eval("document.getElementById('validation-calibration').scrollIntoView();", vec![]).await;
     browser.screenshot("validation-view-calibration").await;
+    browser.eval("document.getElementById('serving-validation-heading').scrollIntoView();", vec![]).await;
+    browser.screenshot("validation-view-serving").await;
     browser.client().set_window_size(420, 1600).await.expect("resize");
     browser.eval("window.scrollTo(0, 0);", vec![]).await;
     browser.screenshot("validation-view-narrow").await;
@@ -82,7 +83,7 @@ async fn validation_view_end_to_end() {
     browser.assert_no_console_errors().await;
     browser.close().await;
 
-    // The link keeps the mode.
+    // The link keeps the mode (the roofline's, which is not the default).
     let reloaded = Browser::open_path(&format!("/validation.html{fragment}")).await;
     reloaded.wait_for_text("#card-held-back-mfu-value", &held_back_median(PredictionMode::Ideal)).await;
     let checked = reloaded.eval("return document.getElementById('prediction-ideal').checked;", vec![]).await;

@@ -7,8 +7,11 @@ use super::options::{DeploymentMode, SearchOptions};
 use super::pareto::{front, ranked};
 use super::space::{Excluded, ServerConfig, ShardingChoice};
 use super::Problem;
+// Numbers through decimal and number_text, never `{}` of an f64: float printing would
+// cost the serving page ~6 KB gzip (core::decimal).
 use crate::decimal::fixed;
 use crate::dtype::DType;
+use crate::error::number_text;
 use crate::error::Invalid;
 use crate::inference::capacity::MAX_SERVERS;
 use crate::inference::disaggregated::{prefill_passes, prefill_ttft, KvLink};
@@ -276,8 +279,9 @@ fn constraint_name(c: Constraint) -> &'static str {
 }
 
 fn explain(best: &Deployment, targets: &ServingTargets) -> String {
-    let pool =
-        |s: &ServerChoice| format!("{} × {} {} ({} chips each)", s.servers, s.chip, s.topology, s.chips_per_server);
+    let pool = |s: &ServerChoice| {
+        format!("{} × {} {} ({} chips each)", s.servers, s.chip, s.topology, number_text(s.chips_per_server))
+    };
     let what = match &best.prefill {
         Some(p) => format!(
             "disaggregated, {}: prefill on {} ({} prompts a pass), decode on {} at batch {}",
@@ -289,8 +293,9 @@ fn explain(best: &Deployment, targets: &ServingTargets) -> String {
         ),
         None => format!("co-located on {}", pool(&best.decode)),
     };
-    let ratio =
-        |value: f64, target: Option<f64>| target.map(|t| format!(" ({} of its {} s target)", fixed(value / t, 2), t));
+    let ratio = |value: f64, target: Option<f64>| {
+        target.map(|t| format!(" ({} of its {} s target)", fixed(value / t, 2), number_text(t)))
+    };
     let of = |c: Constraint| match c {
         Constraint::TtftP50 => ratio(best.ttft_p50_s, targets.ttft_p50_s).unwrap_or_default(),
         Constraint::TtftP99 => ratio(best.ttft_p99_s, targets.ttft_p99_s).unwrap_or_default(),
@@ -339,7 +344,7 @@ fn impossible(
                     fixed(step, 5),
                     c.chip.id,
                     c.topology,
-                    target
+                    number_text(target)
                 ),
             });
         }
@@ -368,7 +373,7 @@ fn impossible(
                         fixed(reached, 4),
                         c.chip.id,
                         c.topology,
-                        target.unwrap_or(0.0)
+                        number_text(target.unwrap_or(0.0))
                     ),
                 });
             }

@@ -53,7 +53,11 @@ const PAGES: &[Page] = &[
         result: "#total-params-value",
         fields: &[("workload-seq_len", "8192", "input"), ("model-d_model", "4160", "input")],
     },
-    Page { file: "hardware.html", result: "#collective-result-0", fields: &[("collective-0-bytes", "16 MB", "input")] },
+    Page {
+        file: "hardware.html",
+        result: "#collective-result-0",
+        fields: &[("collective-0-array_bytes", "16 MB", "input")],
+    },
     Page {
         file: "training.html",
         result: "#training-mesh-value",

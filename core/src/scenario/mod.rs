@@ -1,12 +1,13 @@
 //! The scenario document: everything a user sets, as one serde type. The page keeps it
 //! in the URL, the CLI reads it from a file, and the report is computed from it.
 
+use crate::collectives::query::CollectiveQuery;
 use crate::efficiency::PredictionMode;
 use crate::error::{Checker, Invalid};
 use crate::flops::{FlopConvention, RematPolicy, Workload};
-use crate::hardware::query::{self, CollectiveQuery, HardwareSection, ResolvedHardware, RooflineQuery};
+use crate::hardware::query::{self, HardwareSection, ResolvedHardware};
 use crate::model::ModelConfig;
-use crate::presets;
+use crate::roofline::query::RooflineQuery;
 use serde::{Deserialize, Serialize};
 
 mod sections;
@@ -15,77 +16,10 @@ pub use sections::{Kept, Sections};
 /// The current scenario format version.
 pub const SCENARIO_VERSION: u32 = 1;
 
-/// Where the model comes from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum ModelSource {
-    /// A bundled preset by id, e.g. `{"preset": "llama-3-8b"}`.
-    Preset(String),
-    /// A full architecture, e.g. `{"custom": {...}}`.
-    Custom(Box<ModelConfig>),
-}
+pub use crate::model_source::{ModelSource, EDITED};
+pub use reports::{inference_report, inference_report_without_curves, training_report, with_serving_defaults};
 
-impl ModelSource {
-    /// The architecture this source names.
-    ///
-    /// # Errors
-    /// An unknown preset id is an error on field `model.preset`.
-    pub fn resolve(&self) -> Result<ModelConfig, Invalid> {
-        match self {
-            ModelSource::Preset(id) => presets::get(id).map(|p| p.config).ok_or_else(|| {
-                let known: Vec<&str> = presets::all().iter().map(|p| p.id.as_str()).collect();
-                Invalid::one("model.preset", format!("unknown preset {id:?}; known presets: {}", known.join(", ")))
-            }),
-            ModelSource::Custom(m) => Ok(m.as_ref().clone()),
-        }
-    }
-
-    /// The preset this model is, or was edited from: the preset itself, or a custom model
-    /// named after a preset (`<name> (edited)` or `<name>`).
-    #[must_use]
-    pub fn origin(&self) -> Option<&'static presets::Preset> {
-        match self {
-            ModelSource::Preset(id) => presets::all().iter().find(|p| p.id == *id),
-            ModelSource::Custom(m) => presets::all()
-                .iter()
-                .find(|p| m.name == p.config.name || m.name.strip_suffix(EDITED).is_some_and(|n| n == p.config.name)),
-        }
-    }
-
-    /// Whether this is a preset as published (not edited).
-    #[must_use]
-    pub fn is_preset(&self) -> bool {
-        matches!(self, ModelSource::Preset(_))
-    }
-
-    /// Applies `f` to the model. A model edited from a preset is named `<preset's name>
-    /// (edited)` (unless `f` renamed it), so no page presents it as the preset; one edited
-    /// back to its preset is the preset again (a short link). A preset that does not
-    /// resolve is left alone.
-    pub fn edit(&mut self, f: impl FnOnce(&mut ModelConfig)) {
-        let origin = self.origin();
-        let Ok(mut m) = self.resolve() else { return };
-        f(&mut m);
-        if let Some(p) = origin {
-            let mut plain = m.clone();
-            if plain.name.strip_suffix(EDITED) == Some(p.config.name.as_str()) {
-                plain.name.clone_from(&p.config.name);
-            }
-            if plain == p.config {
-                *self = ModelSource::Preset(p.id.clone());
-                return;
-            }
-            if m.name == p.config.name {
-                m.name.push_str(EDITED);
-            }
-        }
-        *self = ModelSource::Custom(Box::new(m));
-    }
-}
-
-/// What an edited preset's name ends with.
-pub const EDITED: &str = " (edited)";
+mod reports;
 
 /// Counting conventions that differ between tools, each an explicit choice.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -231,7 +165,23 @@ impl Scenario {
     /// Every problem, with paths relative to the scenario
     /// (`hardware.topology.axes[1].size`, `collectives[0].axes[0]`, ...).
     pub fn validate_hardware(&self) -> Result<Option<ResolvedHardware>, Invalid> {
-        query::resolve(self.hardware.as_ref(), &self.collectives, self.roofline.as_ref())
+        let mut c = Checker::new();
+        let Some(hw) = &self.hardware else {
+            c.ensure(self.collectives.is_empty(), "hardware", || "is required by `collectives`".into());
+            c.ensure(self.roofline.is_none(), "hardware", || "is required by `roofline`".into());
+            c.finish()?;
+            return Ok(None);
+        };
+        let resolved = query::check(hw, &mut c);
+        if !self.collectives.is_empty() && hw.topology.is_none() {
+            c.push("hardware.topology", "is required by `collectives`");
+        }
+        crate::collectives::query::check(&self.collectives, hw.topology.as_ref(), &mut c);
+        if let Some(q) = &self.roofline {
+            q.check(resolved.as_ref().map(|r| &r.chip), &mut c);
+        }
+        c.finish()?;
+        Ok(resolved)
     }
 }
 
@@ -286,7 +236,7 @@ mod tests {
 
     #[test]
     fn a_conflict_names_its_other_field_as_data() {
-        let mut s = crate::inference::defaults::with_serving_defaults(&Scenario::default());
+        let mut s = crate::scenario::with_serving_defaults(&Scenario::default());
         crate::field::apply(&mut s, "inference.sharding.model_axes", "x").unwrap();
         let e = s.validate().unwrap_err();
         let conflict = e.0.iter().find(|e| e.field == "inference.sharding").unwrap();
@@ -330,7 +280,7 @@ mod tests {
 
     #[test]
     fn custom_model_errors_are_prefixed() {
-        let mut m = presets::get("llama-3-8b").unwrap().config;
+        let mut m = crate::presets::get("llama-3-8b").unwrap().config;
         m.d_model = 0;
         let s = Scenario { model: ModelSource::Custom(Box::new(m)), ..Scenario::default() };
         assert_eq!(s.validate().unwrap_err().0[0].field, "model.d_model");
