@@ -1,6 +1,7 @@
 //! The messages between a page and the background worker (`src/bin/worker.rs`). The worker
 //! holds what a page needs only on request, so that its code is not in the page's first
-//! download (docs/size.md): the config importers and SVG rendering.
+//! download (docs/size.md): the config importers, SVG rendering, and the serving search under
+//! targets (which also keeps the search off the page's thread while the user types).
 //!
 //! Messages are plain text, `<id>\n<kind>\n<payload>`, rather than serde types: a serde
 //! envelope around a scenario or a model costs the page ~15 KB of wasm (its own serializer
@@ -28,10 +29,15 @@ pub enum Request {
         /// The scenario the page shows, as its permalink (`shardcalc_core::permalink`).
         link: String,
     },
+    /// Run the serving search under targets (`shardcalc_core::view::serving::search`).
+    Search {
+        /// The scenario (the search's key), as its permalink.
+        link: String,
+    },
 }
 
 /// What the worker answers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     /// The imported model, with the importer's warnings.
     Imported {
@@ -42,6 +48,13 @@ pub enum Reply {
     },
     /// The chart as an SVG document.
     Svg(String),
+    /// The search's report.
+    Searched {
+        /// Milliseconds the search took in the worker (`performance.now()`).
+        ms: f64,
+        /// `shardcalc_core::inference::search::SearchReport` as JSON (one line).
+        report: String,
+    },
     /// Why the request failed, one message per problem.
     Failed(Vec<String>),
 }
@@ -75,6 +88,7 @@ impl Request {
             Request::Import { text } => format!("{id}\nimport\n{text}"),
             // A catalog name has no line break; the permalink is base64url.
             Request::Svg { name, link } => format!("{id}\nsvg\n{name}\n{link}"),
+            Request::Search { link } => format!("{id}\nsearch\n{link}"),
         }
     }
 
@@ -88,6 +102,7 @@ impl Request {
                 let (name, link) = payload.split_once('\n')?;
                 Request::Svg { name: name.to_string(), link: link.to_string() }
             }
+            "search" => Request::Search { link: payload.to_string() },
             _ => return None,
         };
         Some((id, request))
@@ -102,6 +117,8 @@ impl Reply {
             // The model's JSON is one line (serde_json escapes line breaks inside strings).
             Reply::Imported { model, warnings } => format!("{id}\nimported\n{model}\n{}", join_lines(warnings)),
             Reply::Svg(svg) => format!("{id}\nsvg\n{svg}"),
+            // serde_json writes one line (it escapes line breaks inside strings).
+            Reply::Searched { ms, report } => format!("{id}\nsearched\n{ms}\n{report}"),
             Reply::Failed(errors) => format!("{id}\nfailed\n{}", join_lines(errors)),
         }
     }
@@ -116,6 +133,10 @@ impl Reply {
                 Reply::Imported { model: model.to_string(), warnings: split_lines(warnings) }
             }
             "svg" => Reply::Svg(payload.to_string()),
+            "searched" => {
+                let (ms, report) = payload.split_once('\n')?;
+                Reply::Searched { ms: shardcalc_core::text::real(ms).ok()?, report: report.to_string() }
+            }
             "failed" => Reply::Failed(split_lines(payload)),
             _ => return None,
         };

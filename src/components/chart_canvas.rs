@@ -132,6 +132,6 @@ fn download_svg(id: &'static str, state: AppState) {
             }
         }
         Reply::Failed(errors) => show_chart_failure(id, Some(&format!("SVG export failed: {}", errors.join("; ")))),
-        Reply::Imported { .. } => {}
+        Reply::Imported { .. } | Reply::Searched { .. } => {}
     });
 }

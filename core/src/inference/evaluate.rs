@@ -15,7 +15,7 @@ use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
     PrefillReport, ServingReport, SpeculativeReport, TopologySource, TpLimits,
 };
-use super::search::search;
+use super::search::{search, SearchReport};
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
@@ -68,7 +68,7 @@ pub fn evaluate_inference(
     section: &InferenceSection,
 ) -> Result<InferenceReport, Invalid> {
     let prefill_chip = prefill_chip(section).map_err(|e| e.prefixed("inference"))?;
-    evaluate(model, hw, prefill_chip, topology_given, section, true, &Clone::clone).map_err(|e| e.prefixed("inference"))
+    evaluate(model, hw, prefill_chip, topology_given, section, true).map_err(|e| e.prefixed("inference"))
 }
 
 /// [`evaluate_inference`] on hardware seen through `derate` (the calibrated mode's fitted
@@ -97,9 +97,7 @@ fn evaluate_derated(
     let prefill = prefill_chip(section)
         .map_err(|e| e.prefixed("inference"))?
         .map(|chip| derate(&ResolvedHardware { chip, axes: Vec::new() }).chip);
-    let derate_chip = |c: &Chip| derate(&ResolvedHardware { chip: c.clone(), axes: Vec::new() }).chip;
-    evaluate(model, &derate(hw), prefill, topology_given, section, with_curves, &derate_chip)
-        .map_err(|e| e.prefixed("inference"))
+    evaluate(model, &derate(hw), prefill, topology_given, section, with_curves).map_err(|e| e.prefixed("inference"))
 }
 
 /// The prefill servers' chip when `prefill.chip` names one (custom chips validated).
@@ -117,9 +115,9 @@ pub fn prefill_chip(section: &InferenceSection) -> Result<Option<Chip>, Invalid>
 
 /// `with_curves` false leaves `curves` empty ([`Curves::none`]): the charts' sweeps are most
 /// of the plan's work, and a caller that shows no chart (the headline bands) need not pay it.
-/// `derate` maps a catalog chip to the hardware the prediction mode sees (the search's
-/// chips other than the scenario's).
-#[allow(clippy::too_many_arguments)]
+/// The search under targets is a stage of its own ([`scenario_search`]): `search` is `None`
+/// here, so that a caller that does not search (the serving page, which searches in its
+/// background worker) does not link it.
 fn evaluate(
     model: &ModelConfig,
     hw: &ResolvedHardware,
@@ -127,7 +125,6 @@ fn evaluate(
     topology_given: bool,
     section: &InferenceSection,
     with_curves: bool,
-    derate: &dyn Fn(&Chip) -> Chip,
 ) -> Result<InferenceReport, Invalid> {
     let chip = &hw.chip;
     let s = &section.sharding;
@@ -406,10 +403,7 @@ fn evaluate(
         memory,
         disaggregation,
         continuous_batching,
-        search: match &section.search {
-            Some(options) => Some(search(model, section, chip, options, derate)?),
-            None => None,
-        },
+        search: None,
         mla: mla_report(model, dt.kv, dec.peak, dec.hbm),
         moe: moe_report(dec, b, &point),
         speculative,
@@ -420,16 +414,30 @@ fn evaluate(
 }
 
 /// The report's `inference` section for a scenario, `None` without one; in calibrated
-/// mode (`conventions.prediction`) on the derated hardware.
+/// mode (`conventions.prediction`) on the derated hardware; with the search under targets
+/// when the scenario asks for one ([`scenario_search`]).
 ///
 /// # Errors
 /// As [`evaluate_inference`]; `hardware` when the scenario has none.
 pub fn scenario_inference(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
+    let Some(mut report) = scenario_inference_with(model, s, true)? else { return Ok(None) };
+    report.search = scenario_search(model, s)?;
+    Ok(Some(report))
+}
+
+/// [`scenario_inference`] without the search (`search` is `None`): the plan and its charts.
+///
+/// # Errors
+/// As [`scenario_inference`].
+pub fn scenario_inference_without_search(
+    model: &ModelConfig,
+    s: &Scenario,
+) -> Result<Option<InferenceReport>, Invalid> {
     scenario_inference_with(model, s, true)
 }
 
-/// [`scenario_inference`] without the charts' data (`curves` empty, [`Curves::none`]); every
-/// other number is the same.
+/// [`scenario_inference`] without the charts' data (`curves` empty, [`Curves::none`]) and
+/// without the search; every other number is the same.
 ///
 /// # Errors
 /// As [`scenario_inference`].
@@ -460,6 +468,27 @@ fn scenario_inference_with(
             evaluate_derated(model, &hw, topology_given, section, with_curves, |h| cal.derate(h)).map(Some)
         }
     }
+}
+
+/// The search under targets of a scenario (`inference.search`), `None` when it asks for
+/// none; in calibrated mode every chip it considers is derated as the plan's is.
+///
+/// # Errors
+/// The search's problems (`inference.search.chips[i]`, `inference.search`), `hardware`
+/// when the scenario has none.
+pub fn scenario_search(model: &ModelConfig, s: &Scenario) -> Result<Option<SearchReport>, Invalid> {
+    let Some(section) = &s.inference else { return Ok(None) };
+    let Some(options) = &section.search else { return Ok(None) };
+    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
+    let found = match s.conventions.prediction {
+        crate::efficiency::PredictionMode::Ideal => search(model, section, &hw.chip, options, &Clone::clone),
+        crate::efficiency::PredictionMode::Calibrated => {
+            let cal = crate::efficiency::serving::bundled();
+            let own = cal.derate_chip(&hw.chip);
+            search(model, section, &own, options, &|c| cal.derate_chip(c))
+        }
+    };
+    found.map(Some).map_err(|e| e.prefixed("inference"))
 }
 
 /// Check a scenario's `inference` section against its `hardware` without computing the

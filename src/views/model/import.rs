@@ -85,7 +85,9 @@ pub fn ImportConfig() -> impl IntoView {
                         }
                     }
                     Reply::Failed(errors) => Outcome::Failed(errors),
-                    Reply::Svg(_) => Outcome::Failed(vec!["The importer answered something else; try again.".into()]),
+                    Reply::Svg(_) | Reply::Searched { .. } => {
+                        Outcome::Failed(vec!["The importer answered something else; try again.".into()])
+                    }
                 };
                 outcome.try_set(Some(result));
             });

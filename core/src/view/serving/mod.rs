@@ -21,9 +21,10 @@ pub use open::open;
 
 use serde::{Deserialize, Serialize};
 
-use crate::efficiency::serving::bundled;
 use crate::error::Invalid;
-use crate::inference::evaluate::{scenario_inference, scenario_inference_without_curves};
+use crate::inference::evaluate::{
+    scenario_inference_without_curves, scenario_inference_without_search, scenario_search,
+};
 use crate::inference::options::{ServingSharding, WeightSharding};
 use crate::inference::search::SearchReport;
 use crate::inference::InferenceReport;
@@ -53,21 +54,12 @@ pub struct ServingEval {
     pub bands: Option<ServingBands>,
 }
 
-/// `s` without its search (what the plan and the bands evaluate).
-fn without_search(s: &Scenario) -> Scenario {
-    let mut out = s.clone();
-    if let Some(i) = out.inference.as_mut() {
-        i.search = None;
-    }
-    out
-}
-
 /// The bands of `shown`, the plan of `s` in its prediction mode: `s` evaluated once more in
 /// the other mode (no charts' sweeps, no search).
 #[must_use]
 pub fn bands(model: &ModelConfig, s: &Scenario, shown: &InferenceReport) -> Option<ServingBands> {
     let mode = s.conventions.prediction;
-    let mut other = without_search(s);
+    let mut other = s.clone();
     other.conventions.prediction = match mode {
         PredictionMode::Ideal => PredictionMode::Calibrated,
         PredictionMode::Calibrated => PredictionMode::Ideal,
@@ -85,10 +77,9 @@ pub fn bands(model: &ModelConfig, s: &Scenario, shown: &InferenceReport) -> Opti
 /// # Errors
 /// The scenario's problems, each naming its field.
 pub fn for_scenario(s: &Scenario) -> Result<Option<ServingEval>, Invalid> {
-    let s = without_search(s);
     let model = s.validate()?;
-    let Some(plan) = scenario_inference(&model, &s)? else { return Ok(None) };
-    let bands = bands(&model, &s, &plan);
+    let Some(plan) = scenario_inference_without_search(&model, s)? else { return Ok(None) };
+    let bands = bands(&model, s, &plan);
     Ok(Some(ServingEval { plan, bands }))
 }
 
@@ -139,21 +130,11 @@ pub fn search_key(s: &Scenario) -> Option<Scenario> {
 /// unknown chip.
 pub fn search(s: &Scenario) -> Result<Option<SearchReport>, Invalid> {
     let s = with_defaults(s);
-    let Some(section) = &s.inference else { return Ok(None) };
-    let Some(options) = &section.search else { return Ok(None) };
+    if s.inference.as_ref().is_none_or(|i| i.search.is_none()) {
+        return Ok(None);
+    }
     let model = s.validate()?;
-    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
-    let found = match s.conventions.prediction {
-        PredictionMode::Ideal => crate::inference::search::search(&model, section, &hw.chip, options, &Clone::clone),
-        // The calibrated mode sees every chip as serving's fitted efficiencies derate it,
-        // as `inference::evaluate::scenario_inference` does.
-        PredictionMode::Calibrated => {
-            let cal = bundled();
-            let own = cal.derate_chip(&hw.chip);
-            crate::inference::search::search(&model, section, &own, options, &|c| cal.derate_chip(c))
-        }
-    };
-    found.map(Some).map_err(|e| e.prefixed("inference"))
+    scenario_search(&model, &s)
 }
 
 /// Everything the serving page shows for `s` (with the page's defaults): [`plan`], then
