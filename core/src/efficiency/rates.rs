@@ -183,6 +183,21 @@ pub struct KernelRates {
     /// Whether the weight-gradient reductions (DP sync, FSDP ReduceScatters) overlap the
     /// backward pass ([`gradient_reductions_overlap`]); when not, the step waits for them.
     pub gradient_reductions_overlap: bool,
+    /// The quantized weight matmuls' sustained rate and operand bytes, when the compute
+    /// format is not bf16 ([`KernelRates::quantized`]).
+    pub quantized: Option<QuantizedMatmuls>,
+}
+
+/// The rate and operands of the matmuls a quantized training recipe runs in a narrower
+/// format (MaxText's `quantization`: fp8 or int8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantizedMatmuls {
+    /// Sustained FLOP/s: the format's peak × the same sustained fraction.
+    pub matmul: f64,
+    /// Bytes per operand element.
+    pub operand_bytes: f64,
+    /// Output tile edge with operands this narrow ([`block_edge`]).
+    pub block: f64,
 }
 
 impl KernelRates {
@@ -197,12 +212,12 @@ impl KernelRates {
         element_bytes: 2.0,
         attention: AttentionKernelShape { block: 1.0, backward_matmuls: 2.0, measured: None },
         gradient_reductions_overlap: true,
+        quantized: None,
     };
 
     /// The rates of one device of `chip` (a chiplet when `devices_per_chip` > 1) computing
-    /// at `peak` FLOP/s nominal (the compute format's: fp8's where the chip has one), with
-    /// `flops_efficiency` the user's own fraction, matmul operands of `operand_bytes` and
-    /// activations of `element_bytes`, under `c`.
+    /// at `peak` FLOP/s nominal (bf16's), with `flops_efficiency` the user's own fraction,
+    /// matmul operands of `operand_bytes` and activations of `element_bytes`, under `c`.
     #[must_use]
     pub fn new(
         chip: &Chip,
@@ -214,8 +229,7 @@ impl KernelRates {
     ) -> Self {
         let per_device = devices_per_chip.max(1) as f64;
         let tile = Tile::of(chip);
-        // Without a published on-chip memory, the smallest in the catalogue (16 MiB).
-        let on_chip = chip.on_chip.as_ref().map_or(16.0 * 1024.0 * 1024.0, |o| o.capacity.get()) / per_device;
+        let on_chip = Self::on_chip_per_device(chip, devices_per_chip);
         Self {
             matmul: peak * c.matmul_fraction(chip.family) * flops_efficiency,
             sustained_peak: peak * c.mxu * flops_efficiency,
@@ -226,6 +240,7 @@ impl KernelRates {
             element_bytes,
             attention: AttentionKernelShape::of(chip.family),
             gradient_reductions_overlap: gradient_reductions_overlap(chip.family),
+            quantized: None,
         }
     }
 
@@ -245,6 +260,44 @@ impl KernelRates {
             }
             None => (self.matmul, self.matmul),
         }
+    }
+
+    /// These rates with the weight matmuls of a quantized recipe running at `peak` FLOP/s
+    /// nominal per device (the format's) on `operand_bytes`-wide operands, at the same
+    /// sustained fraction of the peak and the same on-chip memory (`on_chip` bytes per
+    /// device).
+    #[must_use]
+    pub fn with_quantized(mut self, peak: f64, bf16_peak: f64, operand_bytes: f64, on_chip: f64) -> Self {
+        let sustained = if bf16_peak > 0.0 { self.matmul / bf16_peak } else { 0.0 };
+        self.quantized = Some(QuantizedMatmuls {
+            matmul: peak * sustained,
+            operand_bytes,
+            block: block_edge(on_chip, operand_bytes, self.tile.n.max(self.tile.k)),
+        });
+        self
+    }
+
+    /// The rates the quantized matmuls run at: these with the quantized format's rate,
+    /// operands and tile edge (these unchanged without quantization).
+    #[must_use]
+    pub fn quantized(&self) -> KernelRates {
+        match self.quantized {
+            Some(q) => KernelRates {
+                matmul: q.matmul,
+                operand_bytes: q.operand_bytes,
+                block: q.block,
+                quantized: None,
+                ..*self
+            },
+            None => *self,
+        }
+    }
+
+    /// On-chip memory of one device of `chip` (the smallest in the catalogue, 16 MiB,
+    /// where unpublished).
+    #[must_use]
+    pub fn on_chip_per_device(chip: &Chip, devices_per_chip: u64) -> f64 {
+        chip.on_chip.as_ref().map_or(16.0 * 1024.0 * 1024.0, |o| o.capacity.get()) / devices_per_chip.max(1) as f64
     }
 }
 

@@ -3,10 +3,13 @@
 //! also decides what shape a new chip starts from).
 
 use super::{Choice, Field, InputMode, Kind, Options};
+use crate::collectives::Network;
 use crate::hardware::catalog;
 use crate::hardware::chip::{Chip, ChipFamily};
 use crate::hardware::query::{ChipSource, HardwareSection};
-use crate::hardware::shape::{default_shape, keep_collectives_on, parse_shape, shape_of, topology_for};
+use crate::hardware::shape::{
+    default_shape, keep_collectives_on, parse_shape, set_chiplet_axis, shape_of, topology_for,
+};
 use crate::scenario::Scenario;
 
 /// The value of the option standing for the custom chip the scenario has.
@@ -158,8 +161,59 @@ pub fn slices_of(s: &Scenario) -> u64 {
     current(s).2
 }
 
+fn has_chiplets(s: &Scenario) -> bool {
+    current(s).0.is_some_and(|c| c.chiplets.is_some())
+}
+
+fn devices_per_chip(s: &Scenario) -> String {
+    let d2d = s
+        .hardware
+        .as_ref()
+        .and_then(|h| h.topology.as_ref())
+        .is_some_and(|t| t.axes.iter().any(|a| a.network == Network::DieToDie));
+    if d2d { "chiplet" } else { "chip" }.into()
+}
+
+/// One device per chip, or one per chiplet (a die-to-die axis) on a chip with chiplets.
+fn set_devices_per_chip(s: &mut Scenario, v: &str) -> Result<(), String> {
+    let on = match v {
+        "chip" => false,
+        "chiplet" => true,
+        other => return Err(format!("unknown option {other:?}; use chip or chiplet")),
+    };
+    if s.hardware.as_ref().and_then(|h| h.topology.as_ref()).is_none() {
+        return if on { Err("choose a chip and a topology first".into()) } else { Ok(()) };
+    }
+    let chip = match current(s).0 {
+        Some(c) => c,
+        None if !on => return Ok(()),
+        None => return Err("choose a chip first".into()),
+    };
+    let Some(t) = s.hardware.as_mut().and_then(|h| h.topology.as_mut()) else { return Ok(()) };
+    set_chiplet_axis(t, &chip, on)?;
+    let topology = s.hardware.as_ref().and_then(|h| h.topology.clone());
+    keep_collectives_on(&mut s.collectives, topology.as_ref());
+    Ok(())
+}
+
+/// Whether each chiplet is a device (applies to chips with chiplets: Ironwood).
+pub static CHIPLETS: [Field; 1] = [Field::new(
+    "hardware.topology.chiplets",
+    "Devices",
+    Kind::Choice {
+        options: Options::Fixed(&[
+            ("chip", "one per chip"),
+            ("chiplet", "one per chiplet (die-to-die axis)"),
+        ]),
+        get: devices_per_chip,
+        set: set_devices_per_chip,
+    },
+)
+.hint("Ironwood: each TensorCore chiplet is a JAX device; TP 2 over the die-to-die link, the chip's ICI shared by its chiplets")
+.when(has_chiplets)];
+
 /// Every group of the section's fields.
-pub static GROUPS: [&[Field]; 1] = [&PICKER];
+pub static GROUPS: [&[Field]; 2] = [&PICKER, &CHIPLETS];
 
 #[cfg(test)]
 mod tests {

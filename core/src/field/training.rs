@@ -337,6 +337,23 @@ macro_rules! overlap_field {
     };
 }
 
+/// The scenario's chip, when it has one that resolves.
+fn chip(s: &Scenario) -> Option<crate::hardware::Chip> {
+    s.hardware.as_ref().and_then(|h| h.chip.resolve().ok())
+}
+
+/// Whether the SparseCores drive the overlapped collectives: the section's setting, else
+/// the chip's default.
+fn sparse_core(s: &Scenario) -> bool {
+    read(s, |t| chip(s).map_or(t.overlap.sparse_core == Some(true), |c| t.sparse_core(&c)))
+}
+
+/// Shown where the chip has SparseCores, and wherever it is set (so a setting the chip
+/// refuses can be turned off).
+fn has_sparse_cores(s: &Scenario) -> bool {
+    chip(s).is_some_and(|c| c.sparse_cores.is_some()) || read(s, |t| t.overlap.sparse_core.is_some())
+}
+
 /// The run: batch, its unit, sequence length, token budget, price.
 pub static RUN: [Field; 5] = [
     Field::new(
@@ -421,8 +438,9 @@ pub static FORMAT_FIELDS: [Field; 5] = [
     dtype_field!("training.dtypes.optimizer", "Optimizer state", optimizer),
     dtype_field!("training.dtypes.activations", "Activations", activations)
         .hint("Saved for the backward pass; moved by TP, EP, CP and PP"),
-    dtype_field!("training.dtypes.compute", "Matmuls", compute)
-        .hint("Picks the chip's peak FLOP/s (fp32 matmuls are not modelled)"),
+    dtype_field!("training.dtypes.compute", "Matmuls", compute).hint(
+        "fp8 / int8: the layers' weight matmuls at that peak (MaxText's quantization); attention and logits stay bf16",
+    ),
 ];
 
 /// The explored mesh's remat policy.
@@ -519,7 +537,7 @@ pub static PIPELINE: [Field; 5] = [
 ];
 
 /// What the roofline assumes: efficiencies, overlap, MoE capacity, attention kernel.
-pub static ADVANCED: [Field; 9] = [
+pub static ADVANCED: [Field; 10] = [
     efficiency_field!("training.efficiency.flops", "Achievable fraction of peak FLOP/s", flops)
         .hint("1 = the roofline"),
     efficiency_field!("training.efficiency.ici", "… of ICI / NVLink bandwidth", ici),
@@ -531,6 +549,15 @@ pub static ADVANCED: [Field; 9] = [
         .hint("Ring attention: only the excess over the attention FLOPs is exposed"),
     overlap_field!("training.overlap.expert", "EP's AllToAlls overlap with other microbatches", expert)
         .hint("DualPipe-style; off: a layer's experts wait for their tokens"),
+    Field::new(
+        "training.overlap.sparse_core",
+        "SparseCores drive the collectives",
+        Kind::Flag { get: sparse_core, set: |s, on| section(s).overlap.sparse_core = Some(on) },
+    )
+    .hint(
+        "AllGather, ReduceScatter, AllReduce offloaded to the SparseCores hide fully behind compute; the TPU7x default",
+    )
+    .when(has_sparse_cores),
     Field::new(
         "training.capacity_factor",
         "MoE capacity factor",

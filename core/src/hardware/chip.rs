@@ -219,6 +219,23 @@ pub struct Chiplets {
     pub die_to_die: LinkBandwidth,
 }
 
+/// The SparseCores of a TPU chip: small cores beside the TensorCores (built for embedding
+/// lookups) that can also drive the chip's collectives, so that an AllGather, ReduceScatter
+/// or AllReduce runs beside the TensorCores' matmuls instead of interrupting them (the
+/// Ironwood guide, "Utilizing SparseCore"; XLA's
+/// `xla_tpu_enable_sparse_core_collective_offload_*` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SparseCores {
+    /// SparseCores per chip.
+    pub count: u64,
+    /// Whether the TPU runtime offloads AllGather, ReduceScatter and AllReduce to them by
+    /// default (`training.overlap.sparse_core` when the scenario leaves it unset).
+    #[serde(default)]
+    pub offload_by_default: bool,
+}
+
 /// Where one field's number comes from, when it is not the chip's main source.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -291,6 +308,9 @@ pub struct Chip {
     /// Dies in the package, when more than one.
     #[serde(default)]
     pub chiplets: Option<Chiplets>,
+    /// SparseCores, on the TPUs that have them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparse_cores: Option<SparseCores>,
     /// On-demand price per chip-hour in US dollars, where a stable public figure exists.
     #[serde(default)]
     pub price_per_chip_hour_usd: Option<f64>,
@@ -338,6 +358,7 @@ impl Chip {
             ("chiplets.count", self.chiplets.map(|c| c.count as f64)),
             ("chiplets.die_to_die.one_way", self.chiplets.map(|c| c.die_to_die.one_way.get())),
             ("chiplets.die_to_die.bidirectional", self.chiplets.map(|c| c.die_to_die.bidirectional.get())),
+            ("sparse_cores.count", self.sparse_cores.map(|s| s.count as f64)),
             ("price_per_chip_hour_usd", self.price_per_chip_hour_usd),
         ]
     }

@@ -2,7 +2,7 @@
 //! of [`Chip::numeric_fields`], keeping each link's one-way and bidirectional rates
 //! consistent and recording the edit as the field's source.
 
-use super::chip::{Chip, ChipFamily, Chiplets, FieldSource, LinkBandwidth, Mxu, OnChipMemory};
+use super::chip::{Chip, ChipFamily, Chiplets, FieldSource, LinkBandwidth, Mxu, OnChipMemory, SparseCores};
 use crate::units::{BidiBytesPerSec, Bytes, BytesPerSec, FlopsPerSec, Seconds};
 
 /// Source recorded for a field the user changed.
@@ -110,6 +110,12 @@ impl Chip {
                     (None, None) => {}
                     (None, Some(_)) => return Err(format!("{path}: set the number of chiplets first")),
                 }
+            }
+            ("sparse_cores.count", None) => self.sparse_cores = None,
+            ("sparse_cores.count", Some(v)) => {
+                let count = count(path, v)?;
+                let offload_by_default = self.sparse_cores.is_some_and(|s| s.offload_by_default);
+                self.sparse_cores = Some(SparseCores { count, offload_by_default });
             }
             ("price_per_chip_hour_usd", v) => self.price_per_chip_hour_usd = v,
             (_, None) if self.numeric_fields().iter().any(|(p, _)| *p == path) => return Err(required()),

@@ -11,6 +11,6 @@ mod validate;
 
 pub use chip::{
     mxu_peak, Alternative, Chip, ChipFamily, Chiplets, Fabric, FieldSource, Host, LinkBandwidth, Memory, Mxu,
-    OnChipMemory, PeakFlops, ScaleOut, ScaleUp, WrapRule,
+    OnChipMemory, PeakFlops, ScaleOut, ScaleUp, SparseCores, WrapRule,
 };
 pub use validate::MAX_QUANTITY;

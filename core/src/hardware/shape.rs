@@ -58,6 +58,24 @@ pub fn topology_for(chip: &Chip, shape: &[u64], slices: u64, old: Option<&Topolo
     t
 }
 
+/// The name of the die-to-die axis [`set_chiplet_axis`] adds (the hardware page's too).
+pub const CHIPLET_AXIS: &str = "d2d";
+
+/// Makes every chiplet of `chip` a device (`on`: one die-to-die axis of its chiplets, named
+/// [`CHIPLET_AXIS`], the Ironwood programming model: each TensorCore chiplet is a JAX
+/// device) or the whole chip one device (no die-to-die axis).
+///
+/// # Errors
+/// `on` for a chip without chiplets.
+pub fn set_chiplet_axis(t: &mut Topology, chip: &Chip, on: bool) -> Result<(), String> {
+    t.axes.retain(|a| a.network != Network::DieToDie);
+    if on {
+        let ch = chip.chiplets.ok_or_else(|| format!("{} has no chiplets (the chip's chiplets)", chip.name))?;
+        t.axes.push(AxisSpec::new(CHIPLET_AXIS, ch.count, Network::DieToDie));
+    }
+    Ok(())
+}
+
 /// The shape text and slice count of a topology (inverse of [`topology_for`]): `("4x4x4", 2)`.
 #[must_use]
 pub fn shape_of(t: &Topology) -> (String, u64) {

@@ -224,8 +224,23 @@ impl Topology {
         Ok(self.axes.iter().map(|a| self.resolve_axis(chip, a)).collect())
     }
 
+    /// Devices per chip: the product of the die-to-die axes (1 without any).
+    #[must_use]
+    pub fn chiplets_in_use(&self) -> u64 {
+        self.axes.iter().filter(|a| a.network == Network::DieToDie).map(|a| a.size.max(1)).product::<u64>().max(1)
+    }
+
+    /// One axis as the collective model sees it. With die-to-die axes every chiplet is a
+    /// device, and the chiplets of a chip share its ICI ports and its DCN NICs (Google
+    /// gives Ironwood's 1.2 TB/s of ICI and 100 Gb/s of DCN per chip, and the chiplets work
+    /// in SPMD, each driving its own collectives at once): a scale-up or scale-out link of
+    /// one device is the chip's divided by the chiplets in use.
     fn resolve_axis(&self, chip: &Chip, a: &AxisSpec) -> AxisLink {
         let up = &chip.scale_up;
+        let shared = match a.network {
+            Network::DieToDie => 1.0,
+            Network::ScaleUp | Network::ScaleOut => self.chiplets_in_use() as f64,
+        };
         let (shape, link, latency) = match a.network {
             Network::ScaleUp => match up.fabric {
                 Fabric::Torus { wraparound, .. } => {
@@ -251,7 +266,7 @@ impl Topology {
             size: a.size,
             network: a.network,
             shape,
-            link: a.link_one_way.unwrap_or(link),
+            link: a.link_one_way.unwrap_or(link) / shared,
             hop_latency: a.hop_latency.or(latency).unwrap_or(Seconds::ZERO),
         }
     }

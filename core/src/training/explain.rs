@@ -160,7 +160,11 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
         Bottleneck::Communication => {
             let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
             let c = s.comm[axis as usize];
-            let why = if c.critical { "it is on the critical path" } else { "not all of it hides behind the compute it overlaps with" };
+            let why = match (c.critical, c.sparse_core) {
+                (true, _) => "it is on the critical path",
+                (false, true) => "the SparseCores drive it beside the compute, but it takes longer than the compute it overlaps with",
+                (false, false) => "the TensorCores drive it, and not all of it hides behind the compute it overlaps with",
+            };
             let (exposed, sync) = if axis == super::mesh::Parallelism::Dp && s.sync > 0.0 {
                 (
                     c.exposed + s.sync,

@@ -26,14 +26,18 @@
 //! computes its capacity, `capacity_factor` × its balanced share (tokens beyond it are
 //! dropped, never waited for).
 //!
-//! **Where Ironwood's features plug in** (issue 16, item 7). FP8: `dtypes.compute = fp8`
-//! already picks the chip's fp8 peak and 1-byte matmul operands ([`KernelRates::new`]);
-//! which matmuls run in fp8 would split [`super::shapes::WeightMatmul`]s by format.
-//! SparseCore-offloaded collectives: they overlap compute without the TensorCore's
-//! interference, i.e. the `exposed` rule of `step.rs`'s timeline with an overlap
-//! efficiency of 1 for the offloaded kinds (and TP/CP made overlappable). The die-to-die
-//! axis: a chiplet is a device (`Setup::devices_per_chip`); its peak, HBM bandwidth and
-//! on-chip memory are the chip's divided by the chiplets ([`KernelRates::new`]).
+//! **Ironwood's features** (issue 16, item 7). *Quantized matmuls*: `dtypes.compute = fp8`
+//! (or `int8`) is MaxText's `quantization` through Qwix (`layers/quantizations.py`): its
+//! rule matches `decoder/.*layers.*` and, for the Ironwood recipes' `fp8_full`, the ops
+//! `dot_general`, `gmm` and `ragged_dot` — every weight matmul of the decoder layers
+//! (experts included) forward and both backward (`bwd_qtype` fp8 e5m2), at the format's
+//! peak and 1-byte operands ([`KernelRates::quantized`]); splash attention's QKᵀ and PV are
+//! Pallas kernels outside the rule and the logits (`decoder/logits_dense`, the shared
+//! embedding) are outside `layers`: both stay bf16. Quantize and dequantize are not counted
+//! (the recipes use static scales). *SparseCore offload*: `step.rs`'s overlap of the
+//! offloaded kinds. *The die-to-die axis*: a chiplet is a device (`Setup::devices_per_chip`);
+//! its peak, HBM bandwidth and on-chip memory are the chip's divided by the chiplets
+//! ([`KernelRates::new`]), and so are its ICI and DCN links (`hardware::topology`).
 
 use super::memory::microbatch_tokens;
 use super::setup::{AttentionKernel, MeshContext, MoeKernel, Setup};
@@ -160,10 +164,13 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let tok = microbatch_tokens(setup, mc, microbatches);
     let e = r.element_bytes;
 
-    // Weight matmuls.
+    // Weight matmuls: the decoder layers' in the quantized format when there is one, the
+    // logits in bf16.
+    let quantized = r.quantized();
     let mut t = KernelTimes::default();
     let (mut layer_seconds, mut layer_flops) = (0.0, 0.0);
     for w in &s.matmuls {
+        let r = if w.kind == MatmulKind::Logits { r } else { &quantized };
         let (k, n) = match w.split {
             TpSplit::Output => (w.k, w.n / tp),
             TpSplit::Contracting => (w.k / tp, w.n),
@@ -207,7 +214,7 @@ pub fn physical_times(setup: &Setup, mc: &MeshContext, microbatches: u64, r: &Ke
     let moe_layers = p.moe_layers as f64 / pp;
     if s.experts > 0.0 && o.moe_kernel == MoeKernel::Padded {
         let einsums = 2.0 * 2.0 * setup.seq_len as f64 * s.experts_per_token * o.capacity_factor * p.d_model / tp;
-        let f = tok * einsums * moe_layers / r.matmul;
+        let f = tok * einsums * moe_layers / quantized.matmul;
         t.moe_forward += f;
         t.moe_backward += 2.0 * f;
     }

@@ -442,6 +442,7 @@ fn communication(setup: &Setup, cache: &CostCache, mc: &MeshContext, s: &StepPar
                 time_s: Seconds(c.time),
                 exposed_s: Seconds(c.exposed),
                 critical_path: c.critical,
+                sparse_core: c.sparse_core,
             }
         })
         .collect()
@@ -478,6 +479,7 @@ pub(super) fn report(
         remat,
         pipeline: setup.options.pipeline,
         zero_stage: setup.options.zero,
+        sparse_core: setup.options.sparse_core,
         memory: memory_report(setup, mc, s),
         prediction: if setup.rates.is_some() { PredictionMode::Calibrated } else { PredictionMode::Ideal },
         roofline: *roofline,

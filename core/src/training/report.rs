@@ -40,6 +40,10 @@ pub struct TrainingReport {
     pub pipeline: Pipeline,
     /// ZeRO stage of the `dp` axis.
     pub zero_stage: ZeroStage,
+    /// Whether the chip's SparseCores drive the overlapped AllGathers, ReduceScatters and
+    /// AllReduces (`training.overlap.sparse_core`, or the chip's default when unset).
+    #[serde(default)]
+    pub sparse_core: bool,
     /// HBM per device.
     pub memory: MemoryReport,
     /// Which prediction the headline numbers (`step_time_s`, `mfu`, `hfu`,
@@ -286,6 +290,10 @@ pub struct CommunicationReport {
     pub exposed_s: Seconds,
     /// Whether it is on the critical path.
     pub critical_path: bool,
+    /// Whether the chip's SparseCores drive it (overlapped with compute at the user's
+    /// `efficiency.overlap` instead of the calibrated TensorCore fraction).
+    #[serde(default)]
+    pub sparse_core: bool,
 }
 
 /// What limits the step.

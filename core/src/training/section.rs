@@ -9,6 +9,7 @@ use super::profile::ModelProfile;
 use super::setup::{AttentionKernel, Efficiency, MoeKernel, Options, Overlap, Setup};
 use super::tensors::Remat;
 use crate::collectives::Network;
+use crate::dtype::DType;
 use crate::efficiency::{Calibration, KernelRates, PredictionMode};
 use crate::error::{Checker, Invalid};
 use crate::flops::{training_flops, FlopComponent, FlopConvention, RematPolicy, Workload, MAX_SEQ_LEN};
@@ -267,6 +268,13 @@ impl TrainingSection {
         chip.peak_flops.for_dtype(self.dtypes.compute).map_or(0.0, |p| p.get())
     }
 
+    /// Whether the chip's SparseCores drive the overlapped collectives: `overlap.sparse_core`,
+    /// else the chip's default (`sparse_cores.offload_by_default`).
+    #[must_use]
+    pub fn sparse_core(&self, chip: &crate::hardware::Chip) -> bool {
+        self.overlap.sparse_core.unwrap_or_else(|| chip.sparse_cores.is_some_and(|s| s.offload_by_default))
+    }
+
     /// Price per chip-hour: the section's, else the chip catalog's.
     #[must_use]
     pub fn price(&self, chip: &crate::hardware::Chip) -> Option<f64> {
@@ -358,8 +366,22 @@ impl TrainingSection {
             format!("{} has no published {} peak", hw.chip.name, self.dtypes.compute.name())
         });
         c.ensure(!self.remat.offloads() || hw.chip.host.pcie.is_some(), "training.remat", || {
-            format!("{} offloads to the host, but {} has no published PCIe bandwidth", self.remat.id(), hw.chip.name)
+            format!(
+                "{} offloads to the host, but {} has no published PCIe bandwidth (host.pcie); choose a policy without offload, or a custom copy of the chip with host.pcie set",
+                self.remat.id(),
+                hw.chip.name
+            )
         });
+        c.ensure(
+            self.overlap.sparse_core != Some(true) || hw.chip.sparse_cores.is_some(),
+            "training.overlap.sparse_core",
+            || {
+                format!(
+                    "{} has no SparseCores (the chip's sparse_cores) to offload collectives to; turn it off",
+                    hw.chip.name
+                )
+            },
+        );
         let mut capacity = [1u64; 3];
         for a in &hw.axes {
             let n = network_index(a.network);
@@ -389,17 +411,30 @@ impl TrainingSection {
         // The calibrated prediction: the physical model's kernel rates, and the calibrated
         // DCN and overlap fractions on top of the user's own.
         let mut efficiency = self.efficiency;
+        let sparse_core = self.sparse_core(&hw.chip);
         let rates = self.calibration.map(|c| {
             efficiency.dcn *= c.dcn;
             efficiency.overlap *= c.overlap;
-            KernelRates::new(
+            // Attention and the logits run in bf16; a narrower compute format is the
+            // quantized recipe's, for the decoder layers' weight matmuls only (`kernels.rs`).
+            let bf16 = per_device(hw.chip.peak_flops.bf16.get());
+            let base = KernelRates::new(
                 &hw.chip,
                 devices_per_chip,
-                peak_per_device,
+                bf16,
                 self.efficiency.flops,
-                (self.dtypes.compute.bytes(), self.dtypes.activations.bytes()),
+                (DType::Bf16.bytes(), self.dtypes.activations.bytes()),
                 &c,
-            )
+            );
+            match self.dtypes.compute {
+                DType::Bf16 | DType::Fp16 => base,
+                format => base.with_quantized(
+                    peak_per_device,
+                    bf16,
+                    format.bytes(),
+                    KernelRates::on_chip_per_device(&hw.chip, devices_per_chip),
+                ),
+            }
         });
         Ok(Setup {
             options: Options {
@@ -412,6 +447,8 @@ impl TrainingSection {
                 attention: self.attention,
                 moe_kernel: self.moe_kernel,
                 overlap: self.overlap,
+                sparse_core,
+                offload_overlap: if sparse_core { self.efficiency.overlap } else { efficiency.overlap },
                 efficiency,
                 convention,
                 reserved_hbm_fraction: self.reserved_hbm_fraction,

@@ -71,6 +71,19 @@ pub struct Overlap {
     /// batch splitting). Default false: a layer's experts wait for their tokens.
     #[serde(default)]
     pub expert: bool,
+    /// The chip's SparseCores drive the collectives that overlap with compute: the
+    /// AllGathers, ReduceScatters and AllReduces of FSDP, DP, TP when `tensor` and CP when
+    /// `context` (XLA's `xla_tpu_enable_sparse_core_collective_offload_*` flags; the
+    /// Ironwood guide, "Utilizing SparseCore"), and EP's AllToAlls when `expert` (MaxText's
+    /// `moe_sparse_core_offload_targets: ep_collectives`, PR #5140). Pipeline sends stay
+    /// the TensorCores'. Offloaded collectives run beside the TensorCores instead of
+    /// inside their schedule, so they hide completely behind the compute they overlap
+    /// with (the calibrated `overlap`, fitted on runs whose TensorCores drove their
+    /// collectives, no longer applies to them). Absent: the chip's default
+    /// (`sparse_cores.offload_by_default`: on for TPU7x, off elsewhere); refused on a chip
+    /// without SparseCores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparse_core: Option<bool>,
 }
 
 fn yes() -> bool {
@@ -79,7 +92,7 @@ fn yes() -> bool {
 
 impl Default for Overlap {
     fn default() -> Self {
-        Self { tensor: false, context: true, expert: false }
+        Self { tensor: false, context: true, expert: false, sparse_core: None }
     }
 }
 
@@ -134,8 +147,16 @@ pub struct Options {
     pub moe_kernel: MoeKernel,
     /// What overlaps.
     pub overlap: Overlap,
-    /// Achievable fractions of peak.
+    /// Whether the SparseCores drive the overlapped AllGathers, ReduceScatters and
+    /// AllReduces (`overlap.sparse_core`, resolved against the chip's default).
+    pub sparse_core: bool,
+    /// Achievable fractions of peak; `efficiency.overlap` is the fraction of overlapped
+    /// communication the TensorCores hide (the user's times the calibrated).
     pub efficiency: Efficiency,
+    /// The fraction of overlapped communication the SparseCores hide: the user's own
+    /// `efficiency.overlap` (the calibrated fraction is the TensorCores'); equal to
+    /// `efficiency.overlap` without offload.
+    pub offload_overlap: f64,
     /// FLOP convention of model FLOPs (MFU, compute time).
     pub convention: FlopConvention,
     /// Fraction of HBM kept free of the planned buffers ([`super::memory`]).

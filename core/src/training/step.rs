@@ -18,7 +18,10 @@
 //! - host offload runs over PCIe beside compute; only its excess is exposed;
 //! - `efficiency.overlap` < 1 (the calibrated `overlap`, times the user's) serialises
 //!   that fraction of the overlappable traffic: `(1 − w)·comms + max(w·comms − compute,
-//!   0)` is exposed;
+//!   0)` is exposed; the collectives the chip's SparseCores drive
+//!   (`overlap.sparse_core`) hide at the user's fraction alone (the calibrated one is the
+//!   TensorCores'), so a pass exposes `Σ (1 − wᵢ)·tᵢ + max(Σ wᵢ·tᵢ − compute, 0)` over
+//!   the two drivers (CP's K/V gathers against the attention they feed);
 //! - the physical model on GPUs puts the weight-gradient reductions (the DP sync, FSDP's
 //!   ReduceScatters) on the critical path: XLA's GPU scheduler leaves them exposed
 //!   ([`crate::efficiency::rates::gradient_reductions_overlap`]).
@@ -52,6 +55,8 @@ pub struct CommPart {
     pub exposed: f64,
     /// Whether it is on the critical path (never hidden).
     pub critical: bool,
+    /// Whether the chip's SparseCores drive it (`training.overlap.sparse_core`).
+    pub sparse_core: bool,
 }
 
 /// What keeps the step from being pure compute: `compute` when nothing else shows
@@ -137,11 +142,35 @@ pub fn compute_time(flops: f64, devices: f64, peak: f64) -> f64 {
     flops / (devices * peak)
 }
 
-fn share(part: f64, whole: f64, exposed: f64) -> f64 {
-    if whole > 0.0 {
-        exposed * part / whole
-    } else {
-        0.0
+/// Communication overlapped with one pass's compute: traffic driven by the TensorCores and
+/// traffic driven by the SparseCores, each with the fraction `w` of it that hides. The
+/// unhidden fraction of each is serialised; what hides competes for the pass's compute, and
+/// its excess over the compute shows: `exposed = Σ (1 − wᵢ)·tᵢ + max(Σ wᵢ·tᵢ − compute, 0)`
+/// (with one kind of driver, the step model's `(1 − w)·comm + max(w·comm − compute, 0)`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Overlapped {
+    /// `Σ wᵢ·tᵢ`: the traffic that hides behind compute while there is compute.
+    hidden: f64,
+    /// `max(hidden − compute, 0)`.
+    excess: f64,
+    /// Seconds added to the pass.
+    exposed: f64,
+}
+
+impl Overlapped {
+    #[inline(always)]
+    fn new(parts: [(f64, f64); 2], compute: f64) -> Self {
+        let [(t0, w0), (t1, w1)] = parts;
+        let hidden = w0 * t0 + w1 * t1;
+        let excess = (hidden - compute).max(0.0);
+        Self { hidden, excess, exposed: (1.0 - w0) * t0 + (1.0 - w1) * t1 + excess }
+    }
+
+    /// The exposed seconds of `part` of the traffic, overlapped at `w`: its serialised
+    /// fraction and its share of the excess (the shares add up to `exposed`).
+    fn exposed_of(&self, part: f64, w: f64) -> f64 {
+        let excess = if self.hidden > 0.0 { self.excess * w * part / self.hidden } else { 0.0 };
+        (1.0 - w) * part + excess
     }
 }
 
@@ -247,17 +276,15 @@ struct Timeline {
     r_moe: f64,
     /// Backward FLOPs of the step, recompute included.
     backward: f64,
-    /// Communication overlapped with the forward and the backward pass.
-    o_f: f64,
-    o_b: f64,
+    /// Communication overlapped with the forward pass, the backward pass, and the last
+    /// microbatch's backward pass (with DP's gradient sync).
+    f: Overlapped,
+    b: Overlapped,
+    last: Overlapped,
     /// CP traffic exposed in each pass.
     cp_f: f64,
     cp_b: f64,
-    /// Overlapped traffic in excess of the pass's compute (the last backward with DP's sync).
-    e_f: f64,
-    e_b: f64,
-    e_last: f64,
-    /// DP's part of `e_last`.
+    /// DP's part of the last microbatch's exposed traffic.
     dp_exposed: f64,
     /// FSDP's gradient ReduceScatters of one microbatch when on the critical path (GPUs).
     fsdp_reduction_critical: f64,
@@ -310,34 +337,42 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
     let ep_overlapped = o.overlap.expert;
     let hidden = |t: f64, overlapped: bool| if overlapped { t } else { 0.0 };
     let critical = |t: f64, overlapped: bool| if overlapped { 0.0 } else { t };
-    let o_f = c.fsdp.forward + c.pp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    // Who drives each overlapped collective: the SparseCores take the collectives (FSDP,
+    // DP, TP, EP) when offloaded; pipeline sends stay the TensorCores'.
+    let (w_tc, w_sc) = (o.efficiency.overlap, o.offload_overlap);
+    let w_gathers = if o.sparse_core { w_sc } else { w_tc };
     // The weight-gradient reductions overlap the backward pass, or (GPUs) wait for it.
     let reductions_overlap = setup.rates.is_none_or(|r| r.gradient_reductions_overlap);
     let fsdp_reduction_critical = if reductions_overlap { 0.0 } else { fsdp_reduction(&c.fsdp) };
-    let o_b = c.fsdp.backward - fsdp_reduction_critical
-        + c.pp.backward
+    let gathers_f = c.fsdp.forward + hidden(c.tp.forward, tp_overlapped) + hidden(c.ep.forward, ep_overlapped);
+    let gathers_b = c.fsdp.backward - fsdp_reduction_critical
         + hidden(c.tp.backward, tp_overlapped)
         + hidden(c.ep.backward, ep_overlapped);
-    let cp_exposed = |t: f64, attention: f64| if o.overlap.context { (t - attention).max(0.0) } else { t };
+    let f = Overlapped::new([(c.pp.forward, w_tc), (gathers_f, w_gathers)], c_f);
+    let b = Overlapped::new([(c.pp.backward, w_tc), (gathers_b, w_gathers)], c_b);
+    // The DP sync overlaps the last microbatch's backward, or (GPUs) waits for it.
+    let (last, e_last, dp_exposed) = if reductions_overlap {
+        let last = Overlapped::new([(c.pp.backward, w_tc), (gathers_b + c.dp.backward, w_gathers)], c_b);
+        (last, last.exposed, last.exposed_of(c.dp.backward, w_gathers))
+    } else {
+        (b, b.exposed + c.dp.backward, c.dp.backward)
+    };
+    // CP's K/V gathers overlap with the attention they feed (ring attention), at the same
+    // fraction as every other overlapped gather.
+    let cp_exposed = |t: f64, attention: f64| {
+        if o.overlap.context {
+            Overlapped::new([(t, w_gathers), (0.0, w_gathers)], attention).exposed
+        } else {
+            t
+        }
+    };
     let (cp_f, cp_b) = (cp_exposed(c.cp.forward, a_f), cp_exposed(c.cp.backward, a_b));
     let crit_f = critical(c.tp.forward, tp_overlapped) + critical(c.ep.forward, ep_overlapped) + cp_f;
     let crit_b = critical(c.tp.backward, tp_overlapped)
         + critical(c.ep.backward, ep_overlapped)
         + cp_b
         + fsdp_reduction_critical;
-    // Of the overlappable traffic, the fraction `efficiency.overlap` hides behind the
-    // pass's compute (its excess over the compute shows); the rest is serialised.
-    let w = o.efficiency.overlap;
-    let exposed = |comm: f64, compute: f64| (1.0 - w) * comm + (w * comm - compute).max(0.0);
-    let e_f = exposed(o_f, c_f);
-    let e_b = exposed(o_b, c_b);
-    // The DP sync overlaps the last microbatch's backward, or (GPUs) waits for it.
-    let (e_last, dp_exposed) = if reductions_overlap {
-        let e = exposed(o_b + c.dp.backward, c_b);
-        (e, share(c.dp.backward, o_b + c.dp.backward, e))
-    } else {
-        (e_b + c.dp.backward, c.dp.backward)
-    };
+    let (e_f, e_b) = (f.exposed, b.exposed);
 
     let memory = memory(&mb.memory, remat);
     let offload = setup.pcie.map_or(if memory.offloaded_per_microbatch > 0.0 { f64::INFINITY } else { 0.0 }, |pcie| {
@@ -359,13 +394,11 @@ fn timeline(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost)
         r_elementwise,
         r_moe,
         backward,
-        o_f,
-        o_b,
+        f,
+        b,
+        last,
         cp_f,
         cp_b,
-        e_f,
-        e_b,
-        e_last,
         dp_exposed,
         fsdp_reduction_critical,
         memory,
@@ -423,15 +456,17 @@ pub fn bound(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost
 pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematCost) -> StepParts {
     let o = &setup.options;
     let t = timeline(setup, mc, mb, remat);
-    let Timeline { m, c, c_f, c_b, o_f, o_b, e_f, e_b, e_last, dp_exposed, fsdp_reduction_critical, .. } = t;
+    let Timeline { m, c, c_f, c_b, dp_exposed, fsdp_reduction_critical, .. } = t;
     let times = comm_times(&t);
     let step_time = t.step_time;
-    // Exposed seconds per kind: overlapped traffic shares the excess over compute in
-    // proportion to its time; critical-path traffic is exposed whole.
-    let share_exposed = |x: &Traffic| {
-        share(x.forward, o_f, e_f) * m
-            + share(x.backward, o_b, e_b) * (m - 1.0)
-            + share(x.backward, o_b, e_last - dp_exposed)
+    // Exposed seconds per kind: overlapped traffic (driven by the TensorCores at `w_tc`, by
+    // the SparseCores at `w_sc`: every kind but the pipeline's sends when offloaded)
+    // serialises its unhidden fraction and shares the pass's excess over compute in
+    // proportion to the time it hides; critical-path traffic is exposed whole.
+    let sc = o.sparse_core;
+    let w_gathers = if sc { o.offload_overlap } else { o.efficiency.overlap };
+    let share_exposed = |x: &Traffic, w: f64| {
+        t.f.exposed_of(x.forward, w) * m + t.b.exposed_of(x.backward, w) * (m - 1.0) + t.last.exposed_of(x.backward, w)
     };
     let mut comm = [CommPart::default(); 6];
     comm[Parallelism::Dp as usize] = CommPart {
@@ -439,27 +474,34 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
         time: times[Parallelism::Dp as usize],
         exposed: dp_exposed,
         critical: !setup.rates.is_none_or(|r| r.gradient_reductions_overlap),
+        sparse_core: sc,
     };
-    let kind = |p: Parallelism, x: &Traffic, overlapped: bool| CommPart {
+    let kind = |p: Parallelism, x: &Traffic, overlapped: bool, gather: bool| CommPart {
         bytes: x.bytes * m,
         time: times[p as usize],
-        exposed: if overlapped { share_exposed(x) } else { times[p as usize] },
+        exposed: if overlapped {
+            share_exposed(x, if gather { w_gathers } else { o.efficiency.overlap })
+        } else {
+            times[p as usize]
+        },
         critical: !overlapped,
+        sparse_core: sc && gather && overlapped,
     };
     // FSDP: its overlapped part's share, and its ReduceScatters whole where critical (GPUs).
     let fsdp_overlapped = Traffic { backward: c.fsdp.backward - fsdp_reduction_critical, ..c.fsdp };
     comm[Parallelism::Fsdp as usize] = CommPart {
-        exposed: share_exposed(&fsdp_overlapped) + fsdp_reduction_critical * m,
-        ..kind(Parallelism::Fsdp, &c.fsdp, true)
+        exposed: share_exposed(&fsdp_overlapped, w_gathers) + fsdp_reduction_critical * m,
+        ..kind(Parallelism::Fsdp, &c.fsdp, true, true)
     };
-    comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true);
-    comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor);
-    comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert);
+    comm[Parallelism::Pp as usize] = kind(Parallelism::Pp, &c.pp, true, false);
+    comm[Parallelism::Tp as usize] = kind(Parallelism::Tp, &c.tp, o.overlap.tensor, true);
+    comm[Parallelism::Ep as usize] = kind(Parallelism::Ep, &c.ep, o.overlap.expert, true);
     comm[Parallelism::Cp as usize] = CommPart {
         bytes: c.cp.bytes * m,
         time: times[Parallelism::Cp as usize],
         exposed: (t.cp_f + t.cp_b) * m,
         critical: !o.overlap.context,
+        sparse_core: sc && o.overlap.context,
     };
     // compute + Σ exposed + bubble + sync + exposed offload + optimizer = step_time exactly.
     let compute = (c_f + c_b) * m;

@@ -6,6 +6,7 @@
 //! a page that only displays its results); `core/tests/validation/` recomputes it and
 //! fails when the file is stale, so it is always what core computes.
 
+use super::case_studies::{case_study_rows, CaseStudyRow};
 use super::setups::UnpredictedPoint;
 use super::splits::{evaluate_all, SplitReport};
 use super::table::{guide_rows, run_rows, GuideRow, RunRow};
@@ -28,6 +29,9 @@ pub struct BundledTable {
     pub guides: Vec<GuideRow>,
     /// The published numbers nothing predicts, with why.
     pub unpredicted: Vec<UnpredictedPoint>,
+    /// The Ironwood guide's case studies, planned before and after each change.
+    #[serde(default)]
+    pub case_studies: Vec<CaseStudyRow>,
     /// The grouped validation splits: each fold's refitted calibration and held-back
     /// predictions, and their statistics.
     pub splits: Vec<SplitReport>,
@@ -55,6 +59,7 @@ impl BundledTable {
             runs: run_rows(c),
             guides: guide_rows(c),
             unpredicted: super::setups::bundled().unpredicted_points.clone(),
+            case_studies: case_study_rows(c),
             splits,
         }
     }
@@ -88,6 +93,7 @@ pub fn bundled() -> &'static BundledTable {
             runs: Vec::new(),
             guides: Vec::new(),
             unpredicted: Vec::new(),
+            case_studies: Vec::new(),
             splits: Vec::new(),
         })
     })

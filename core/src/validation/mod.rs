@@ -17,6 +17,7 @@
 //! | [`splits`] | grouped validation splits: interleaved groups, leave one chip generation out, leave one model family out |
 //! | [`stats`] | median and p90 of absolute errors |
 //! | [`table`] | the rows (runs, guide points) and the statistics per generation |
+//! | [`case_studies`] | the Ironwood guide's case studies: each measured change planned before and after |
 //! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
 //! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
 //! | [`serving_runs`] | the published serving measurements (`data/serving-runs.csv`) |
@@ -28,6 +29,7 @@
 pub mod bands;
 pub mod bundled_table;
 pub mod calibration;
+pub mod case_studies;
 pub mod convention;
 pub mod fit;
 pub mod predict;

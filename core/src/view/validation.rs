@@ -31,6 +31,10 @@ pub struct ValidationEval {
     /// leave one model family out): each refits the calibration without what it holds
     /// back; their held-back errors per fold and over all folds, against issue 16's goal.
     pub splits: Vec<SplitSummary>,
+    /// The Ironwood guide's case studies, each change planned before and after with the
+    /// calibrated model, beside the step-time change the guide measured.
+    #[serde(default)]
+    pub case_studies: Vec<crate::validation::case_studies::CaseStudyRow>,
 }
 
 /// The other prediction mode.
@@ -78,6 +82,7 @@ pub fn evaluate(s: &Scenario) -> ValidationEval {
         runs: table.runs.len(),
         guide_points: table.guides.len(),
         splits: summaries(&table.splits),
+        case_studies: table.case_studies.clone(),
     }
 }
 
@@ -97,5 +102,6 @@ mod tests {
         let all = eval.by_generation.last().unwrap();
         assert_eq!((all.chip.as_deref(), all.split), (None, None));
         assert_eq!(all.stats.count + all.refused, eval.runs);
+        assert_eq!(eval.case_studies.len(), crate::validation::case_studies::CASES.len());
     }
 }

@@ -225,6 +225,8 @@ impl Gen<'_> {
         s.overlap.tensor = self.flag();
         s.overlap.context = self.flag();
         s.overlap.expert = self.flag();
+        // Absent (the chip's default), on (refused on a chip without SparseCores) or off.
+        s.overlap.sparse_core = self.r.pick(&[None, None, Some(true), Some(false)]);
         s.attention = self.r.pick(&[AttentionKernel::Flash, AttentionKernel::Materialized]);
         s.capacity_factor = if self.r.chance(0.7) { 1.0 } else { self.real(0.5, 64.0) };
         s.moe_kernel = self.r.pick(&[MoeKernel::Grouped, MoeKernel::Padded]);

@@ -335,6 +335,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
         let _ = writeln!(out, "- **{}**: \"{}\" Assumed: {}.", g.id, g.statement, g.assumptions.join("; "));
     }
 
+    case_studies_section(&mut out, c);
+
     let _ = writeln!(out, "\n## Published numbers nothing here predicts\n");
     let _ = writeln!(out, "| point | chip | what | value | why not |\n|---|---|---|--:|---|");
     for p in &f.unpredicted_points {
@@ -345,6 +347,52 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
         );
     }
     out
+}
+
+/// The Ironwood guide's case studies: each change planned before and after.
+fn case_studies_section(out: &mut String, c: &Calibration) {
+    use shardcalc_core::validation::case_studies::{case_study_rows, COMMON, SOURCE, TOLERANCE_POINTS};
+    let rows = case_study_rows(c);
+    let _ = writeln!(out, "\n## The Ironwood guide's case studies\n");
+    let _ = writeln!(
+        out,
+        "{SOURCE}: on a 4×4×4 TPU7x (64 chips), each optimisation and the change in step time it measured. The guide \
+         gives no model shape, batch or remat policy: each case plans a public model under stated assumptions \
+         (`core/src/validation/case_studies.rs`), before and after the change, with the calibrated model; nothing is \
+         fitted to these numbers. Goal: within ±{TOLERANCE_POINTS} points of the guide's change \
+         (`core/tests/validation/case_studies.rs`). Every case assumes: {}.\n",
+        COMMON.join("; ")
+    );
+    let _ = writeln!(
+        out,
+        "| case | model | before → after | before | after | predicted | guide | |\n|---|---|---|--:|--:|--:|--:|---|"
+    );
+    for r in &rows {
+        let published = r.published_change_pct.map_or("slower".to_string(), |p| format!("{p:+.0}%"));
+        let verdict = match (r.published_change_pct, &r.known_miss) {
+            (_, Some(_)) => "**known miss**",
+            (Some(p), None) if (r.predicted_change_pct - p).abs() <= TOLERANCE_POINTS => "within ±5",
+            (None, None) if r.predicted_change_pct > 0.0 => "agrees",
+            _ => "**misses**",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} → {} | {:.3} s | {:.3} s | {:+.1}% | {published} | {verdict} |",
+            r.id, r.model, r.before, r.after, r.before_step_s, r.after_step_s, r.predicted_change_pct
+        );
+    }
+    let _ = writeln!(out);
+    for r in &rows {
+        let own: Vec<&str> = r.assumptions.iter().skip(COMMON.len()).map(String::as_str).collect();
+        let _ = writeln!(out, "- **{}** ({}): \"{}\" Assumed: {}.", r.id, r.what, r.statement, own.join("; "));
+        let _ = writeln!(out, "  Before: {} After: {}", r.before_bound, r.after_bound);
+        if let Some(why) = &r.known_miss {
+            let _ = writeln!(out, "  **Known miss**: {why}");
+        }
+        if let Some(note) = &r.note {
+            let _ = writeln!(out, "  Note: {note}");
+        }
+    }
 }
 
 /// One run's memory as planned on its own mesh (the prediction mode does not change it).

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 mod bands;
+mod case_studies;
 mod doc;
 mod serving_doc;
 
