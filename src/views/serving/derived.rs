@@ -50,13 +50,13 @@ fn now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// Asks the worker to search `key`; its answer lands in `search` unless `asked` has moved on.
-fn ask(key: &shardcalc_core::scenario::Scenario, search: RwSignal<Option<SearchState>>, asked: StoredValue<u32>) {
+/// Asks the worker to search the scenario `link` (a search key's permalink); its answer lands
+/// in `search` unless `asked` has moved on.
+fn ask(link: String, search: RwSignal<Option<SearchState>>, asked: StoredValue<u32>) {
     let n = asked.get_value().wrapping_add(1);
     asked.set_value(n);
     let sent = now();
     search.update(|s| s.get_or_insert_with(SearchState::default).running = true);
-    let link = shardcalc_core::permalink::encode(key);
     worker_client::call(Request::Search { link }, move |reply| {
         if asked.try_get_value() != Some(n) {
             return;
@@ -88,13 +88,16 @@ impl Derived {
         // Always "changed": the scenario only changes when an input does, and comparing two
         // whole reports (every curve) would cost more than it saves.
         let report = Memo::new_with_compare(move |_| state.shown.with(plan), |_, _| true);
-        // Compared: equal keys (an edit the search does not read) search no more.
-        let key = Memo::new(move |_| state.shown.with(search_key));
+        // Compared: equal keys (an edit the search does not read) search no more. Compared as
+        // their permalinks, which the worker reads anyway: comparing and cloning whole
+        // scenarios links their equality and copies into the page (3.3 KB gzip measured).
+        let key =
+            Memo::new(move |_| state.shown.with(|s| search_key(s).map(|k| shardcalc_core::permalink::encode(&k))));
         let search = RwSignal::new(None::<SearchState>);
         let asked = StoredValue::new(0_u32);
         Effect::new(move |_| {
             key.with(|k| match k {
-                Some(k) => ask(k, search, asked),
+                Some(link) => ask(link.clone(), search, asked),
                 None => {
                     asked.update_value(|n| *n = n.wrapping_add(1));
                     search.set(None);
