@@ -1,7 +1,7 @@
 //! What the background worker does with a request (`src/bin/worker.rs` runs it for every
 //! message): import a config, render a catalog chart as SVG, import a MaxText command line
-//! (with MaxText's bundled base.yml and model files: core's `maxtext-configs`) or compare a
-//! MaxText log with the plan. Compiled into the worker by
+//! (with MaxText's bundled base.yml and model files: core's `maxtext-configs`), compare a
+//! MaxText log with the plan, or run the serving search under targets. Compiled into the worker by
 //! `#[path]` and into the lib as `shardcalc::worker_handler`, which the wasm tests run in
 //! place of a worker (`crate::worker_client::answer_locally`); pages never link it.
 
@@ -21,6 +21,7 @@ pub fn answer(text: &str) -> Option<String> {
         Request::Svg { name, link } => svg(&name, &link),
         Request::MaxText { text, link } => maxtext_run(&text, &link),
         Request::MaxTextLog { text, link } => maxtext_log(&text, &link),
+        Request::Search { link } => search(&link),
     };
     Some(reply.encode(id))
 }
@@ -181,4 +182,31 @@ fn maxtext_log(text: &str, link: &str) -> Reply {
         vec![format!("Measured: the median of step(s) {steps}, against the plan of {} devices.", plan.devices)];
     notes.extend(c.notes.iter().cloned());
     Reply::Compared { terms: terms.to_csv(), breakdown: breakdown.to_csv(), notes }
+}
+
+/// `performance.now()` in a page or a worker (0 where there is none).
+fn now() -> f64 {
+    use wasm_bindgen::JsCast;
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+        .map_or(0.0, |p| p.now())
+}
+
+fn search(link: &str) -> Reply {
+    let scenario = match shardcalc_core::permalink::decode(link) {
+        Ok(s) => s,
+        Err(e) => return Reply::Failed(e.0.iter().map(ToString::to_string).collect()),
+    };
+    let started = now();
+    let found = shardcalc_core::view::serving::search(&scenario);
+    let ms = now() - started;
+    match found {
+        Ok(Some(report)) => match serde_json::to_string(&report) {
+            Ok(report) => Reply::Searched { ms, report },
+            Err(e) => Reply::Failed(vec![format!("The search's report could not be written: {e}")]),
+        },
+        Ok(None) => Reply::Failed(vec!["inference.search: the scenario asks for no search".into()]),
+        Err(e) => Reply::Failed(e.0.iter().map(ToString::to_string).collect()),
+    }
 }

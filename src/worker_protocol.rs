@@ -1,7 +1,9 @@
 //! The messages between a page and the background worker (`src/bin/worker.rs`). The worker
 //! holds what a page needs only on request, so that its code is not in the page's first
-//! download (docs/size.md): the config importers, SVG rendering, and the MaxText command-line
-//! import and log comparison (with MaxText's bundled base.yml and model files).
+//! download (docs/size.md): the config importers, SVG rendering, the MaxText command-line
+//! import and log comparison (with MaxText's bundled base.yml and model files), and the
+//! serving search under targets (which also keeps the search off the page's thread while the
+//! user types).
 //!
 //! Messages are plain text, `<id>\n<kind>\n<payload>`, rather than serde types: a serde
 //! envelope around a scenario or a model costs the page ~15 KB of wasm (its own serializer
@@ -44,10 +46,15 @@ pub enum Request {
         /// The scenario the page shows, as its permalink (`shardcalc_core::permalink`).
         link: String,
     },
+    /// Run the serving search under targets (`shardcalc_core::view::serving::search`).
+    Search {
+        /// The scenario (the search's key), as its permalink.
+        link: String,
+    },
 }
 
 /// What the worker answers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     /// The imported model, with the importer's warnings.
     Imported {
@@ -73,6 +80,13 @@ pub enum Reply {
         breakdown: String,
         /// What the comparison says besides (a log of another configuration, ...).
         notes: Vec<String>,
+    },
+    /// The search's report.
+    Searched {
+        /// Milliseconds the search took in the worker (`performance.now()`).
+        ms: f64,
+        /// `shardcalc_core::inference::search::SearchReport` as JSON (one line).
+        report: String,
     },
     /// Why the request failed, one message per problem.
     Failed(Vec<String>),
@@ -112,6 +126,7 @@ impl Request {
             Request::Svg { name, link } => format!("{id}\nsvg\n{name}\n{link}"),
             Request::MaxText { text, link } => format!("{id}\nmaxtext\n{link}\n{text}"),
             Request::MaxTextLog { text, link } => format!("{id}\nmaxtext-log\n{link}\n{text}"),
+            Request::Search { link } => format!("{id}\nsearch\n{link}"),
         }
     }
 
@@ -134,6 +149,7 @@ impl Request {
                     Request::MaxTextLog { text, link }
                 }
             }
+            "search" => Request::Search { link: payload.to_string() },
             _ => return None,
         };
         Some((id, request))
@@ -153,6 +169,8 @@ impl Reply {
             Reply::Compared { terms, breakdown, notes } => {
                 format!("{id}\ncompared\n{terms}{SEPARATOR}{breakdown}{SEPARATOR}{}", join_lines(notes))
             }
+            // serde_json writes one line (it escapes line breaks inside strings).
+            Reply::Searched { ms, report } => format!("{id}\nsearched\n{ms}\n{report}"),
             Reply::Failed(errors) => format!("{id}\nfailed\n{}", join_lines(errors)),
         }
     }
@@ -179,6 +197,10 @@ impl Reply {
                     breakdown: breakdown.to_string(),
                     notes: split_lines(notes),
                 }
+            }
+            "searched" => {
+                let (ms, report) = payload.split_once('\n')?;
+                Reply::Searched { ms: shardcalc_core::text::real(ms).ok()?, report: report.to_string() }
             }
             "failed" => Reply::Failed(split_lines(payload)),
             _ => return None,

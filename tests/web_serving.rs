@@ -36,8 +36,33 @@ fn default_serving() -> Scenario {
     with_serving_defaults(&Scenario::default())
 }
 
-const CHARTS: [&str; 4] =
-    ["#chart-serving-pareto", "#chart-serving-breakdown", "#chart-serving-kv-memory", "#chart-serving-ratio"];
+const CHARTS: [&str; 6] = [
+    "#chart-serving-pareto",
+    "#chart-serving-breakdown",
+    "#chart-serving-kv-memory",
+    "#chart-serving-concurrency-throughput",
+    "#chart-serving-concurrency-latency",
+    "#chart-serving-ratio",
+];
+
+/// Whether the element at `css` is hidden (cards a report does not have stay in the page).
+fn hidden(page: &Page, css: &str) -> bool {
+    page.find::<HtmlElement>(css).hidden()
+}
+
+/// Waits until the search has answered `n` times (the worker answers on the event loop).
+async fn search_answers(page: &Page, n: u32) {
+    for _ in 0..600 {
+        if page.exists("#serving-search-stats")
+            && page.attr("#serving-search-stats", "data-seq").parse().unwrap_or(0) >= n
+        {
+            page.settle().await;
+            return;
+        }
+        support::sleep(50).await;
+    }
+    panic!("the search did not answer {n} times: {}", page.text("#serving-search-error"));
+}
 
 #[wasm_bindgen_test]
 async fn mounts_with_the_book_s_workload_and_core_s_numbers() {
@@ -111,7 +136,8 @@ async fn llama_3_70b_int8_on_a_v5e_4x2_then_a_bigger_batch() {
     let r8 = plan(&s);
     assert_eq!(page.text("#serving-step-value"), seconds(r8.decode.step.step_time_s.get()));
     assert_ne!(r8.decode.step.step_time_s, r.decode.step.step_time_s);
-    // The pareto marker, breakdown marker and ratio chart move with the batch.
+    // The pareto marker, breakdown marker, the concurrency charts' batch and the ratio chart
+    // move with the batch.
     for (c, before) in CHARTS.iter().zip(draws) {
         if *c != "#chart-serving-kv-memory" {
             assert!(page.draws(c) > before, "{c} was not redrawn");
@@ -170,7 +196,7 @@ async fn cross_field_conflicts_are_explained() {
 #[wasm_bindgen_test]
 async fn speculative_decoding_and_price_add_their_numbers() {
     let page = open().await;
-    assert!(!page.exists("#serving-speculative"));
+    assert!(hidden(&page, "#serving-speculative"));
     // The catalog prices the v5e (book 8.1), so cost shows from the start.
     let r = plan(&default_serving());
     let catalog = show(r.cost.as_ref().unwrap().decode_usd_per_million_tokens, Unit::Usd);
@@ -189,7 +215,7 @@ async fn speculative_decoding_and_price_add_their_numbers() {
     assert!(page.text("#serving-cost-value").starts_with('$'), "{}", page.text("#serving-cost-value"));
     assert_ne!(page.text("#serving-cost-value"), catalog, "the price typed replaces the catalog's");
     page.type_into("#inference-speculative-draft_len", "").await;
-    assert!(!page.exists("#serving-speculative"));
+    assert!(hidden(&page, "#serving-speculative"));
 }
 
 /// Milliseconds from typing into `css` until every memo, the table and the charts are updated.
@@ -225,9 +251,11 @@ async fn every_field_survives_garbage() {
     // Speculative decoding on, so that its acceptance and cost ratio are shown too.
     page.type_into("#inference-speculative-draft_len", "4").await;
     let inputs = page.all(".serving input[type=text]");
-    // Chip shape and slices, 4 workload, D, model and expert axes (2D, MoE), 3 prefill, 3
-    // speculative, price, reserved HBM.
-    assert_eq!(inputs.length(), 17, "text inputs");
+    // Chip shape and slices, 3 workload, the rate and 3 targets (no traffic rows yet), the
+    // token budget, D, model and expert axes (2D, MoE), 2 prefill, the prefill slice, prompts
+    // per pass and price, the KV link's bandwidth and latency, 3 speculative, price, reserved
+    // HBM.
+    assert_eq!(inputs.length(), 25, "text inputs");
     for i in 0..inputs.length() {
         let input: HtmlInputElement = inputs.item(i).unwrap().unchecked_into();
         let original = input.value();
@@ -320,4 +348,184 @@ async fn a_loading_bound_step_s_band_says_hbm_dominates() {
     page.type_into("#inference-batch", "1").await;
     let band = page.text("#serving-step-band");
     assert!(band.contains("dominant: HBM bandwidth"), "{band}");
+}
+
+/// The traffic mix as rows: two output lengths, one weighted 3:1, give E[G] = (3·512 + 1024)/4
+/// = 640 tokens; text that does not read stays in its cell with the field's message, the
+/// mix keeping its last valid lengths; removing a row recomputes.
+#[wasm_bindgen_test]
+async fn a_traffic_mix_is_edited_as_rows() {
+    use shardcalc_charts::format::significant;
+    let page = open().await;
+    assert!(
+        page.text("#inference-traffic-output-hint").contains("G = 512"),
+        "{}",
+        page.text("#inference-traffic-output-hint")
+    );
+    assert!(hidden(&page, "#inference-traffic-output"), "no rows: a fixed length");
+    page.click("#inference-traffic-output-add").await;
+    page.click("#inference-traffic-output-add").await;
+    assert_eq!(page.find::<HtmlInputElement>("#inference-traffic-output-0-tokens").value(), "512");
+    assert_eq!(page.find::<HtmlInputElement>("#inference-traffic-output-1-tokens").value(), "1024");
+    let weight: HtmlInputElement = page.find("#inference-traffic-output-0-weight");
+    weight.set_value("3");
+    fire(&weight, "change");
+    page.settle().await;
+    assert_eq!(page.text("#inference-traffic-output-0-share"), "75.0%");
+    assert_eq!(page.text("#inference-traffic-output-1-share"), "25.0%");
+    let mean = format!("E[G] = {} tokens", significant(640.0, 4));
+    assert!(page.text("#inference-traffic-summary").contains(&mean), "{}", page.text("#inference-traffic-summary"));
+    let tokens: HtmlInputElement = page.find("#inference-traffic-output-1-tokens");
+    tokens.set_value("abc");
+    fire(&tokens, "change");
+    page.settle().await;
+    let e = page.text("#inference-traffic-output-error");
+    assert!(e.contains("inference.traffic.output") && e.contains("length 2: tokens is not a number"), "{e}");
+    assert_eq!(tokens.value(), "abc", "the text stays");
+    assert!(page.text("#inference-traffic-summary").contains(&mean), "the last valid mix stays");
+    page.click("#inference-traffic-output-0-remove").await;
+    assert_eq!(page.text("#inference-traffic-output-error"), "");
+    assert!(page.text("#inference-traffic-summary").contains(&format!("E[G] = {} tokens", significant(1024.0, 4))));
+    page.click("#inference-traffic-output-0-remove").await;
+    assert!(hidden(&page, "#inference-traffic-output"), "no rows again: the fixed G");
+}
+
+/// A request rate and a TTFT target: the co-located servers (continuous batching, queueing)
+/// and the disaggregated pools are core's, the queueing model is stated, and the concurrency
+/// charts mark the operating point.
+#[wasm_bindgen_test]
+async fn a_request_rate_sizes_both_deployments_with_queueing() {
+    let page = open().await;
+    assert!(
+        hidden(&page, "#serving-colocated") && hidden(&page, "#serving-disagg") && hidden(&page, "#serving-queueing")
+    );
+    let draws = page.draws("#chart-serving-concurrency-latency");
+    page.type_into("#inference-request_rate", "4").await;
+    page.type_into("#inference-targets-ttft_p99_s", "3").await;
+    let mut s = default_serving();
+    if let Some(i) = s.inference.as_mut() {
+        i.request_rate = Some(4.0);
+        i.targets.ttft_p99_s = Some(3.0);
+    }
+    let r = plan(&s);
+    let d = r.continuous_batching.at_request_rate.as_ref().unwrap().deployment.as_ref().unwrap();
+    assert!(!hidden(&page, "#serving-colocated"));
+    let v = page.text("#serving-colocated-value");
+    assert!(v.starts_with(&format!("{} × ", d.servers)) && v.ends_with(&seconds(d.point.ttft.p99_s)), "{v}");
+    let g = r.disaggregation.deployment.as_ref().unwrap();
+    assert!(page.text("#serving-disagg-value").starts_with(&g.ratio), "{}", page.text("#serving-disagg-value"));
+    assert!(page.text("#serving-disagg-detail").contains(&seconds(r.disaggregation.kv_transfer_s.get())));
+    assert_eq!(page.text("#serving-ratio-value"), g.ratio);
+    assert!(page.text("#serving-queueing").contains("M/G/1"));
+    assert_eq!(page.text("#row-disaggregation-deployment-ttft-p99_s"), seconds(g.ttft.p99_s));
+    assert!(page.draws("#chart-serving-concurrency-latency") > draws, "the targets and the rate's point are drawn");
+}
+
+/// The search, run by the worker's code (here on the page's thread): the explanation and the
+/// ranked rows are core's; opening the cheapest applies its chip and mesh.
+#[wasm_bindgen_test]
+async fn the_search_finds_ranks_and_opens_a_deployment() {
+    shardcalc::worker_client::answer_locally(shardcalc::worker_handler::answer);
+    let page = open().await;
+    assert!(page.exists("#serving-search-off"));
+    page.type_into("#inference-prompt_len", "2048").await;
+    page.click("#serving-search-start").await;
+    page.type_into("#inference-search-chips", "tpu-v5e, h100-sxm").await;
+    page.type_into("#inference-targets-tpot_s", "0.05").await;
+    let mut s = default_serving();
+    for (path, text) in [
+        ("inference.prompt_len", "2048"),
+        ("inference.search", "true"),
+        ("inference.search.chips", "tpu-v5e, h100-sxm"),
+        ("inference.targets.tpot_s", "0.05"),
+    ] {
+        shardcalc_core::field::apply(&mut s, path, text).unwrap();
+    }
+    let expected = shardcalc_core::view::serving::search(&s).unwrap().unwrap();
+    search_answers(&page, 1).await;
+    for _ in 0..100 {
+        if page.text("#serving-search-explanation") == expected.explanation {
+            break;
+        }
+        support::sleep(50).await;
+    }
+    assert_eq!(page.text("#serving-search-explanation"), expected.explanation);
+    assert!(page
+        .text("#serving-search-stats")
+        .contains(&format!("{} configurations", shardcalc_charts::format::thousands(expected.evaluated))));
+    assert_eq!(page.count("#serving-search-ranked tbody tr") as usize, expected.ranked.len());
+    assert!(page.draws("#chart-serving-search-pareto") >= 1);
+    let best = expected.best.as_ref().unwrap();
+    page.click("#serving-search-ranked-open-0").await;
+    assert!(
+        page.text("#serving-search-opened").starts_with("Opened ranked row 1"),
+        "{}",
+        page.text("#serving-search-opened")
+    );
+    let chip = shardcalc_core::hardware::catalog::get(&best.decode.chip).unwrap();
+    assert!(page.text("#hw-summary").contains(&chip.name), "{}", page.text("#hw-summary"));
+    assert!(
+        page.text("#row-serving-topology").starts_with(&best.decode.topology),
+        "{}",
+        page.text("#row-serving-topology")
+    );
+}
+
+/// A TPU v4 has no public price: the cost says so, the price field says so beside it, and a
+/// typed price brings the cost back.
+#[wasm_bindgen_test]
+async fn a_chip_without_a_public_price_says_so_and_takes_one() {
+    let page = open().await;
+    assert!(page.text("#inference-price-source").contains("(catalog)"), "{}", page.text("#inference-price-source"));
+    page.choose("#hw-chip", "tpu-v4").await;
+    assert!(
+        page.text("#inference-price-source").contains("no public price"),
+        "{}",
+        page.text("#inference-price-source")
+    );
+    assert_eq!(page.text("#serving-cost-value"), "no price");
+    page.type_into("#inference-price_per_chip_hour_usd", "3.22").await;
+    assert!(
+        page.text("#inference-price-source").contains("$3.22 per chip-hour (typed)"),
+        "{}",
+        page.text("#inference-price-source")
+    );
+    assert!(page.text("#serving-cost-value").starts_with('$'));
+}
+
+/// DeepSeek-V3: its experts and its latent cache get their cards, and data-parallel attention
+/// can be chosen beside the expert axes.
+#[wasm_bindgen_test]
+async fn deepseek_shows_its_experts_and_latent_cache() {
+    let page = open().await;
+    assert!(hidden(&page, "#serving-moe") && hidden(&page, "#serving-mla"));
+    page.choose("#preset", "deepseek-v3").await;
+    assert!(!hidden(&page, "#serving-moe") && !hidden(&page, "#serving-mla"));
+    assert!(page.text("#serving-moe-value").contains("of 256 experts touched"), "{}", page.text("#serving-moe-value"));
+    assert!(page.text("#serving-mla-value").contains("less than MHA"), "{}", page.text("#serving-mla-value"));
+    assert!(page.exists("#inference-sharding-dense"));
+    assert!(page.exists("#row-mla-kv_bytes_per_token") && page.exists("#row-moe-load_imbalance"));
+}
+
+/// Prefill on H100s beside decode on the v5e: the prefill pool is the H100's, priced from the
+/// catalog beside its field; a scale-up KV link between two chip types is refused at its field.
+#[wasm_bindgen_test]
+async fn a_prefill_pool_on_another_chip() {
+    let page = open().await;
+    page.choose("#inference-prefill-chip", "h100-sxm").await;
+    assert!(
+        page.text("#row-disaggregation-prefill_pool-chip").starts_with("h100-sxm"),
+        "{}",
+        page.text("#row-disaggregation-prefill_pool-chip")
+    );
+    assert!(
+        page.text("#inference-prefill-price-source").contains("H100"),
+        "{}",
+        page.text("#inference-prefill-price-source")
+    );
+    page.choose("#inference-kv_transfer-network", "scale_up").await;
+    let e = page.text("#inference-kv_transfer-network-error");
+    assert!(e.contains("needs both pools on one chip type"), "{e}");
+    page.choose("#inference-kv_transfer-network", "scale_out").await;
+    assert_eq!(page.text("#inference-kv_transfer-network-error"), "");
 }

@@ -120,6 +120,24 @@ pub const CHARTS: &[ChartEntry] = &[
         build: |s| serving_chart(s, |name, s, r| serving::prefill_decode_ratio_chart(name, s.prompt_len, s.output_len, r)),
     },
     ChartEntry {
+        name: "serving-concurrency-throughput",
+        view: "serving",
+        about: "continuous batching: output tokens/s per chip vs concurrency, prefill and decode on the same chips",
+        build: |s| serving_chart(s, |name, _, r| serving::concurrency_throughput_chart(name, r)),
+    },
+    ChartEntry {
+        name: "serving-concurrency-latency",
+        view: "serving",
+        about: "continuous batching: time per output token and time to first token (p50, p99) vs concurrency, with the targets",
+        build: |s| serving_chart(s, |name, s, r| serving::concurrency_latency_chart(name, &s.targets, r)),
+    },
+    ChartEntry {
+        name: "serving-search-pareto",
+        view: "serving",
+        about: "the search under targets: cost vs mean time to the last token of the cheapest deployments and the Pareto front",
+        build: serving_search_chart,
+    },
+    ChartEntry {
         name: "validation-scatter",
         view: "validation",
         about: "predicted vs measured MFU of every published run, in the scenario's prediction mode, with y = x",
@@ -219,6 +237,17 @@ fn serving_chart(
     let r = inference_report(&m, &s)?.ok_or_else(|| Invalid::one("inference", "is required"))?;
     let section = s.inference.as_ref().ok_or_else(|| Invalid::one("inference", "is required"))?;
     Ok(Chart::Xy(chart(&m.name, section, &r)))
+}
+
+/// The search's chart; a scenario without `inference.search` is searched with the defaults
+/// (what ticking "Search" on the page does: every priced chip, 10 requests/s without a rate).
+fn serving_search_chart(s: &Scenario) -> Result<Chart, Invalid> {
+    let mut s = with_serving_defaults(s);
+    shardcalc_core::field::serving::search::start_search(&mut s);
+    let report =
+        shardcalc_core::view::serving::search(&s)?.ok_or_else(|| Invalid::one("inference.search", "is required"))?;
+    let name = s.model.resolve().map(|m| m.name).unwrap_or_default();
+    Ok(Chart::Xy(serving::search_pareto_chart(&name, &report)))
 }
 
 fn validation_scatter_chart(s: &Scenario) -> Result<Chart, Invalid> {

@@ -7,7 +7,17 @@
 //! - [`prefill_decode_ratio_chart`]: prefill servers per decode server against prompt length,
 //!   one line per output length (book 8.1.2).
 //!
+//! - [`concurrency_throughput_chart`], [`concurrency_latency_chart`]: continuous batching
+//!   against concurrency ([`concurrency`]);
+//! - [`search_pareto_chart`]: the search under targets, cost against latency ([`search`]).
+//!
 //! Each marks the scenario's own point.
+
+pub mod concurrency;
+pub mod search;
+
+pub use concurrency::{concurrency_latency_chart, concurrency_throughput_chart};
+pub use search::search_pareto_chart;
 
 use crate::format;
 use crate::theme::{self, Rgb};

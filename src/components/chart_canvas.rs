@@ -123,6 +123,6 @@ fn download_svg(id: &'static str, state: AppState, failure: RwSignal<Option<Stri
         Reply::Failed(errors) => {
             failure.try_set(Some(format!("SVG export failed: {}", errors.join("; "))));
         }
-        Reply::Imported { .. } | Reply::Run { .. } | Reply::Compared { .. } => {}
+        Reply::Imported { .. } | Reply::Run { .. } | Reply::Compared { .. } | Reply::Searched { .. } => {}
     });
 }

@@ -197,6 +197,23 @@ impl AppState {
         }
     }
 
+    /// Applies `f` to the form and the scenario when the scenario is valid with it, else
+    /// reports why: opening a row of the serving search, which refuses what does not fit and
+    /// says so next to the table.
+    ///
+    /// # Errors
+    /// The scenario's problems with the edit, each naming its field; nothing changes then.
+    pub fn try_update(&self, f: impl FnOnce(&mut Scenario)) -> Result<(), Invalid> {
+        let Some(mut draft) = self.draft.try_get_untracked() else { return Ok(()) };
+        let mut candidate = draft.scenario.clone();
+        f(&mut candidate);
+        self.check(&candidate)?;
+        draft.pending.clear();
+        self.commit(candidate);
+        self.settle(draft);
+        Ok(())
+    }
+
     /// Replaces the model (an import), keeping everything else, and every model field's text.
     pub fn load_model(&self, model: shardcalc_core::model::ModelConfig) {
         self.forget("model");

@@ -137,3 +137,60 @@ fn ratio_is_about_three_for_the_book_s_disaggregation() {
     let g128 = c.series.iter().find(|l| l.name.starts_with("G = 128")).unwrap();
     assert!(g128.points.iter().find(|p| p.0 == 8192.0).unwrap().1 > p.1);
 }
+
+/// Continuous batching on book 8.2's setup at 2 requests per second under a 50 ms TPOT:
+/// every sustained concurrency is a point (tokens/s per chip = the server's over its 16
+/// chips), the largest that fits is the rule, and the target and the operating point at the
+/// rate are drawn.
+#[test]
+fn concurrency_charts_are_the_curve_with_the_targets() {
+    let (s, r) = report(
+        r#"{"prompt_len": 2048, "output_len": 512, "dtypes": {"weights": "int8", "kv": "int8"},
+            "request_rate": 2, "targets": {"tpot_s": 0.05, "ttft_p99_s": 2}}"#,
+    );
+    let cb = &r.continuous_batching;
+    let sustained: Vec<_> = cb.curve.iter().filter_map(|c| c.point.as_ref().map(|p| (c.concurrency, p))).collect();
+    assert!(sustained.len() > 5, "{:?}", cb.curve.len());
+    let t = concurrency_throughput_chart("m", &r);
+    inside(&t);
+    assert_eq!(t.series[0].points.len(), sustained.len());
+    for ((c, p), q) in sustained.iter().zip(&t.series[0].points) {
+        assert_eq!(*q, (*c as f64, p.output_tokens_per_s / 16.0));
+    }
+    assert_eq!(t.rules.first().map(|r| r.value), Some(cb.max_concurrency as f64).filter(|m| *m <= t.x.max));
+    // Throughput grows with concurrency (more sequences share each weight load).
+    assert!(t.series[0].points.windows(2).all(|w| w[1].1 >= w[0].1), "{:?}", t.series[0].points);
+    let l = concurrency_latency_chart("m", &s.inference.as_ref().unwrap().targets, &r);
+    inside(&l);
+    let names: Vec<&str> = l.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["time per output token", "time to first token, p50", "time to first token, p99"]);
+    assert!(l.rules.iter().any(|r| !r.vertical && r.value == 50.0 && r.label.starts_with("TPOT target")));
+    assert!(l.rules.iter().any(|r| !r.vertical && r.value == 2000.0 && r.label.starts_with("TTFT p99 target")));
+    let at = cb.at_request_rate.as_ref().unwrap().deployment.as_ref().unwrap();
+    assert!(l.markers.iter().any(|m| m.at == (at.point.concurrency, at.point.ttft.p99_s * 1e3)));
+}
+
+/// The search's chart: the Pareto front's points are the report's (latency, USD per million
+/// output tokens), split by mode; the cheapest is marked.
+#[test]
+fn search_chart_is_the_front_and_the_ranked_rows() {
+    let (_, r) = report(
+        r#"{"prompt_len": 2048, "output_len": 512, "dtypes": {"weights": "int8", "kv": "int8"},
+            "request_rate": 10, "targets": {"tpot_s": 0.05, "ttft_p99_s": 2},
+            "search": {"chips": ["tpu-v5e", "h100-sxm"]}}"#,
+    );
+    let search = r.search.as_ref().unwrap();
+    let c = search_pareto_chart("m", search);
+    inside(&c);
+    let front = c.series.iter().find(|s| s.name == "Pareto front").unwrap();
+    let expected: Vec<(f64, f64)> =
+        search.pareto.iter().map(|d| (d.latency_s, d.usd_per_million_output_tokens.unwrap())).collect();
+    assert_eq!(front.points, expected);
+    let by_mode: usize =
+        c.series.iter().filter(|s| s.name == "co-located" || s.name == "disaggregated").map(|s| s.points.len()).sum();
+    assert_eq!(by_mode, search.pareto.len());
+    let best = search.best.as_ref().unwrap();
+    assert_eq!(c.markers[0].at, (best.latency_s, best.usd_per_million_output_tokens.unwrap()));
+    // The cheapest is the front's first point (cheapest first).
+    assert_eq!(front.points[0].1, expected.iter().map(|p| p.1).fold(f64::INFINITY, f64::min));
+}

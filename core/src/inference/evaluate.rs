@@ -15,7 +15,6 @@ use super::report::{
     BatchSource, CostReport, DecodeReport, DisaggregationReport, InferenceReport, KvCacheReport, MemoryReport,
     PrefillReport, ServingReport, SpeculativeReport, TopologySource, TpLimits,
 };
-use super::search::search;
 use super::slices::slice_shapes;
 use super::speculative::{speculative_step, DraftCost};
 use super::throughput::{decode_latency, per_chip, queries_per_s, tokens_per_s, usd_per_million_tokens};
@@ -67,7 +66,7 @@ pub fn evaluate_inference(
     section: &InferenceSection,
 ) -> Result<InferenceReport, Invalid> {
     let prefill_chip = prefill_chip(section).map_err(|e| e.prefixed("inference"))?;
-    evaluate(model, hw, prefill_chip, topology_given, section, true, &Clone::clone).map_err(|e| e.prefixed("inference"))
+    evaluate(model, hw, prefill_chip, topology_given, section, true).map_err(|e| e.prefixed("inference"))
 }
 
 /// [`evaluate_inference`] on hardware seen through `derate` (the calibrated mode's fitted
@@ -100,9 +99,7 @@ pub fn evaluate_derated(
     let prefill = prefill_chip(section)
         .map_err(|e| e.prefixed("inference"))?
         .map(|chip| derate(&ResolvedHardware { chip, axes: Vec::new() }).chip);
-    let derate_chip = |c: &Chip| derate(&ResolvedHardware { chip: c.clone(), axes: Vec::new() }).chip;
-    evaluate(model, &derate(hw), prefill, topology_given, section, with_curves, &derate_chip)
-        .map_err(|e| e.prefixed("inference"))
+    evaluate(model, &derate(hw), prefill, topology_given, section, with_curves).map_err(|e| e.prefixed("inference"))
 }
 
 /// The prefill servers' chip when `prefill.chip` names one (custom chips validated).
@@ -120,9 +117,9 @@ pub fn prefill_chip(section: &InferenceSection) -> Result<Option<Chip>, Invalid>
 
 /// `with_curves` false leaves `curves` empty ([`Curves::none`]): the charts' sweeps are most
 /// of the plan's work, and a caller that shows no chart (the headline bands) need not pay it.
-/// `derate` maps a catalog chip to the hardware the prediction mode sees (the search's
-/// chips other than the scenario's).
-#[allow(clippy::too_many_arguments)]
+/// The search under targets is a stage of its own (`crate::scenario::search_report`): `search` is `None`
+/// here, so that a caller that does not search (the serving page, which searches in its
+/// background worker) does not link it.
 fn evaluate(
     model: &ModelConfig,
     hw: &ResolvedHardware,
@@ -130,7 +127,6 @@ fn evaluate(
     topology_given: bool,
     section: &InferenceSection,
     with_curves: bool,
-    derate: &dyn Fn(&Chip) -> Chip,
 ) -> Result<InferenceReport, Invalid> {
     let chip = &hw.chip;
     let s = &section.sharding;
@@ -409,10 +405,7 @@ fn evaluate(
         memory,
         disaggregation,
         continuous_batching,
-        search: match &section.search {
-            Some(options) => Some(search(model, section, chip, options, derate)?),
-            None => None,
-        },
+        search: None,
         mla: mla_report(model, dt.kv, dec.peak, dec.hbm),
         moe: moe_report(dec, b, &point),
         speculative,

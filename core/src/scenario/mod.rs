@@ -17,7 +17,10 @@ pub use sections::{Kept, Sections};
 pub const SCENARIO_VERSION: u32 = 1;
 
 pub use crate::model_source::{ModelSource, EDITED};
-pub use reports::{inference_report, inference_report_without_curves, training_report, with_serving_defaults};
+pub use reports::{
+    inference_report, inference_report_without_curves, inference_report_without_search, search_report, training_report,
+    with_serving_defaults,
+};
 
 mod reports;
 

@@ -8,6 +8,7 @@ use crate::error::Invalid;
 use crate::hardware::query::{ChipSource, HardwareSection, ResolvedHardware};
 use crate::inference::defaults::{default_section, DEFAULT_CHIP};
 use crate::inference::evaluate::evaluate_derated;
+use crate::inference::search::{search, SearchReport};
 use crate::inference::InferenceReport;
 use crate::model::ModelConfig;
 use crate::training::plan::plan;
@@ -30,16 +31,27 @@ pub fn with_serving_defaults(s: &Scenario) -> Scenario {
 }
 
 /// The report's `inference` section for a scenario, `None` without one; in calibrated
-/// mode (`conventions.prediction`) on the derated hardware.
+/// mode (`conventions.prediction`) on the derated hardware; with the search under targets
+/// when the scenario asks for one ([`search_report`]).
 ///
 /// # Errors
 /// As `inference::evaluate::evaluate_inference`; `hardware` when the scenario has none.
 pub fn inference_report(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
+    let Some(mut report) = inference_report_with(model, s, true)? else { return Ok(None) };
+    report.search = search_report(model, s)?;
+    Ok(Some(report))
+}
+
+/// [`inference_report`] without the search (`search` is `None`): the plan and its charts.
+///
+/// # Errors
+/// As [`inference_report`].
+pub fn inference_report_without_search(model: &ModelConfig, s: &Scenario) -> Result<Option<InferenceReport>, Invalid> {
     inference_report_with(model, s, true)
 }
 
-/// [`inference_report`] without the charts' data (`curves` empty); every other number is
-/// the same.
+/// [`inference_report`] without the charts' data (`curves` empty) and without the search;
+/// every other number is the same.
 ///
 /// # Errors
 /// As [`inference_report`].
@@ -67,6 +79,27 @@ fn inference_report_with(
             evaluate_derated(model, &hw, topology_given, section, with_curves, |h| cal.derate(h)).map(Some)
         }
     }
+}
+
+/// The search under targets of a scenario (`inference.search`), `None` when it asks for
+/// none; in calibrated mode every chip it considers is derated as the plan's is.
+///
+/// # Errors
+/// The search's problems (`inference.search.chips[i]`, `inference.search`), `hardware`
+/// when the scenario has none.
+pub fn search_report(model: &ModelConfig, s: &Scenario) -> Result<Option<SearchReport>, Invalid> {
+    let Some(section) = &s.inference else { return Ok(None) };
+    let Some(options) = &section.search else { return Ok(None) };
+    let hw = s.validate_hardware()?.ok_or_else(|| Invalid::one("hardware", "is required by `inference`"))?;
+    let found = match s.conventions.prediction {
+        PredictionMode::Ideal => search(model, section, &hw.chip, options, &Clone::clone),
+        PredictionMode::Calibrated => {
+            let cal = crate::efficiency::serving::bundled();
+            let own = cal.derate_chip(&hw.chip);
+            search(model, section, &own, options, &|c| cal.derate_chip(c))
+        }
+    };
+    found.map(Some).map_err(|e| e.prefixed("inference"))
 }
 
 /// The scenario's `training` section planned on its hardware (`None` without one), in

@@ -86,7 +86,7 @@ pub fn ImportConfig() -> impl IntoView {
                         }
                     }
                     Reply::Failed(errors) => Outcome::Failed(errors),
-                    Reply::Svg(_) | Reply::Run { .. } | Reply::Compared { .. } => {
+                    Reply::Svg(_) | Reply::Run { .. } | Reply::Compared { .. } | Reply::Searched { .. } => {
                         Outcome::Failed(vec!["The importer answered something else; try again.".into()])
                     }
                 };

@@ -1,9 +1,14 @@
-//! The four serving charts (data from `shardcalc_charts::serving`, tested natively), each
-//! redrawn only when its data change, with PNG and SVG downloads and its points as CSV and
-//! Markdown.
+//! The serving charts (data from `shardcalc_charts::serving`, tested natively): the book's
+//! four (latency against throughput, the step's terms, KV memory, the prefill:decode ratio)
+//! and continuous batching against concurrency (throughput, latency), each redrawn only when
+//! its data change, with PNG and SVG downloads and its points as CSV and Markdown. The
+//! search's chart is the search section's.
 
 use leptos::prelude::*;
-use shardcalc_charts::serving::{kv_memory_chart, pareto_chart, prefill_decode_ratio_chart, step_breakdown_chart};
+use shardcalc_charts::serving::{
+    concurrency_latency_chart, concurrency_throughput_chart, kv_memory_chart, pareto_chart, prefill_decode_ratio_chart,
+    step_breakdown_chart,
+};
 use shardcalc_charts::table::Table;
 use shardcalc_charts::xy::XyChart;
 use shardcalc_core::inference::InferenceReport;
@@ -27,7 +32,7 @@ pub fn xy_table(c: &XyChart) -> Table {
 
 /// One chart: its memo, caption and CSV/Markdown buttons.
 #[component]
-fn ServingChart(
+pub fn ServingChart(
     /// Chart name in the catalog; the canvas is `#chart-<name>`, the CSV button `#<name>-csv`.
     name: &'static str,
     /// Canvas id (`chart-<name>`).
@@ -65,6 +70,12 @@ pub fn ServingCharts(
     let pareto = build(pareto_chart);
     let breakdown = build(step_breakdown_chart);
     let kv = build(kv_memory_chart);
+    let throughput = build(concurrency_throughput_chart);
+    let latency = Memo::new(move |_| {
+        let name = derived.model_name();
+        let targets = derived.targets();
+        derived.with_report(|r| concurrency_latency_chart(&name, &targets, r))
+    });
     let ratio = Memo::new(move |_| {
         let name = derived.model_name();
         let (p, g) = derived.lengths();
@@ -90,6 +101,18 @@ pub fn ServingCharts(
                 canvas="chart-serving-kv-memory"
                 data=kv
                 caption="KV caches grow linearly with context (local layers stop at their window); where the total crosses HBM, the batch no longer fits on this topology."
+            />
+            <ServingChart
+                name="serving-concurrency-throughput"
+                canvas="chart-serving-concurrency-throughput"
+                data=throughput
+                caption="Continuous batching with chunked prefill: each step decodes every sequence in flight and fills the rest of its token budget with prompt tokens (Sarathi-Serve, vLLM, SGLang, TensorRT-LLM). More sequences in flight share each weight load, until the caches fill HBM or the budget leaves no room for prompts."
+            />
+            <ServingChart
+                name="serving-concurrency-latency"
+                canvas="chart-serving-concurrency-latency"
+                data=latency
+                caption="Time per output token is the mean step (decode steps and steps carrying a prefill chunk); the time to first token is the prefill lane's M/G/1 queue at the rate that concurrency serves, plus the prompt's chunks. Dashed lines: the targets."
             />
             <ServingChart
                 name="serving-ratio"

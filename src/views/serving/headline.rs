@@ -12,12 +12,13 @@ use shardcalc_core::inference::InferenceReport;
 use shardcalc_core::validation::bands::{Band, ServingBands};
 
 use super::derived::Derived;
+use super::optional_cards::OPTIONAL;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
 use crate::components::band_text;
 use crate::state::use_app_state;
 
 /// Which band of [`ServingBands`] a headline carries, and how its numbers read.
-struct Banded {
+pub(super) struct Banded {
     of: fn(&ServingBands) -> Option<&Band>,
     number: fn(f64) -> String,
 }
@@ -47,14 +48,16 @@ fn usd(x: f64) -> String {
 }
 
 /// One headline: title, value and a line of context, each computed from the report.
-struct Headline {
+pub(super) struct Headline {
     /// Element id stem: the value is `#<id>-value`, the detail `#<id>-detail`.
-    id: &'static str,
-    title: &'static str,
-    value: fn(&InferenceReport) -> String,
-    detail: fn(&InferenceReport) -> String,
+    pub id: &'static str,
+    pub title: &'static str,
+    pub value: fn(&InferenceReport) -> String,
+    pub detail: fn(&InferenceReport) -> String,
     /// The uncertainty band (`#<id>-band`), for the numbers the calibration moves.
-    band: Option<Banded>,
+    pub band: Option<Banded>,
+    /// Whether the report has this card (hidden otherwise); `None`: always.
+    pub applies: Option<fn(&InferenceReport) -> bool>,
 }
 
 static HEADLINES: [Headline; 7] = [
@@ -63,6 +66,7 @@ static HEADLINES: [Headline; 7] = [
         title: "Decode step (per-token latency)",
         value: |r| seconds(r.decode.step.step_time_s.get()),
         band: Some(Banded { of: step_band, number: seconds }),
+        applies: None,
         detail: |r| {
             let t = &r.decode.step;
             format!(
@@ -80,6 +84,7 @@ static HEADLINES: [Headline; 7] = [
         title: "Throughput per chip",
         value: |r| tokens_per_s(r.decode.tokens_per_s_per_chip),
         band: Some(Banded { of: throughput_band, number: tokens_per_s }),
+        applies: None,
         detail: |r| {
             format!(
                 "{} on {} at batch {}; {} requests/s/chip",
@@ -95,6 +100,7 @@ static HEADLINES: [Headline; 7] = [
         title: "Cost per million tokens",
         value: |r| r.cost.as_ref().map_or_else(|| "no price".into(), |c| usd(c.decode_usd_per_million_tokens)),
         band: Some(Banded { of: cost_band, number: usd }),
+        applies: None,
         detail: |r| match &r.cost {
             Some(c) => format!(
                 "generated, at ${}/chip-hour; prompt tokens {} per million",
@@ -109,6 +115,7 @@ static HEADLINES: [Headline; 7] = [
         title: "Time to first token",
         value: |r| seconds(r.prefill.ttft_s.get()),
         band: Some(Banded { of: ttft_band, number: seconds }),
+        applies: None,
         detail: |r| {
             format!(
                 "prefill bound by {} on {}, at {} of peak FLOP/s",
@@ -123,6 +130,7 @@ static HEADLINES: [Headline; 7] = [
         title: "KV cache per token",
         value: |r| show(r.kv_bytes_per_token.get(), Unit::Bytes),
         band: None,
+        applies: None,
         detail: |r| {
             format!(
                 "{} per sequence, {} per batch; {}",
@@ -137,6 +145,7 @@ static HEADLINES: [Headline; 7] = [
         title: "Topology and largest batch",
         value: |r| format!("{} · B ≤ {}", r.serving.topology, thousands(r.max_batch)),
         band: None,
+        applies: None,
         detail: |r| {
             let chosen = match r.serving.topology_source {
                 TopologySource::Scenario => "given",
@@ -153,16 +162,21 @@ static HEADLINES: [Headline; 7] = [
     Headline {
         id: "serving-ratio",
         title: "Prefill : decode servers",
-        value: |r| format!("{} : 1", significant(r.disaggregation.prefill_per_decode, 3)),
+        value: |r| match &r.disaggregation.deployment {
+            Some(d) => d.ratio.clone(),
+            None => format!("{} : 1", significant(r.disaggregation.prefill_per_decode, 3)),
+        },
         band: None,
+        applies: None,
         detail: |r| {
             let d = &r.disaggregation;
+            let per = if d.deployment.is_some() { "for the request rate" } else { "to keep both busy (book 8.1.2)" };
             format!(
-                "{} of KV per request: {} over ICI, {} over DCN; {} tokens evicted per step",
+                "{per}; {} of KV per request over {}: {} a pass, {} added to the time to first token",
                 show(d.kv_bytes_per_request.get(), Unit::Bytes),
-                seconds(d.kv_transfer_ici_s.get()),
-                seconds(d.kv_transfer_dcn_s.get()),
-                significant(d.kv_tokens_evicted_per_step, 4)
+                d.kv_link.name,
+                seconds(d.kv_transfer_s.get()),
+                seconds(d.kv_transfer_added_s.get())
             )
         },
     },
@@ -187,52 +201,14 @@ fn Card(
                 .unwrap_or_default()
         }
     };
+    let hidden = move || headline.applies.is_some_and(|f| !derived.with_report(f).unwrap_or(false));
     view! {
-        <div class="card" id=headline.id>
+        <div class="card" id=headline.id hidden=hidden>
             <h3>{headline.title}</h3>
             <p class="value" id=format!("{}-value", headline.id)>{read(headline.value)}</p>
             <p class="detail" id=format!("{}-detail", headline.id)>{read(headline.detail)}</p>
             {headline.band.as_ref().map(|b| view! { <p class="detail band" id=format!("{}-band", headline.id)>{band(b)}</p> })}
         </div>
-    }
-}
-
-/// Speculative decoding's card (`#serving-speculative`), when it is on.
-#[component]
-fn SpeculativeCard(
-    /// The view's memos.
-    derived: Derived,
-) -> impl IntoView {
-    let texts = move || {
-        derived
-            .with_report(|r| {
-                r.speculative.as_ref().map(|s| {
-                    let value = format!(
-                        "{} tokens/step · {}×",
-                        significant(s.expected_tokens_per_step, 3),
-                        significant(s.speedup, 3)
-                    );
-                    let detail = format!(
-                        "per-token latency {} (plain {}); {} per chip",
-                        seconds(s.time_per_token_s.get()),
-                        seconds(r.decode.step.step_time_s.get()),
-                        show(s.tokens_per_s_per_chip, Unit::TokensPerS)
-                    );
-                    (value, detail)
-                })
-            })
-            .flatten()
-    };
-    move || {
-        texts().map(|(value, detail)| {
-            view! {
-                <div class="card" id="serving-speculative">
-                    <h3>"Speculative decoding"</h3>
-                    <p class="value" id="serving-speculative-value">{value}</p>
-                    <p class="detail" id="serving-speculative-detail">{detail}</p>
-                </div>
-            }
-        })
     }
 }
 
@@ -257,7 +233,7 @@ pub fn Headline(
             .with_report(|r| r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view())
             .unwrap_or_default()
     };
-    let cards = HEADLINES.iter().map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
+    let cards = HEADLINES.iter().chain(&OPTIONAL).map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
     view! {
         <Show when=move || state.is_stale()>
             <p class="stale" id="stale-note" role="status">
@@ -267,7 +243,6 @@ pub fn Headline(
         {error}
         <div class="cards" id="serving-headline">
             {cards}
-            <SpeculativeCard derived=derived />
         </div>
         <ul class="notes" id="serving-notes">{notes}</ul>
     }

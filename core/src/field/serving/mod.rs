@@ -1,18 +1,27 @@
 //! The fields of the `inference` section (book chapters 7–8): the workload, the four number
-//! formats (7.1.3, 8.1.1), how a replica splits the model (7.3), how prefill runs (8.1.2, a
-//! separate prefill mesh for disaggregated serving), speculative decoding (7.2.1), the price,
-//! and the conventions serving tools disagree on. A missing section is created with
-//! [`default_section`].
+//! formats (7.1.3, 8.1.1), how a replica splits the model (7.3), how prefill runs (8.1.2),
+//! speculative decoding (7.2.1), the price, and the conventions serving tools disagree on;
+//! serving at a request rate with its traffic mix and targets ([`rate`]), the prefill pool and
+//! the KV link of disaggregated serving ([`pools`]), and the search under targets
+//! ([`search`]). A missing section is created with [`default_section`].
+
+pub mod pools;
+pub mod rate;
+pub mod search;
 
 use super::{Choice, Field, InputMode, Kind, Min, Options};
 use crate::dtype::DType;
 use crate::flops::AttentionCounting;
-use crate::hardware::shape::{parse_shape, shape_of, topology_for};
 use crate::inference::defaults::default_section;
-use crate::inference::options::{CommsOverlap, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory};
+use crate::inference::options::{
+    CommsOverlap, DenseSharding, InferenceSection, KvContext, KvSharding, WeightSharding, WorkingMemory,
+};
 use crate::inference::speculative::{DraftCost, Speculative};
 use crate::scenario::{ModelSource, Scenario};
 use crate::text::name_list;
+pub use pools::{KV_TRANSFER, PREFILL_POOL};
+pub use rate::{BATCHING, RATE, TRAFFIC};
+pub use search::SEARCH;
 
 /// The section as fields read it: the scenario's, else the defaults.
 fn read<T>(s: &Scenario, f: impl FnOnce(&InferenceSection) -> T) -> T {
@@ -60,8 +69,8 @@ macro_rules! dtype_field {
     };
 }
 
-/// Prompt and output lengths, batch, request rate.
-pub static WORKLOAD: [Field; 4] = [
+/// Prompt and output lengths, batch.
+pub static WORKLOAD: [Field; 3] = [
     Field::new(
         "inference.prompt_len",
         "Prompt length P",
@@ -83,17 +92,6 @@ pub static WORKLOAD: [Field; 4] = [
     )
     .unit("sequences")
     .hint("Sequences decoded together per replica; empty = the largest that fits"),
-    Field::new(
-        "inference.request_rate",
-        "Request rate",
-        Kind::OptionalReal {
-            min: Min::Positive,
-            get: |s| read(s, |i| i.request_rate),
-            set: |s, v| section(s).request_rate = v,
-        },
-    )
-    .unit("requests/s")
-    .hint("To size the prefill and decode servers; empty = none"),
 ];
 
 /// Weight, KV, activation and compute formats.
@@ -134,8 +132,9 @@ fn set_weights(s: &mut Scenario, v: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Weight sharding, KV sharding past the heads, model and expert axes.
-pub static SHARDING: [Field; 5] = [
+/// Weight sharding, KV sharding past the heads, model and expert axes, and how the dense
+/// weights sit beside expert parallelism.
+pub static SHARDING: [Field; 6] = [
     Field::new(
         "inference.sharding.weights",
         "Weights",
@@ -211,24 +210,23 @@ pub static SHARDING: [Field; 5] = [
     )
     .hint("Model axes the experts are split over (expert parallelism); empty = none")
     .when(moe),
+    enum_choice!(
+        "inference.sharding.dense",
+        "Attention and dense weights",
+        DenseSharding,
+        [
+            Tensor => "tensor", "tensor-parallel over every model axis",
+            Data => "data", "data-parallel over the expert axes (DP attention)",
+        ],
+        |s| read(s, |i| i.sharding.dense),
+        |s| &mut section(s).sharding.dense,
+    )
+    .hint("With expert axes: DeepSeek-V3's decode layout replicates attention over them, each shard decoding its own sequences (SGLang --enable-dp-attention)")
+    .when(moe),
 ];
 
-/// The prefill servers' slice: a shape on the scenario's chip; empty = prefill on the decode
-/// mesh.
-fn set_prefill_topology(s: &mut Scenario, text: &str) -> Result<(), String> {
-    let topology = if text.trim().is_empty() {
-        None
-    } else {
-        let shape = parse_shape(text)?;
-        let chip = s.hardware.as_ref().ok_or("choose a chip first")?.chip.resolve().map_err(|e| e.to_string())?;
-        Some(topology_for(&chip, &shape, 1, None))
-    };
-    section(s).prefill.topology = topology;
-    Ok(())
-}
-
-/// Prefill utilisation, chunk, attention FLOPs and the prefill servers' mesh.
-pub static PREFILL: [Field; 4] = [
+/// Prefill utilisation, chunk and attention FLOPs.
+pub static PREFILL: [Field; 3] = [
     Field::new(
         "inference.prefill.mfu",
         "Prefill utilisation (MFU)",
@@ -260,16 +258,6 @@ pub static PREFILL: [Field; 4] = [
         |s| &mut section(s).prefill.attention,
     )
     .hint("How dot-product attention is counted in the prefill's FLOPs"),
-    Field::new(
-        "inference.prefill.topology",
-        "Prefill server slice",
-        Kind::Text {
-            mode: InputMode::Text,
-            get: |s| read(s, |i| i.prefill.topology.as_ref().map(|t| shape_of(t).0).unwrap_or_default()),
-            set: set_prefill_topology,
-        },
-    )
-    .hint("Disaggregated serving: the prefill servers' shape, e.g. 4x4; empty = prefill on the decode mesh"),
 ];
 
 /// A new speculative setting: γ draft tokens, acceptance 0.8, a draft costing 5% of a step.
@@ -449,7 +437,21 @@ pub static CONVENTIONS: [Field; 4] = [
 ];
 
 /// Every group of the section's fields, in the form's order.
-pub static GROUPS: [&[Field]; 7] = [&WORKLOAD, &FORMATS, &SHARDING, &PREFILL, &SPECULATIVE, &COST, &CONVENTIONS];
+pub static GROUPS: [&[Field]; 13] = [
+    &WORKLOAD,
+    &RATE,
+    &TRAFFIC,
+    &FORMATS,
+    &SHARDING,
+    &PREFILL,
+    &BATCHING,
+    &PREFILL_POOL,
+    &KV_TRANSFER,
+    &SPECULATIVE,
+    &COST,
+    &SEARCH,
+    &CONVENTIONS,
+];
 
 #[cfg(test)]
 mod tests {
