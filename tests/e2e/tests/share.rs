@@ -110,7 +110,7 @@ async fn every_export_is_produced_and_parses() {
 
     // CSV and Markdown: the same table.
     let csv = Table::from_csv(&downloads[2].2).expect("the CSV parses");
-    assert_eq!(csv.columns, ["component", "label", "total_params", "active_params"]);
+    assert_eq!(csv.columns, ["component", "label", "total_params", "active_params", "share_of_total"]);
     let total = csv.rows.iter().find(|r| r[0] == "total").expect("a total row");
     assert_eq!(total[2], "70553706496");
     let md = &downloads[3].2;
