@@ -117,7 +117,7 @@ async fn every_export_is_produced_and_parses() {
     assert_eq!(downloads[3].1, "text/markdown");
     assert_eq!(md, &csv.to_markdown());
     assert_eq!(md.lines().count(), csv.rows.len() + 2);
-    assert!(downloads[4].2.starts_with("| component | label | maxtext\\_forward\\_tflops"), "{}", downloads[4].2);
+    assert!(downloads[4].2.starts_with("| component | label | maxtext\\_total\\_tflops"), "{}", downloads[4].2);
 
     for (download, name) in downloads[5..7].iter().zip(["flops", "seq-len"]) {
         let cli = shardcalc_charts::svg::to_svg(&catalog::build(name, &s).unwrap()).unwrap();
