@@ -320,10 +320,7 @@ struct CurveTerm {
 /// and an AllToAll's by every other network's size. Each leg is `collective_cost` on that
 /// network's axes alone at a one-byte array (its latency does not depend on the array).
 fn legs(kind: CollectiveKind, axes: &[AxisLink]) -> Result<Vec<Leg>, Invalid> {
-    // The networks present, in `Network`'s order (listed, not sorted: a sort links a 3 KB
-    // quicksort into the serving page for at most three values).
-    let networks: Vec<crate::collectives::Network> =
-        crate::collectives::Network::ALL.into_iter().filter(|n| axes.iter().any(|a| a.network == *n)).collect();
+    let networks = crate::collectives::networks_of(axes);
     let groups: Vec<Vec<AxisLink>> =
         networks.iter().map(|n| axes.iter().filter(|a| a.network == *n).cloned().collect()).collect();
     let sizes: Vec<f64> = groups.iter().map(|g| product(g)).collect();
