@@ -82,6 +82,9 @@ mod tests {
         use crate::flops::{AttentionCounting, FlopConvention, RematPolicy};
         use crate::hardware::chip::ChipFamily;
         use crate::inference::options::{CommsOverlap, KvContext, KvSharding, WeightSharding, WorkingMemory};
+        use crate::inference::search::options::DeploymentMode;
+        use crate::inference::search::space::ShardingChoice;
+        use crate::inference::targets::Constraint;
         use crate::model::{AttentionBias, LayerKind, MlpKind, NormKind};
         use crate::training::pipeline::Schedule;
         use crate::training::setup::AttentionKernel;
@@ -106,6 +109,9 @@ mod tests {
             Schedule,
             AttentionKernel,
             Placement,
+            Constraint,
+            ShardingChoice,
+            DeploymentMode,
         );
     }
 }

@@ -196,6 +196,12 @@ pub fn all_to_all_time(shard_bytes: Bytes, axes: &[AxisLink]) -> Seconds {
         .fold(Seconds::ZERO, Seconds::max)
 }
 
+/// The networks `axes` cross, each once, inner first. Listed from `Network::ALL`, not sorted:
+/// a sort links a 3 KB quicksort into every page for at most three values.
+pub(crate) fn networks_of(axes: &[AxisLink]) -> Vec<Network> {
+    Network::ALL.into_iter().filter(|n| axes.iter().any(|a| a.network == *n)).collect()
+}
+
 /// Cost of `kind` over `axes` for the full array `V = array_bytes` (book 3.2–3.4).
 ///
 /// # Errors
@@ -204,9 +210,7 @@ pub fn all_to_all_time(shard_bytes: Bytes, axes: &[AxisLink]) -> Seconds {
 pub fn collective_cost(kind: CollectiveKind, array_bytes: Bytes, axes: &[AxisLink]) -> Result<CollectiveCost, Invalid> {
     validate(array_bytes, axes)?;
     let (pattern, passes) = kind.pattern_and_passes();
-    let mut networks: Vec<Network> = axes.iter().map(|a| a.network).collect();
-    networks.sort_unstable();
-    networks.dedup();
+    let networks = networks_of(axes);
     let groups: Vec<Vec<AxisLink>> =
         networks.iter().map(|n| effective_axes(&axes.iter().filter(|a| a.network == *n).collect::<Vec<_>>())).collect();
     let sizes: Vec<f64> = groups.iter().map(|g| g.iter().map(|a| a.size as f64).product()).collect();
@@ -317,6 +321,21 @@ pub fn point_to_point(bytes: Bytes, links: f64, link: BytesPerSec, hops: u64, ho
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn networks_of_lists_each_network_once_inner_first() {
+        // Network::ALL holds every variant (the match is exhaustive) in `Ord`'s order.
+        for n in Network::ALL {
+            match n {
+                Network::DieToDie | Network::ScaleUp | Network::ScaleOut => {}
+            }
+        }
+        assert!(Network::ALL.windows(2).all(|w| w[0] < w[1]));
+        let link = |network| AxisLink { network, ..torus(&[4], AxisShape::Ring).remove(0) };
+        let axes = [link(Network::ScaleOut), link(Network::ScaleUp), link(Network::ScaleOut)];
+        assert_eq!(networks_of(&axes), vec![Network::ScaleUp, Network::ScaleOut]);
+        assert_eq!(networks_of(&[]), Vec::<Network>::new());
+    }
 
     const W: f64 = 9e10; // one-way bytes/s of one link (TPU v5p ICI)
     const B: f64 = 1e8; // bytes each chip holds before the AllToAll

@@ -320,9 +320,7 @@ struct CurveTerm {
 /// and an AllToAll's by every other network's size. Each leg is `collective_cost` on that
 /// network's axes alone at a one-byte array (its latency does not depend on the array).
 fn legs(kind: CollectiveKind, axes: &[AxisLink]) -> Result<Vec<Leg>, Invalid> {
-    let mut networks: Vec<crate::collectives::Network> = axes.iter().map(|a| a.network).collect();
-    networks.sort_unstable();
-    networks.dedup();
+    let networks = crate::collectives::networks_of(axes);
     let groups: Vec<Vec<AxisLink>> =
         networks.iter().map(|n| axes.iter().filter(|a| a.network == *n).cloned().collect()).collect();
     let sizes: Vec<f64> = groups.iter().map(|g| product(g)).collect();

@@ -170,11 +170,13 @@ pub fn batch_grid(max: u64) -> Vec<u64> {
     out
 }
 
+/// `base` (ascending, no repeats) with `extra` in its place. Inserted, not sorted: a sort
+/// links a 3 KB quicksort into the serving page for a handful of numbers.
 fn sorted_with(base: &[u64], extra: u64) -> Vec<u64> {
     let mut v = base.to_vec();
-    v.push(extra);
-    v.sort_unstable();
-    v.dedup();
+    if let Err(i) = v.binary_search(&extra) {
+        v.insert(i, extra);
+    }
     v
 }
 

@@ -23,7 +23,7 @@ pub struct ServingTargets {
 }
 
 /// One of the targets, or what else limits a deployment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Constraint {
@@ -38,6 +38,13 @@ pub enum Constraint {
     /// HBM: the weights, caches and working memory must fit.
     Memory,
 }
+crate::serde_names::deserialize_by_name!(Constraint {
+    TtftP50 => "ttft_p50",
+    TtftP99 => "ttft_p99",
+    Tpot => "tpot",
+    Throughput => "throughput",
+    Memory => "memory",
+});
 
 /// A constraint no deployment meets, and why (co-located, disaggregated or searched).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

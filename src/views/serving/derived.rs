@@ -91,8 +91,9 @@ impl Derived {
         // Compared: equal keys (an edit the search does not read) search no more. Compared as
         // their permalinks, which the worker reads anyway: comparing and cloning whole
         // scenarios links their equality and copies into the page (3.3 KB gzip measured).
-        let key =
-            Memo::new(move |_| state.shown.with(|s| search_key(s).map(|k| shardcalc_core::permalink::encode(&k))));
+        // Written as the page writes links (`AppState::permalink`): `permalink::encode` would
+        // link every section's serializer (the key has no other section anyway).
+        let key = Memo::new(move |_| state.shown.with(|s| search_key(s).map(|k| state.permalink(&k))));
         let search = RwSignal::new(None::<SearchState>);
         let asked = StoredValue::new(0_u32);
         Effect::new(move |_| {

@@ -16,6 +16,7 @@ use shardcalc_charts::serving::search_pareto_chart;
 use shardcalc_charts::xy::XyChart;
 use shardcalc_core::field::serving::search::start_search;
 use shardcalc_core::inference::search::{Deployment, SearchReport};
+use shardcalc_core::text::shortest;
 use shardcalc_core::view::serving::open;
 
 use super::charts::ServingChart;
@@ -45,8 +46,9 @@ fn texts(state: Option<&SearchState>) -> Texts {
         asked: true,
         running: x.running,
         seq: x.answers.to_string(),
-        worker_ms: x.worker_ms.to_string(),
-        shown_ms: x.round_trip_ms.to_string(),
+        // Not `f64::to_string`, which links Rust's float printing (13 KB raw) into the page.
+        worker_ms: shortest(x.worker_ms),
+        shown_ms: shortest(x.round_trip_ms),
         ..Texts::default()
     };
     match &x.last {

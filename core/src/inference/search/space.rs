@@ -19,7 +19,7 @@ use crate::model::ModelConfig;
 use serde::{Deserialize, Serialize};
 
 /// How a server splits the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ShardingChoice {
@@ -31,6 +31,11 @@ pub enum ShardingChoice {
     /// decode layout).
     ExpertDataAttention,
 }
+crate::serde_names::deserialize_by_name!(ShardingChoice {
+    Tensor => "tensor",
+    Expert => "expert",
+    ExpertDataAttention => "expert_data_attention",
+});
 
 /// One server the search may deploy.
 #[derive(Clone, Debug)]
