@@ -204,9 +204,8 @@ pub fn all_to_all_time(shard_bytes: Bytes, axes: &[AxisLink]) -> Seconds {
 pub fn collective_cost(kind: CollectiveKind, array_bytes: Bytes, axes: &[AxisLink]) -> Result<CollectiveCost, Invalid> {
     validate(array_bytes, axes)?;
     let (pattern, passes) = kind.pattern_and_passes();
-    let mut networks: Vec<Network> = axes.iter().map(|a| a.network).collect();
-    networks.sort_unstable();
-    networks.dedup();
+    // The networks present, inner to outer (not a sort and dedup: see `crate::small_sort`).
+    let networks: Vec<Network> = Network::ALL.into_iter().filter(|n| axes.iter().any(|a| a.network == *n)).collect();
     let groups: Vec<Vec<AxisLink>> =
         networks.iter().map(|n| effective_axes(&axes.iter().filter(|a| a.network == *n).collect::<Vec<_>>())).collect();
     let sizes: Vec<f64> = groups.iter().map(|g| g.iter().map(|a| a.size as f64).product()).collect();

@@ -25,6 +25,11 @@ pub enum Network {
 }
 crate::serde_names::deserialize_by_name!(Network { DieToDie => "die_to_die", ScaleUp => "scale_up", ScaleOut => "scale_out" });
 
+impl Network {
+    /// Every network, inner to outer (their order).
+    pub const ALL: [Network; 3] = [Network::DieToDie, Network::ScaleUp, Network::ScaleOut];
+}
+
 /// One mesh axis as the cost model sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

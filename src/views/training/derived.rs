@@ -129,7 +129,10 @@ pub fn plans_table(
 /// Every new plan counts as a change, as for `searched`: comparing two reports field by field
 /// would link `TrainingReport`'s `PartialEq` (docs/size.md, size4) and costs more than the
 /// repaints it saves.
-fn new_plan(_: Option<&Option<Result<TrainingReport, Invalid>>>, _: Option<&Option<Result<TrainingReport, Invalid>>>) -> bool {
+fn new_plan(
+    _: Option<&Option<Result<TrainingReport, Invalid>>>,
+    _: Option<&Option<Result<TrainingReport, Invalid>>>,
+) -> bool {
     true
 }
 
