@@ -65,6 +65,7 @@ pub mod saved;
 pub mod scenario;
 mod serde_names;
 pub mod sharding;
+mod small_sort;
 pub mod text;
 #[cfg(feature = "torchtitan")]
 pub mod torchtitan;

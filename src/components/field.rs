@@ -167,10 +167,8 @@ impl Hooks {
         if (replaced || !own) && current != t {
             write(&t);
             let path = self.field.path();
-            if self.state.draft.with_untracked(|d| d.unreadable.contains_key(&path)) {
-                self.state.draft.update(|d| {
-                    d.unreadable.remove(&path);
-                });
+            if self.state.draft.with_untracked(|d| d.is_unreadable(&path)) {
+                self.state.draft.update(|d| d.set_unreadable(&path, None));
             }
         }
         generation

@@ -5,8 +5,6 @@
 //! (heads and KV heads) resolves as soon as the second field makes the pair valid. Text that
 //! does not read at all is kept in its input with its message ([`Draft::unreadable`]).
 
-use std::collections::BTreeMap;
-
 use shardcalc_core::error::{FieldError, Invalid};
 use shardcalc_core::field::Input;
 use shardcalc_core::flops::Workload;
@@ -56,8 +54,10 @@ impl Pending {
 pub struct Draft {
     /// What the form shows: the scenario (with the page's defaults) and the pending edits.
     pub scenario: Scenario,
-    /// Why a field's text could not be read, by path.
-    pub unreadable: BTreeMap<String, String>,
+    /// Why a field's text could not be read: one error per field, in the order they were
+    /// typed (a `Vec`, not a `BTreeMap` by path: the only B-tree the pages linked, 5.3 KB
+    /// gzip on the training page; docs/size.md, size4).
+    pub unreadable: Vec<FieldError>,
     /// Edits the scenario refused, in the order they were made.
     pub pending: Vec<Pending>,
 }
@@ -66,7 +66,7 @@ impl Draft {
     /// A draft of `scenario`, with nothing pending.
     #[must_use]
     pub fn new(scenario: Scenario) -> Self {
-        Self { scenario, unreadable: BTreeMap::new(), pending: Vec::new() }
+        Self { scenario, unreadable: Vec::new(), pending: Vec::new() }
     }
 
     /// The draft of `base` (the scenario with the page's defaults) with the pending edits.
@@ -83,21 +83,33 @@ impl Draft {
     /// stored value is stale).
     #[must_use]
     pub fn problems(&self, sections: Sections) -> Vec<FieldError> {
-        let mut out: Vec<FieldError> =
-            self.unreadable.iter().map(|(path, message)| FieldError::new(path.clone(), message.clone())).collect();
+        let mut out = self.unreadable.clone();
         if let Err(Invalid(errors)) = self.scenario.validate_with(sections) {
-            out.extend(errors.into_iter().filter(|e| !self.unreadable.contains_key(&e.field)));
+            out.extend(errors.into_iter().filter(|e| !self.is_unreadable(&e.field)));
         }
         out
+    }
+
+    /// Whether the text typed in the field at `path` could not be read.
+    #[must_use]
+    pub fn is_unreadable(&self, path: &str) -> bool {
+        self.unreadable.iter().any(|e| e.field == path)
+    }
+
+    /// Records why the text of the field at `path` could not be read (`None`: it was read),
+    /// replacing what was recorded for it before.
+    pub fn set_unreadable(&mut self, path: &str, message: Option<String>) {
+        self.unreadable.retain(|e| e.field != path);
+        self.unreadable.extend(message.map(|m| FieldError::new(path, m)));
     }
 
     /// Forgets the unread text and the pending edits of `path` and every path under it (a
     /// section switched off, a model replaced); `true` when something was forgotten.
     pub fn forget(&mut self, path: &str) -> bool {
         let under =
-            |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.') || r.starts_with('['));
+            |p: &str| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.') || r.starts_with('['));
         let before = (self.unreadable.len(), self.pending.len());
-        self.unreadable.retain(|p, _| !under(p));
+        self.unreadable.retain(|e| !under(&e.field));
         self.pending.retain(|p| !p.is_under(path));
         before != (self.unreadable.len(), self.pending.len())
     }

@@ -163,11 +163,9 @@ impl AppState {
         draft.pending.retain(|p| !matches!(p, Pending::Field(f, _) if f.is(&field)));
         let mut candidate = draft.scenario.clone();
         match field.apply(&mut candidate, text) {
-            Ok(()) => {
-                draft.unreadable.remove(&field.path());
-            }
+            Ok(()) => draft.set_unreadable(&field.path(), None),
             Err(e) => {
-                draft.unreadable.insert(field.path(), e.message);
+                draft.set_unreadable(&field.path(), Some(e.message));
                 self.settle(draft);
                 return;
             }

@@ -214,7 +214,7 @@ pub fn network_index(n: Network) -> usize {
 }
 
 /// The networks in [`NetworkSplit`] order.
-pub const NETWORKS: [Network; 3] = [Network::DieToDie, Network::ScaleUp, Network::ScaleOut];
+pub const NETWORKS: [Network; 3] = Network::ALL;
 
 /// How a mesh's degrees are split over the networks: `split[network][axis]`, each
 /// network's row multiplying to the devices it spans.

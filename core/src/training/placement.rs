@@ -148,7 +148,7 @@ fn merged(placement: &Placement, group: &[Parallelism]) -> ([Piece; MAX_PHYSICAL
             }
         }
     }
-    out[..n].sort_unstable_by_key(|p| p.axis);
+    crate::small_sort::by_key(&mut out[..n], |p| p.axis);
     (out, n)
 }
 
@@ -340,7 +340,7 @@ impl CostCache {
             *slot = LinkKey::of(phys, *p);
         }
         // proof: `merged` returns at most MAX_PHYSICAL_AXES pieces.
-        key.links[..n].sort_unstable();
+        crate::small_sort::by_key(&mut key.links[..n], |l| *l);
         if let Some(m) = self.models.get(&key) {
             return *m;
         }

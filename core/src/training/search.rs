@@ -291,12 +291,14 @@ fn run(
         result.meshes += 1;
         // ZeRO-3 over dp is FSDP over dp·fsdp: a mesh enumerated on its own.
         // ZeRO-1 and 2 before ZeRO-0, which they may dominate (below).
-        let mut zeros_here: Vec<ZeroStage> = if mesh.dp > 1 {
-            zeros.iter().copied().filter(|z| !z.shards_weights()).collect()
+        // (Partitioned by hand, not `sort_by_key`: a stable sort would link driftsort, ~1.5 KB
+        // gzip on the training page; docs/size.md, session 14.)
+        let zeros_here: Vec<ZeroStage> = if mesh.dp > 1 {
+            let kept = zeros.iter().copied().filter(|z| !z.shards_weights());
+            kept.clone().filter(|z| z.0 != 0).chain(kept.filter(|z| z.0 == 0)).collect()
         } else {
             zeros[..1].to_vec()
         };
-        zeros_here.sort_by_key(|z| z.0 == 0);
         let pipelines_here = pipelines(schedules, choices.max_virtual_stages, layers, mesh.pp);
         // Counts are in configurations: a microbatch count with a policy.
         let per_m = policies.len() as u64;

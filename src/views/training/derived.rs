@@ -66,19 +66,28 @@ impl Derived {
             // A new search is a new result: comparing two reports would cost more than it saves.
             |_, _| true,
         );
-        let best = Memo::new(move |_| {
-            inputs.with(|i| match i {
-                Err(e) => Some(Err(e.clone())),
-                Ok(i) => searched.with(|r| r.as_ref().map(|r| i.with_budget(r))),
-            })
-        });
-        let shown = Memo::new(move |prev: Option<&Option<Result<TrainingReport, Invalid>>>| {
-            best.with(|b| match b {
-                Some(Ok(r)) => Some(Ok(r.clone())),
-                _ => prev.cloned().flatten(),
-            })
-        });
-        let explored = Memo::new(move |_| inputs.with(|i| i.as_ref().ok().and_then(TrainingInputs::explored)));
+        let best = Memo::new_with_compare(
+            move |_| {
+                inputs.with(|i| match i {
+                    Err(e) => Some(Err(e.clone())),
+                    Ok(i) => searched.with(|r| r.as_ref().map(|r| i.with_budget(r))),
+                })
+            },
+            new_plan,
+        );
+        let shown = Memo::new_with_compare(
+            move |prev: Option<&Option<Result<TrainingReport, Invalid>>>| {
+                best.with(|b| match b {
+                    Some(Ok(r)) => Some(Ok(r.clone())),
+                    _ => prev.cloned().flatten(),
+                })
+            },
+            new_plan,
+        );
+        let explored = Memo::new_with_compare(
+            move |_| inputs.with(|i| i.as_ref().ok().and_then(TrainingInputs::explored)),
+            new_plan,
+        );
         let bands = Memo::new(move |_| {
             shown.with(|r| {
                 let r = ok(r)?;
@@ -115,6 +124,16 @@ pub fn plans_table(
     f: fn(&[(String, &TrainingReport)]) -> shardcalc_charts::table::Table,
 ) -> Memo<shardcalc_charts::table::Table> {
     Memo::new(move |_| derived.with_plans(|b, e| f(&shardcalc_charts::training::breakdown_rows(b, e))))
+}
+
+/// Every new plan counts as a change, as for `searched`: comparing two reports field by field
+/// would link `TrainingReport`'s `PartialEq` (docs/size.md, size4) and costs more than the
+/// repaints it saves.
+fn new_plan(
+    _: Option<&Option<Result<TrainingReport, Invalid>>>,
+    _: Option<&Option<Result<TrainingReport, Invalid>>>,
+) -> bool {
+    true
 }
 
 /// The plan of a plan memo's value, when it succeeded.
