@@ -1,8 +1,10 @@
 //! The published runs: filters (chip, model, side of the interleaved split), every run's
 //! measured and predicted step time and MFU, in sample and held back, its FLOPs in its own
 //! convention and today's, exports, and a link opening the run as a scenario on the
-//! training page. One table, rebuilt when the prediction or a filter changes: the page
-//! shows the runs the filters keep and the exports hold the same rows.
+//! training page. The page's table holds every run, built when the prediction changes; a
+//! filter only marks the rows it drops (`filtered-out`, not displayed), so a filter change
+//! rewrites those rows' classes, not every cell (the repaint budget). The exports and the
+//! count hold the runs the filters keep.
 
 use leptos::prelude::*;
 use shardcalc_charts::scatter::chip_name;
@@ -11,7 +13,7 @@ use shardcalc_core::validation::table::generations;
 
 use super::derived::{table, Derived};
 use super::tables;
-use crate::components::{DataTable, RowIds};
+use crate::components::{DataTable, RowIds, TableExports};
 use crate::dom::event_value;
 
 fn distinct(values: impl Iterator<Item = String>) -> Vec<String> {
@@ -66,7 +68,23 @@ pub fn RunsTable(
         distinct(all.iter().map(|r| r.model.clone())).into_iter().map(|m| (m.clone(), m)).collect();
     let splits: Vec<(String, String)> =
         [Split::Fit, Split::HeldBack].iter().map(|s| (s.id().to_string(), s.label().to_string())).collect();
+    // Exported and counted: the runs the filters keep.
     let runs = Memo::new(move |_| tables::runs(table(), &derived.shown_runs(), derived.mode.get()));
+    // Shown: every run, the dropped ones marked.
+    let every = Memo::new(move |_| {
+        let rows: Vec<_> = all.iter().collect();
+        tables::runs(table(), &rows, derived.mode.get())
+    });
+    let shown = Memo::new(move |_| {
+        let mut t = every.get();
+        t.classes.resize(t.rows.len(), String::new());
+        for (class, run) in t.classes.iter_mut().zip(all) {
+            if !derived.filter.keeps(run) {
+                class.push_str(if class.is_empty() { "filtered-out" } else { " filtered-out" });
+            }
+        }
+        t
+    });
     let count = move || format!("Showing {} of {} runs.", runs.with(|t| t.rows.len()), all.len());
     view! {
         <section class="result-section" aria-labelledby="validation-runs-heading">
@@ -77,14 +95,16 @@ pub fn RunsTable(
                 <FilterSelect id="validation-filter-split" label="Interleaved split" options=splits target=derived.filter.split />
             </div>
             <p class="note" id="validation-count" role="status">{count}</p>
+            <div class="table-wrap">
             <DataTable
                 id="validation-runs"
-                table=runs
+                table=shown
                 caption="Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, in the mode shown, and (calibrated) by the fit that never saw the run's chip. TFLOPs per device-step in the run's own published convention and in today's MaxText one, which every MFU here uses. Rows whose MFU error is over 5 points are marked."
                 row_headers=true
                 row_ids=RowIds { key: Some(0), prefix: "run-" }
-                exports="validation-runs"
             />
+            </div>
+            <div class="actions"><TableExports name="validation-runs" table=runs /></div>
         </section>
     }
 }
