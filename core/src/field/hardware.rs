@@ -20,14 +20,23 @@ fn chips(s: &Scenario) -> Vec<Choice> {
     if let Some(ChipSource::Custom(c)) = s.hardware.as_ref().map(|h| &h.chip) {
         out.push(Choice { value: CUSTOM_CHIP.into(), label: format!("Custom: {}", c.name), group: "" });
     }
-    for (family, group) in [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")] {
-        out.extend(catalog::all().iter().filter(|c| c.family == family).map(|c| Choice {
-            value: c.id.clone(),
-            label: c.name.clone(),
-            group,
-        }));
-    }
+    out.extend(catalog_chips());
     out
+}
+
+/// The catalog's chips as choices, TPUs then GPUs (each group under its heading): the
+/// hardware page's chip and the serving page's prefill chip.
+pub(super) fn catalog_chips() -> Vec<Choice> {
+    [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")]
+        .into_iter()
+        .flat_map(|(family, group)| {
+            catalog::all().iter().filter(move |c| c.family == family).map(move |c| Choice {
+                value: c.id.clone(),
+                label: c.name.clone(),
+                group,
+            })
+        })
+        .collect()
 }
 
 fn chip(s: &Scenario) -> String {

@@ -5,7 +5,6 @@
 use super::{read, section};
 use crate::field::{Choice, Field, InputMode, Kind, Min, Options};
 use crate::hardware::catalog;
-use crate::hardware::chip::ChipFamily;
 use crate::hardware::query::ChipSource;
 use crate::hardware::shape::{parse_shape, shape_of, topology_for};
 use crate::inference::options::{KvNetwork, KvOverlap};
@@ -22,13 +21,7 @@ fn prefill_chips(s: &Scenario) -> Vec<Choice> {
     if let Some(ChipSource::Custom(c)) = read(s, |i| i.prefill.chip.clone()) {
         out.push(Choice { value: CUSTOM_PREFILL_CHIP.into(), label: format!("Custom: {}", c.name), group: "" });
     }
-    for (family, group) in [(ChipFamily::Tpu, "TPU"), (ChipFamily::Gpu, "GPU")] {
-        out.extend(catalog::all().iter().filter(|c| c.family == family).map(|c| Choice {
-            value: c.id.clone(),
-            label: c.name.clone(),
-            group,
-        }));
-    }
+    out.extend(crate::field::hardware::catalog_chips());
     out
 }
 
