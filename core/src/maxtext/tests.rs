@@ -2,7 +2,6 @@
 //! `maxtext-configs` feature (`cargo test -p shardcalc-core -p shardcalc-cli` turns it on).
 
 use super::*;
-use crate::flops::{training_flops, FlopConvention, Workload};
 
 fn args(tokens: &[&str]) -> CommandLine {
     CommandLine::parse(tokens).unwrap()
@@ -138,14 +137,18 @@ mod bundled {
     /// preset's parameters and MaxText FLOPs.
     #[test]
     fn preset_models_are_their_presets() {
-        let w =
-            Workload { per_device_batch: 1.0, seq_len: 4096, grad_accum: 1, remat: crate::flops::RematPolicy::None };
+        let w = crate::flops::Workload {
+            per_device_batch: 1.0,
+            seq_len: 4096,
+            grad_accum: 1,
+            remat: crate::flops::RematPolicy::None,
+        };
         for (name, id) in presets::PRESET_MODELS {
             let text = Configs::available().model(name).unwrap_or_else(|| panic!("{name} is not bundled"));
             let imported = crate::import::from_maxtext_yaml(text).unwrap().config;
             let preset = crate::presets::get(id).unwrap().config;
             assert_eq!(count_params(&imported).total, count_params(&preset).total, "{name} vs {id}");
-            let f = |m| training_flops(m, &w, FlopConvention::MaxText).total.get();
+            let f = |m| crate::flops::training_flops(m, &w, crate::flops::FlopConvention::MaxText).total.get();
             assert_eq!(f(&imported), f(&preset), "{name} vs {id}");
         }
     }

@@ -300,12 +300,28 @@ pub struct CommunicationReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BoundReport {
-    /// The resource.
+    /// The resource whose time is the largest (book 1.1, 5.1): `compute` unless a kind of
+    /// parallelism's collectives, the bubble or host offload take longer than the compute.
     pub resource: Bottleneck,
-    /// The kind of parallelism whose communication is largest, when communication binds.
+    /// The kind of parallelism whose communication binds, when communication binds.
     pub axis: Option<Parallelism>,
-    /// One sentence.
+    /// The largest time the step spends not computing; absent when nothing is lost.
+    pub largest_loss: Option<LossReport>,
+    /// One or two sentences.
     pub explanation: String,
+}
+
+/// The largest loss of a step: exposed collectives of one kind (with the wait for the
+/// slowest slice for DP), the pipeline bubble, or exposed host offload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LossReport {
+    /// `communication`, `pipeline_bubble` or `host_offload`.
+    pub resource: Bottleneck,
+    /// The kind of parallelism, for communication.
+    pub axis: Option<Parallelism>,
+    /// Seconds per step.
+    pub seconds: Seconds,
 }
 
 /// Which of the book's limits binds for the setup.
