@@ -9,7 +9,7 @@ use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
     AxisPlacement, BoundReport, CommunicationReport, LayerWorkReport, LossReport, MemoryComponent, MemoryItem,
     MemoryReport, MeshReport, NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow,
-    SkippedReport, StepBreakdown, TrainingReport,
+    StepBreakdown, TrainingReport,
 };
 use super::search::{search, Limits, SearchResult};
 use super::section::TrainingSection;
@@ -164,14 +164,7 @@ pub fn plan(
         meshes: r.meshes,
         evaluated: r.evaluated,
         feasible: r.feasible,
-        skipped: SkippedReport {
-            identical: r.skipped.identical,
-            dominated: r.skipped.dominated,
-            microbatches: r.skipped.microbatches,
-            state_exceeds_hbm: r.skipped.state_exceeds_hbm,
-            bound: r.skipped.bound,
-            too_large: r.skipped.too_large,
-        },
+        skipped: r.skipped,
         constraints: constraints(&setup, section, &space),
         best: rows(&setup, &mut cache, searched, &r, &r.top),
         pareto: rows(&setup, &mut cache, searched, &r, &r.pareto),
