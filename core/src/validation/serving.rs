@@ -436,4 +436,27 @@ mod tests {
         let expected = 2.0 * ideal.decode_step_s + 0.001 + 32.0 * 1e-5;
         assert!((slow.decode_step_s / expected - 1.0).abs() < 0.05, "{} vs {expected}", slow.decode_step_s);
     }
+
+    /// Open loops by hand. At 2 QPS the server settles: its concurrency is Little's law
+    /// on its own time per output token, C = λ·G·τ̄ = 2 × 256 × τ̄ (rounded to a whole
+    /// sequence). At 16 QPS the 70B server over four H100s cannot (it sustains about 15
+    /// requests/s at the most that fits), so the 500 requests are followed in time: the
+    /// batch grows past what 2 QPS needs, and every step slows.
+    #[test]
+    fn open_loops_settle_by_littles_law_or_run_their_requests() {
+        let c = crate::efficiency::serving::bundled();
+        let light = predict(get("trtllm-0.14-h100-llama-3-70b-tp4-qps2-467-256").unwrap(), &c).unwrap();
+        assert_eq!(light.batch_basis, BatchBasis::LittlesLaw);
+        let tpot = light.tpot.unwrap().predicted;
+        assert!((light.batch - 2.0 * 256.0 * tpot).abs() <= 1.0, "{} vs {}", light.batch, 512.0 * tpot);
+        let run = get("trtllm-0.14-h100-llama-3-70b-tp4-qps16-467-256").unwrap();
+        assert_eq!(run.requests, Some(500.0));
+        let heavy = predict(run, &c).unwrap();
+        assert_eq!(heavy.batch_basis, BatchBasis::FiniteRun);
+        assert!(heavy.batch > 16.0 * 256.0 * tpot, "{}", heavy.batch);
+        assert!(heavy.tpot.unwrap().predicted > tpot);
+        // Without the run's length there is nothing to follow: the run says why.
+        let endless = ServingRun { requests: None, ..run.clone() };
+        assert!(predict(&endless, &c).unwrap_err().contains("overloaded"));
+    }
 }
