@@ -56,15 +56,43 @@ fn xla_flags(r: &mut Reader<'_>, cmd: &CommandLine, section: &mut TrainingSectio
     if on("xla_tpu_overlap_compute_collective_tc") && on("xla_tpu_enable_async_collective_fusion") {
         section.overlap.tensor = true;
     }
-    let offload: Vec<bool> = flags
-        .split_whitespace()
-        .filter_map(|f| f.strip_prefix("--xla_tpu_enable_sparse_core_collective_offload_"))
-        .filter_map(|f| f.split_once('=').map(|(_, v)| v == "true"))
-        .collect();
-    if !offload.is_empty() {
-        section.overlap.sparse_core = Some(offload.contains(&true));
-    }
+    let key = if compile.contains("sparse_core_collective_offload") { "compile_xla_flags" } else { "LIBTPU_INIT_ARGS" };
+    sparse_core_offload(r, key, &flags, section);
     Ok(())
+}
+
+/// `overlap.sparse_core` from XLA's per-collective offload flags
+/// (`--xla_tpu_enable_sparse_core_collective_offload_<kind>=true`). Each flag moves one
+/// kind of collective to the SparseCores; MaxText's `benchmarks/xla_flags_library.py`
+/// sets them in groups (`ENABLE_SPARSECORE_OFFLOADING_FOR_ALL_REDUCE` alone, or
+/// `..._FOR_RS_AG_AR` for all three). shardcalc has one switch for the overlapped
+/// collectives, which are FSDP's AllGathers and ReduceScatters (and TP's, and the DP
+/// sync's AllReduce): it is on when the AllGathers or ReduceScatters are offloaded. An
+/// AllReduce offload alone moves only the DP gradient sync, so FSDP's collectives stay
+/// on the TensorCores (as in the trillium Llama 2 70B and Llama 3.1 8B recipes).
+fn sparse_core_offload(r: &mut Reader<'_>, key: &str, flags: &str, section: &mut TrainingSection) {
+    let offloaded = |kind: &str| -> Option<bool> {
+        let name = format!("--xla_tpu_enable_sparse_core_collective_offload_{kind}=");
+        flags.split_whitespace().rev().find_map(|f| f.strip_prefix(name.as_str())).map(|v| v == "true")
+    };
+    let (ag, rs, ar) = (offloaded("all_gather"), offloaded("reduce_scatter"), offloaded("all_reduce"));
+    if ag.is_none() && rs.is_none() && ar.is_none() {
+        return;
+    }
+    let (ag, rs, ar) = (ag == Some(true), rs == Some(true), ar == Some(true));
+    section.overlap.sparse_core = Some(ag || rs);
+    let dp = section.mesh.as_ref().map_or(1, |m| m.dp);
+    if ar && !(ag || rs) && dp > 1 {
+        r.warn(
+            key,
+            "only the AllReduces are offloaded to the SparseCores: the DP gradient sync is modelled on the TensorCores with FSDP's AllGathers and ReduceScatters (one switch for every overlapped collective)",
+        );
+    } else if (ag || rs) && !(ag && rs && (ar || dp == 1)) {
+        r.warn(
+            key,
+            "the SparseCores take some of the overlapped collectives (all_gather, reduce_scatter, all_reduce flags differ): modelled as taking all of them",
+        );
+    }
 }
 
 /// Read the workload and the `training` section of a run of `devices` devices.
