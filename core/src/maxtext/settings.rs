@@ -48,13 +48,36 @@ fn quantized(r: &mut Reader<'_>, compute: DType) -> Result<DType, ImportError> {
 }
 
 /// The overlap flags of `LIBTPU_INIT_ARGS` and `compile_xla_flags`.
-fn xla_flags(r: &mut Reader<'_>, cmd: &CommandLine, section: &mut TrainingSection) -> Result<(), ImportError> {
+fn xla_flags(
+    r: &mut Reader<'_>,
+    cmd: &CommandLine,
+    largest_activation_bytes: f64,
+    section: &mut TrainingSection,
+) -> Result<(), ImportError> {
     let compile = r.string("compile_xla_flags", "", "training.overlap (XLA flags)")?;
     let flags = format!("{} {compile}", cmd.env("LIBTPU_INIT_ARGS").unwrap_or_default());
     let on = |name: &str| flags.split_whitespace().any(|f| f == format!("--{name}=true"));
     // The validation's v5p and v5e runs: collective matmuls when both are on.
     if on("xla_tpu_overlap_compute_collective_tc") && on("xla_tpu_enable_async_collective_fusion") {
         section.overlap.tensor = true;
+    }
+    // XLA's collective matmul is a windowed einsum, used for einsums above
+    // `xla_jf_spmd_threshold_for_windowed_einsum_mib`; MaxText's xla_flags_library turns
+    // it off (`DISABLE_COLLECTIVE_MATMUL`) with a threshold of 1,000,000 MiB. A threshold
+    // above the whole batch's largest activation (every token × max(d_model, d_ff) in
+    // bf16, before any sharding) can never be met: TP's collectives are not overlapped.
+    let threshold_mib = flags
+        .split_whitespace()
+        .rev()
+        .find_map(|f| f.strip_prefix("--xla_jf_spmd_threshold_for_windowed_einsum_mib="))
+        .and_then(|v| v.parse::<f64>().ok());
+    if section.overlap.tensor && threshold_mib.is_some_and(|t| t * 1_048_576.0 > largest_activation_bytes) {
+        section.overlap.tensor = false;
+        let key = if compile.contains("windowed_einsum") { "compile_xla_flags" } else { "LIBTPU_INIT_ARGS" };
+        r.warn(
+            key,
+            "xla_jf_spmd_threshold_for_windowed_einsum_mib is above every einsum of the run: no collective matmul, TP's collectives on the critical path (overlap.tensor off)",
+        );
     }
     let key = if compile.contains("sparse_core_collective_offload") { "compile_xla_flags" } else { "LIBTPU_INIT_ARGS" };
     sparse_core_offload(r, key, &flags, section);
@@ -196,7 +219,8 @@ pub(super) fn read_settings(
         let steps = r.count("steps", 1, "training.token_budget (steps × tokens per step)")?;
         t.token_budget = Some(steps as f64 * sequences as f64 * seq_len as f64);
     }
-    xla_flags(r, cmd, &mut t)?;
+    let widest = model.d_model.max(model.mlp.d_ff) as f64;
+    xla_flags(r, cmd, sequences as f64 * seq_len as f64 * widest * 2.0, &mut t)?;
     if let Some(text) = cmd.env("XLA_PYTHON_CLIENT_MEM_FRACTION") {
         let f: f64 = text
             .trim()

@@ -223,3 +223,22 @@ fn sparse_core_offload_is_read_per_collective() {
     assert_eq!(flags(all), (Some(true), flags("").1));
     assert_eq!(flags("").0, None);
 }
+
+/// MaxText's `DISABLE_COLLECTIVE_MATMUL` (benchmarks/xla_flags_library.py:
+/// `--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000`) turns XLA's windowed
+/// einsums off: the collective-fusion flags no longer make TP's collectives overlap.
+#[test]
+fn a_windowed_einsum_threshold_above_every_einsum_turns_collective_matmul_off() {
+    let tensor = |f: &str| {
+        let mut cmd =
+            CommandLine::parse_text(&format!("export LIBTPU_INIT_ARGS=\"{f}\"\npython3 -m MaxText.train x.yml"))
+                .unwrap();
+        cmd.overrides.extend(tiny(&[]).overrides);
+        let run = import_run(&cmd, Some("base_config: base.yml\n"), &v5p("2x2x1", 1), Configs::NONE).unwrap();
+        run.scenario.training.unwrap().overlap.tensor
+    };
+    let cf = "--xla_tpu_overlap_compute_collective_tc=true --xla_tpu_enable_async_collective_fusion=true";
+    assert!(tensor(cf));
+    assert!(!tensor(&format!("{cf} --xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")));
+    assert!(tensor(&format!("{cf} --xla_jf_spmd_threshold_for_windowed_einsum_mib=0")));
+}
