@@ -210,7 +210,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
          MaxText FLOP convention (the step time is the convention-free quantity; MFU = FLOPs / (chips × peak × step \
          time)). Errors are predicted − measured: positive MFU errors (negative step-time errors) mean the \
          prediction is optimistic. `cargo run --release -p shardcalc-core --example fit_calibration` prints every \
-         run's prediction with its breakdown.\n"
+         run's prediction with its breakdown. Published runs outside the fit (Trillium, 2025 v5p, Mixtral), \
+         never used for fitting, are a spot check in [docs/generalization.md](generalization.md).\n"
     );
     let _ = writeln!(
         out,
