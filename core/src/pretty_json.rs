@@ -5,6 +5,32 @@
 //! `to_string_pretty`: serde would compile a second copy of every `Serialize` impl for the
 //! pretty formatter into the page (about 15 KB of wasm), while this is a few hundred bytes.
 
+/// Where a scan of JSON text is: inside a string (quotes included) or not, and after a
+/// backslash in one.
+#[derive(Default)]
+struct Scan {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Scan {
+    /// Reads `c`: whether it belongs to a string (its quotes included), to be copied as it is.
+    fn in_string(&mut self, c: char) -> bool {
+        if self.in_string {
+            match (self.escaped, c) {
+                (true, _) => self.escaped = false,
+                (false, '\\') => self.escaped = true,
+                (false, '"') => self.in_string = false,
+                _ => {}
+            }
+            true
+        } else {
+            self.in_string = c == '"';
+            self.in_string
+        }
+    }
+}
+
 /// `compact` (JSON as `serde_json::to_string` writes it: no whitespace outside strings)
 /// indented with two spaces, `": "` after keys, empty objects and arrays kept as `{}` / `[]`.
 /// Text that is not compact JSON comes out re-spaced but otherwise unchanged.
@@ -12,8 +38,7 @@
 pub fn pretty(compact: &str) -> String {
     let mut out = String::with_capacity(compact.len() * 2);
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut scan = Scan::default();
     let mut chars = compact.chars().peekable();
     let newline = |out: &mut String, depth: usize| {
         out.push('\n');
@@ -22,21 +47,11 @@ pub fn pretty(compact: &str) -> String {
         }
     };
     while let Some(c) = chars.next() {
-        if in_string {
+        if scan.in_string(c) {
             out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
             continue;
         }
         match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
             '{' | '[' => {
                 out.push(c);
                 let close = if c == '{' { '}' } else { ']' };
@@ -71,19 +86,10 @@ pub fn pretty(compact: &str) -> String {
 #[must_use]
 pub fn compact(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
-    let (mut in_string, mut escaped) = (false, false);
+    let mut scan = Scan::default();
     for c in json.chars() {
-        if in_string {
+        if scan.in_string(c) || !matches!(c, ' ' | '\t' | '\n' | '\r') {
             out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
-            in_string = c == '"';
         }
     }
     out
