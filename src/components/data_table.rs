@@ -49,7 +49,6 @@ pub struct RowAction {
 #[derive(Clone, Copy)]
 struct Layout {
     group_by: Option<usize>,
-    hidden_rows: Option<Signal<Vec<bool>>>,
     cell_ids: Option<CellIds>,
     row_ids: Option<RowIds>,
     action: Option<RowAction>,
@@ -132,14 +131,7 @@ impl Layout {
                 Some(key) => format!("{}{}", ids.prefix, t.cell(r, key).replace('.', "-")),
                 None => format!("{}{r}", ids.prefix),
             });
-            // One owner of the row's class: its table classes, and `filtered-out` while hidden.
-            let base = t.classes_of(r).to_string();
-            let hidden = self.hidden_rows;
-            let class = move || match hidden.is_some_and(|h| h.with(|h| h.get(r).copied().unwrap_or(false))) {
-                true if base.is_empty() => "filtered-out".to_string(),
-                true => format!("{base} filtered-out"),
-                false => base.clone(),
-            };
+            let class = t.classes_of(r).to_string();
             out.push(view! { <tr id=row_id class=class>{cells}{button}</tr> }.into_any());
         }
         out
@@ -173,10 +165,6 @@ pub fn DataTable(
     /// A button on every row.
     #[prop(optional)]
     action: Option<RowAction>,
-    /// Rows to leave out of view (`class="filtered-out"`, not displayed), by index: a
-    /// filter that changes only these rewrites the rows' classes, not the table.
-    #[prop(optional, into)]
-    hidden_rows: Option<Signal<Vec<bool>>>,
     /// The first column as row headers (`<th scope="row">`).
     #[prop(optional)]
     row_headers: bool,
@@ -188,7 +176,7 @@ pub fn DataTable(
     #[prop(optional)]
     exports: Option<&'static str>,
 ) -> impl IntoView {
-    let layout = Layout { group_by, hidden_rows, cell_ids, row_ids, action, row_headers, exact };
+    let layout = Layout { group_by, cell_ids, row_ids, action, row_headers, exact };
     let table_id = id.clone();
     let html = view! {
         <table id=id>

@@ -2,9 +2,8 @@
 //! measured and predicted step time and MFU, in sample and held back, its FLOPs in its own
 //! convention and today's, exports, and a link opening the run as a scenario on the
 //! training page. The page's table holds every run, built when the prediction changes; a
-//! filter only hides the rows it drops (DataTable's `hidden_rows`: `filtered-out`, not
-//! displayed), so a filter change rewrites those rows' classes and nothing else (the
-//! repaint budget). The exports and the
+//! filter only marks the rows it drops (`filtered-out`, not displayed), so a filter change
+//! rewrites those rows' classes, not every cell (the repaint budget). The exports and the
 //! count hold the runs the filters keep.
 
 use leptos::prelude::*;
@@ -76,7 +75,16 @@ pub fn RunsTable(
         let rows: Vec<_> = all.iter().collect();
         tables::runs(table(), &rows, derived.mode.get())
     });
-    let hidden = Memo::new(move |_| all.iter().map(|run| !derived.filter.keeps(run)).collect::<Vec<bool>>());
+    let shown = Memo::new(move |_| {
+        let mut t = every.get();
+        t.classes.resize(t.rows.len(), String::new());
+        for (class, run) in t.classes.iter_mut().zip(all) {
+            if !derived.filter.keeps(run) {
+                class.push_str(if class.is_empty() { "filtered-out" } else { " filtered-out" });
+            }
+        }
+        t
+    });
     let count = move || format!("Showing {} of {} runs.", runs.with(|t| t.rows.len()), all.len());
     view! {
         <section class="result-section" aria-labelledby="validation-runs-heading">
@@ -90,8 +98,7 @@ pub fn RunsTable(
             <div class="table-wrap">
             <DataTable
                 id="validation-runs"
-                table=every
-                hidden_rows=hidden
+                table=shown
                 caption="Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, in the mode shown, and (calibrated) by the fit that never saw the run's chip. TFLOPs per device-step in the run's own published convention and in today's MaxText one, which every MFU here uses. Rows whose MFU error is over 5 points are marked."
                 row_headers=true
                 row_ids=RowIds { key: Some(0), prefix: "run-" }
