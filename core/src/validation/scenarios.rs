@@ -34,7 +34,7 @@ pub fn run_model(run: &PublishedRun) -> Result<ModelConfig, Invalid> {
     let mut m = match (&t.config, &t.preset) {
         (Some(c), _) => c.clone(),
         (None, Some(p)) => {
-            crate::presets::get(p).map(|p| p.config).ok_or_else(|| missing(format!("unknown preset {p}")))?
+            crate::presets::find(p).map(|p| p.config.clone()).ok_or_else(|| missing(format!("unknown preset {p}")))?
         }
         (None, None) => return Err(missing(format!("template {} names no model", t.id))),
     };
