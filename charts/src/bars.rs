@@ -5,7 +5,7 @@
 use crate::axis::TickedAxis;
 use crate::format;
 use crate::frame::{self, FrameSpec};
-use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene, Swatch};
+use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, LinearTicks};
 use shardcalc_core::flops::FlopConvention;
@@ -191,11 +191,7 @@ impl BarChart {
     pub fn scene(&self) -> Scene {
         let (w, h) = self.size();
         let mut scene = Scene::new(w, h, &self.title);
-        let legend: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .map(|s| LegendEntry { name: s.name.clone(), color: s.color, swatch: Swatch::Fill })
-            .collect();
+        let legend: Vec<LegendEntry> = self.series.iter().map(|s| LegendEntry::fill(&s.name, s.color)).collect();
         let top = header(&mut scene, &self.title, &[legend]);
         let n = self.categories.len().max(1) as f64;
         let centres: Vec<f64> = (0..self.categories.len()).map(|i| n - i as f64 - 0.5).collect();

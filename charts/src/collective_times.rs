@@ -3,7 +3,6 @@
 //! where the latency floor ends marked on each line, and the user's own queries plotted.
 //! Data first, drawing below.
 
-use crate::axis::TickedAxis;
 use crate::format;
 use crate::scene::{header, Anchor, Baseline, Frame, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
@@ -168,8 +167,7 @@ impl CollectiveTimesChart {
     }
 
     fn legend(&self) -> Vec<Vec<LegendEntry>> {
-        let kinds =
-            KINDS.iter().map(|k| LegendEntry { name: k.1.to_string(), color: k.2, swatch: Swatch::Fill }).collect();
+        let kinds = KINDS.iter().map(|k| LegendEntry::fill(k.1, k.2)).collect();
         let sets = self
             .axis_sets
             .iter()
@@ -189,14 +187,7 @@ impl CollectiveTimesChart {
         let (w, h) = self.size();
         let mut probe = Scene::new(w, h, "");
         let top = header(&mut probe, &self.title, &self.legend()) + 6.0;
-        Frame {
-            left: 72.0,
-            top,
-            right: f64::from(w) - 24.0,
-            bottom: f64::from(h) - 52.0,
-            x: TickedAxis::log(self.x.min, self.x.max, self.x.values.clone()),
-            y: TickedAxis::log(self.y.min, self.y.max, self.y.values.clone()),
-        }
+        Frame::log_log((w, h), top, &self.x, &self.y)
     }
 
     /// The chart laid out in pixels.

@@ -4,7 +4,6 @@
 //! points where they meet (the chip's critical intensities), and the user's op plotted
 //! against each channel it uses. Data first, drawing below.
 
-use crate::axis::TickedAxis;
 use crate::format;
 use crate::scene::{header, Anchor, Baseline, Frame, Item, LegendEntry, Scene, Swatch};
 use crate::theme::{self, Rgb};
@@ -192,11 +191,7 @@ impl RooflineChart {
     }
 
     fn legend(&self) -> Vec<LegendEntry> {
-        let mut out: Vec<LegendEntry> = self
-            .roofs
-            .iter()
-            .map(|r| LegendEntry { name: r.name.clone(), color: r.color, swatch: Swatch::Fill })
-            .collect();
+        let mut out: Vec<LegendEntry> = self.roofs.iter().map(|r| LegendEntry::fill(&r.name, r.color)).collect();
         out.push(LegendEntry {
             name: format!("{} peak", self.dtype.name()),
             color: theme::INK,
@@ -208,15 +203,7 @@ impl RooflineChart {
     /// The plot area under a header ending at `top`.
     #[must_use]
     pub fn frame(&self, top: f64) -> Frame {
-        let (w, h) = self.size();
-        Frame {
-            left: 72.0,
-            top,
-            right: f64::from(w) - 24.0,
-            bottom: f64::from(h) - 52.0,
-            x: TickedAxis::log(self.x.min, self.x.max, self.x.values.clone()),
-            y: TickedAxis::log(self.y.min, self.y.max, self.y.values.clone()),
-        }
+        Frame::log_log(self.size(), top, &self.x, &self.y)
     }
 
     /// The plot area as laid out in [`RooflineChart::scene`].

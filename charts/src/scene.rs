@@ -348,6 +348,26 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A log-log plot area under a header ending at `top`, in a `width × height` chart,
+    /// with room for the tick labels and axis descriptions (the roofline and collective
+    /// time charts).
+    #[must_use]
+    pub fn log_log(
+        (width, height): (u32, u32),
+        top: f64,
+        x: &crate::ticks::LogTicks,
+        y: &crate::ticks::LogTicks,
+    ) -> Self {
+        Self {
+            left: 72.0,
+            top,
+            right: f64::from(width) - 24.0,
+            bottom: f64::from(height) - 52.0,
+            x: crate::axis::TickedAxis::log(x.min, x.max, x.values.clone()),
+            y: crate::axis::TickedAxis::log(y.min, y.max, y.values.clone()),
+        }
+    }
+
     /// Pixel position of the data point `(x, y)`.
     #[must_use]
     pub fn px(&self, x: f64, y: f64) -> (f64, f64) {
@@ -413,6 +433,14 @@ pub struct LegendEntry {
     pub color: Rgb,
     /// Square or line sample.
     pub swatch: Swatch,
+}
+
+impl LegendEntry {
+    /// An entry with a filled square: a series drawn as bars or areas.
+    #[must_use]
+    pub fn fill(name: &str, color: Rgb) -> Self {
+        Self { name: name.to_string(), color, swatch: Swatch::Fill }
+    }
 }
 
 /// The caption centred at the top and, under it, one legend row per `rows` (left to right),

@@ -7,7 +7,7 @@
 //! compiles it once.
 
 use crate::axis::TickedAxis;
-use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene, Swatch};
+use crate::scene::{header, Anchor, Baseline, Item, LegendEntry, Scene};
 use crate::theme::{self, Rgb};
 use crate::ticks::{linear_ticks, log_ticks, tick_label};
 
@@ -222,11 +222,7 @@ impl XyChart {
     pub fn scene(&self) -> Scene {
         let (w, h) = self.size();
         let mut scene = Scene::new(w, h, &self.title);
-        let legend: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .map(|s| LegendEntry { name: s.name.clone(), color: s.color, swatch: Swatch::Fill })
-            .collect();
+        let legend: Vec<LegendEntry> = self.series.iter().map(|s| LegendEntry::fill(&s.name, s.color)).collect();
         let top = header(&mut scene, &self.title, &[legend]);
         let (w, h) = (f64::from(w), f64::from(h));
         let f = Frame {

@@ -204,7 +204,8 @@ USAGE:
       search's best (axes not named are 1).
   shardcalc maxtext [--chip ID] [--topology AxBxC] [--slices N] [--log FILE] -- [BASE.yml] KEY=VALUE...
       Read a MaxText training command line as train.py reads it (an optional base YAML,
-      then key=value overrides; model_name=NAME loads MaxText's bundled model YAML) and
+      then key=value overrides; model_name=NAME loads MaxText's bundled model YAML;
+      upper-case NAME=VALUE (LIBTPU_INIT_ARGS=FLAGS, M_<KEY>=...) is the run's environment) and
       print eval's JSON report for that exact mesh (the search's best beside it, under
       training.search), the import (`maxtext`: the scenario, and every key read, unknown,
       ignored or warned about) and `maxtext_log`: what MaxText's log would print (TFLOP/s

@@ -276,7 +276,7 @@ const NASTY: [f64; 9] = [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300, 1e-300, 0.5,
 /// Whether every number of the report is finite (serde turns NaN into null, so a
 /// null outside the documented optional keys is a failure).
 fn all_finite(v: &serde_json::Value, key: &str) -> bool {
-    const OPTIONAL: [&str; 11] = [
+    const OPTIONAL: [&str; 12] = [
         "token_budget",
         "steps",
         "days",
@@ -286,6 +286,7 @@ fn all_finite(v: &serde_json::Value, key: &str) -> bool {
         "dcn",
         "compute_bound_fsdp",
         "axis",
+        "largest_loss",
         "dtype",
         "search",
     ];

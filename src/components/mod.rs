@@ -2,7 +2,8 @@
 //! one [`DataTable`] for every result table and [`TableExports`] for its downloads, the model
 //! preset picker, the chip and topology picker, the error summary, a chart canvas with
 //! downloads (and [`SceneChart`], an SVG chart that links no plotters), and the
-//! ideal/calibrated prediction switch and the uncertainty band line under a headline number.
+//! ideal/calibrated prediction switch, the uncertainty band line under a headline number and
+//! the note over results that are stale.
 
 mod band_line;
 mod chart_backend;
@@ -15,6 +16,7 @@ mod measured_canvas;
 mod prediction_switch;
 mod preset_picker;
 mod scene_chart;
+mod stale_note;
 mod table_exports;
 
 pub use band_line::band_text;
@@ -28,4 +30,5 @@ pub use measured_canvas::MeasuredCanvas;
 pub use prediction_switch::PredictionSwitch;
 pub use preset_picker::{PresetInfo, PresetPicker, PresetSelect};
 pub use scene_chart::{scene_canvas, Figure, SceneChart};
+pub use stale_note::StaleNote;
 pub use table_exports::TableExports;

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `hbm` | fraction of the HBM bandwidth a decode step's weight and KV reads achieve | [`ServingCalibration::derate_chip`] (the chip's `hbm.bandwidth`) |
 //! | `matmul` | fraction of the peak matmul FLOP/s serving kernels (GEMMs, attention) achieve | [`ServingCalibration::derate_chip`] (every `peak_flops` entry) |
-//! | `pass_overhead_s` | seconds every forward pass (decode step or prefill pass) costs beyond its FLOPs and bytes, whatever the model: scheduling, sampling, host work | the caller: the serving model does not add it yet, `validation::serving` does |
+//! | `pass_overhead_s` | seconds every forward pass (decode step or prefill pass) costs beyond its FLOPs and bytes, whatever the model: scheduling, sampling, host work | the caller: the planner's report does not add it yet; `validation::serving` adds it to each pass and to each step of the co-located server (`Colocated::step_overhead_s`) |
 //! | `layer_overhead_s` | seconds per layer per forward pass: kernel launches and the synchronisation between a layer's kernels, which no roofline term counts | likewise |
 //!
 //! Training's fitted efficiencies ([`super::calibration`]) are not used for serving:

@@ -192,6 +192,7 @@ pub fn continuous_batching(plan: &Plan, batch: u64, price: &Price) -> Result<Con
         context,
         mfu: s.prefill.mfu.unwrap_or(1.0),
         attention: s.prefill.attention,
+        step_overhead_s: 0.0,
     };
     let max_concurrency = plan.colocated_max_concurrency(context, budget);
     let y = plan.decode.model_parallel();

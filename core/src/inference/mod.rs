@@ -35,6 +35,7 @@ pub mod defaults;
 pub mod disaggregated;
 pub mod disaggregation;
 pub mod evaluate;
+pub mod finite_run;
 pub mod kv_sharding;
 pub mod memory;
 pub mod mla;

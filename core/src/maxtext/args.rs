@@ -58,6 +58,9 @@ fn env_assignment(token: &str) -> Option<(&str, &str)> {
 
 impl CommandLine {
     /// The arguments after `train.py` (or `-m MaxText.train`): `[BASE.yml] key=value ...`.
+    /// A `NAME=value` with an upper-case shell name (`LIBTPU_INIT_ARGS=...`,
+    /// `XLA_PYTHON_CLIENT_MEM_FRACTION=0.9`, `M_<KEY>=...`) is the environment the run
+    /// starts with, as a shell reads it before the command: MaxText's keys are lower case.
     ///
     /// # Errors
     /// A token that is neither the first argument's YAML path nor `key=value`.
@@ -69,6 +72,10 @@ impl CommandLine {
         for (i, token) in args.iter().map(AsRef::as_ref).enumerate() {
             if i == 0 && is_yaml_path(token) {
                 out.base_config = Some(token.to_owned());
+                continue;
+            }
+            if let Some((name, value)) = env_assignment(token) {
+                out.env.push((name.to_owned(), value.to_owned()));
                 continue;
             }
             let (key, text) = token.split_once('=').ok_or_else(|| {
@@ -133,6 +140,7 @@ impl CommandLine {
             }
         }
         let mut out = Self::parse(&command.unwrap_or(loose))?;
+        env.append(&mut out.env);
         out.env = env;
         Ok(out)
     }
@@ -251,6 +259,8 @@ mod tests {
         let c = CommandLine::parse(&["x=1", "x=2", "run_name=a=b"]).unwrap();
         assert_eq!(c.get("x").unwrap().value, json!(2));
         assert_eq!(c.get("run_name").unwrap().value, json!("a=b"));
+        let e = CommandLine::parse(&["LIBTPU_INIT_ARGS=--a=true --b=1", "x=1"]).unwrap();
+        assert_eq!((e.env("LIBTPU_INIT_ARGS"), e.overrides.len()), (Some("--a=true --b=1"), 1));
     }
 
     #[test]

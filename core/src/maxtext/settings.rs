@@ -48,7 +48,12 @@ fn quantized(r: &mut Reader<'_>, compute: DType) -> Result<DType, ImportError> {
 }
 
 /// The overlap flags of `LIBTPU_INIT_ARGS` and `compile_xla_flags`.
-fn xla_flags(r: &mut Reader<'_>, cmd: &CommandLine, section: &mut TrainingSection) -> Result<(), ImportError> {
+fn xla_flags(
+    r: &mut Reader<'_>,
+    cmd: &CommandLine,
+    largest_activation_bytes: f64,
+    section: &mut TrainingSection,
+) -> Result<(), ImportError> {
     let compile = r.string("compile_xla_flags", "", "training.overlap (XLA flags)")?;
     let flags = format!("{} {compile}", cmd.env("LIBTPU_INIT_ARGS").unwrap_or_default());
     let on = |name: &str| flags.split_whitespace().any(|f| f == format!("--{name}=true"));
@@ -56,15 +61,61 @@ fn xla_flags(r: &mut Reader<'_>, cmd: &CommandLine, section: &mut TrainingSectio
     if on("xla_tpu_overlap_compute_collective_tc") && on("xla_tpu_enable_async_collective_fusion") {
         section.overlap.tensor = true;
     }
-    let offload: Vec<bool> = flags
+    // XLA's collective matmul is a windowed einsum, used for einsums above
+    // `xla_jf_spmd_threshold_for_windowed_einsum_mib`; MaxText's xla_flags_library turns
+    // it off (`DISABLE_COLLECTIVE_MATMUL`) with a threshold of 1,000,000 MiB. A threshold
+    // above the whole batch's largest activation (every token × max(d_model, d_ff) in
+    // bf16, before any sharding) can never be met: TP's collectives are not overlapped.
+    let threshold_mib = flags
         .split_whitespace()
-        .filter_map(|f| f.strip_prefix("--xla_tpu_enable_sparse_core_collective_offload_"))
-        .filter_map(|f| f.split_once('=').map(|(_, v)| v == "true"))
-        .collect();
-    if !offload.is_empty() {
-        section.overlap.sparse_core = Some(offload.contains(&true));
+        .rev()
+        .find_map(|f| f.strip_prefix("--xla_jf_spmd_threshold_for_windowed_einsum_mib="))
+        .and_then(|v| v.parse::<f64>().ok());
+    if section.overlap.tensor && threshold_mib.is_some_and(|t| t * 1_048_576.0 > largest_activation_bytes) {
+        section.overlap.tensor = false;
+        let key = if compile.contains("windowed_einsum") { "compile_xla_flags" } else { "LIBTPU_INIT_ARGS" };
+        r.warn(
+            key,
+            "xla_jf_spmd_threshold_for_windowed_einsum_mib is above every einsum of the run: no collective matmul, TP's collectives on the critical path (overlap.tensor off)",
+        );
     }
+    let key = if compile.contains("sparse_core_collective_offload") { "compile_xla_flags" } else { "LIBTPU_INIT_ARGS" };
+    sparse_core_offload(r, key, &flags, section);
     Ok(())
+}
+
+/// `overlap.sparse_core` from XLA's per-collective offload flags
+/// (`--xla_tpu_enable_sparse_core_collective_offload_<kind>=true`). Each flag moves one
+/// kind of collective to the SparseCores; MaxText's `benchmarks/xla_flags_library.py`
+/// sets them in groups (`ENABLE_SPARSECORE_OFFLOADING_FOR_ALL_REDUCE` alone, or
+/// `..._FOR_RS_AG_AR` for all three). shardcalc has one switch for the overlapped
+/// collectives, which are FSDP's AllGathers and ReduceScatters (and TP's, and the DP
+/// sync's AllReduce): it is on when the AllGathers or ReduceScatters are offloaded. An
+/// AllReduce offload alone moves only the DP gradient sync, so FSDP's collectives stay
+/// on the TensorCores (as in the trillium Llama 2 70B and Llama 3.1 8B recipes).
+fn sparse_core_offload(r: &mut Reader<'_>, key: &str, flags: &str, section: &mut TrainingSection) {
+    let offloaded = |kind: &str| -> Option<bool> {
+        let name = format!("--xla_tpu_enable_sparse_core_collective_offload_{kind}=");
+        flags.split_whitespace().rev().find_map(|f| f.strip_prefix(name.as_str())).map(|v| v == "true")
+    };
+    let (ag, rs, ar) = (offloaded("all_gather"), offloaded("reduce_scatter"), offloaded("all_reduce"));
+    if ag.is_none() && rs.is_none() && ar.is_none() {
+        return;
+    }
+    let (ag, rs, ar) = (ag == Some(true), rs == Some(true), ar == Some(true));
+    section.overlap.sparse_core = Some(ag || rs);
+    let dp = section.mesh.as_ref().map_or(1, |m| m.dp);
+    if ar && !(ag || rs) && dp > 1 {
+        r.warn(
+            key,
+            "only the AllReduces are offloaded to the SparseCores: the DP gradient sync is modelled on the TensorCores with FSDP's AllGathers and ReduceScatters (one switch for every overlapped collective)",
+        );
+    } else if (ag || rs) && !(ag && rs && (ar || dp == 1)) {
+        r.warn(
+            key,
+            "the SparseCores take some of the overlapped collectives (all_gather, reduce_scatter, all_reduce flags differ): modelled as taking all of them",
+        );
+    }
 }
 
 /// Read the workload and the `training` section of a run of `devices` devices.
@@ -168,7 +219,8 @@ pub(super) fn read_settings(
         let steps = r.count("steps", 1, "training.token_budget (steps × tokens per step)")?;
         t.token_budget = Some(steps as f64 * sequences as f64 * seq_len as f64);
     }
-    xla_flags(r, cmd, &mut t)?;
+    let widest = model.d_model.max(model.mlp.d_ff) as f64;
+    xla_flags(r, cmd, sequences as f64 * seq_len as f64 * widest * 2.0, &mut t)?;
     if let Some(text) = cmd.env("XLA_PYTHON_CLIENT_MEM_FRACTION") {
         let f: f64 = text
             .trim()

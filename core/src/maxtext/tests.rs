@@ -2,7 +2,6 @@
 //! `maxtext-configs` feature (`cargo test -p shardcalc-core -p shardcalc-cli` turns it on).
 
 use super::*;
-use crate::flops::{training_flops, FlopConvention, Workload};
 
 fn args(tokens: &[&str]) -> CommandLine {
     CommandLine::parse(tokens).unwrap()
@@ -138,14 +137,18 @@ mod bundled {
     /// preset's parameters and MaxText FLOPs.
     #[test]
     fn preset_models_are_their_presets() {
-        let w =
-            Workload { per_device_batch: 1.0, seq_len: 4096, grad_accum: 1, remat: crate::flops::RematPolicy::None };
+        let w = crate::flops::Workload {
+            per_device_batch: 1.0,
+            seq_len: 4096,
+            grad_accum: 1,
+            remat: crate::flops::RematPolicy::None,
+        };
         for (name, id) in presets::PRESET_MODELS {
             let text = Configs::available().model(name).unwrap_or_else(|| panic!("{name} is not bundled"));
             let imported = crate::import::from_maxtext_yaml(text).unwrap().config;
             let preset = crate::presets::get(id).unwrap().config;
             assert_eq!(count_params(&imported).total, count_params(&preset).total, "{name} vs {id}");
-            let f = |m| training_flops(m, &w, FlopConvention::MaxText).total.get();
+            let f = |m| crate::flops::training_flops(m, &w, crate::flops::FlopConvention::MaxText).total.get();
             assert_eq!(f(&imported), f(&preset), "{name} vs {id}");
         }
     }
@@ -199,4 +202,43 @@ fn the_log_counts_the_plan_s_batch() {
     // v5p: 459 TFLOP/s bf16 per chip, one device per chip.
     assert_eq!(log.peak_tflops_per_device, 459.0);
     assert!(log.fits && log.lines[2].starts_with("completed step: 1, seconds: "));
+}
+
+/// MaxText's `ENABLE_SPARSECORE_OFFLOADING_FOR_ALL_REDUCE` (benchmarks/xla_flags_library.py,
+/// set by the trillium Llama 2 70B recipe) offloads AllReduces only: an FSDP run's
+/// AllGathers and ReduceScatters stay on the TensorCores; `..._FOR_RS_AG_AR` offloads all.
+#[test]
+fn sparse_core_offload_is_read_per_collective() {
+    let flags = |f: &str| {
+        let mut cmd =
+            CommandLine::parse_text(&format!("export LIBTPU_INIT_ARGS=\"{f}\"\npython3 -m MaxText.train x.yml"))
+                .unwrap();
+        cmd.overrides.extend(tiny(&[]).overrides);
+        let run = import_run(&cmd, Some("base_config: base.yml\n"), &v5p("2x2x1", 1), Configs::NONE).unwrap();
+        (run.scenario.training.unwrap().overlap.sparse_core, run.keys.warnings.len())
+    };
+    let ar = "--xla_tpu_enable_async_collective_fusion_fuse_all_reduce=false --xla_tpu_enable_sparse_core_collective_offload_all_reduce=true";
+    assert_eq!(flags(ar).0, Some(false));
+    let all = "--xla_tpu_enable_sparse_core_collective_offload_all_gather=true --xla_tpu_enable_sparse_core_collective_offload_reduce_scatter=true --xla_tpu_enable_sparse_core_collective_offload_all_reduce=true";
+    assert_eq!(flags(all), (Some(true), flags("").1));
+    assert_eq!(flags("").0, None);
+}
+
+/// MaxText's `DISABLE_COLLECTIVE_MATMUL` (benchmarks/xla_flags_library.py:
+/// `--xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000`) turns XLA's windowed
+/// einsums off: the collective-fusion flags no longer make TP's collectives overlap.
+#[test]
+fn a_windowed_einsum_threshold_above_every_einsum_turns_collective_matmul_off() {
+    let tensor = |f: &str| {
+        let mut cmd =
+            CommandLine::parse_text(&format!("export LIBTPU_INIT_ARGS=\"{f}\"\npython3 -m MaxText.train x.yml"))
+                .unwrap();
+        cmd.overrides.extend(tiny(&[]).overrides);
+        let run = import_run(&cmd, Some("base_config: base.yml\n"), &v5p("2x2x1", 1), Configs::NONE).unwrap();
+        run.scenario.training.unwrap().overlap.tensor
+    };
+    let cf = "--xla_tpu_overlap_compute_collective_tc=true --xla_tpu_enable_async_collective_fusion=true";
+    assert!(tensor(cf));
+    assert!(!tensor(&format!("{cf} --xla_jf_spmd_threshold_for_windowed_einsum_mib=1000000")));
+    assert!(tensor(&format!("{cf} --xla_jf_spmd_threshold_for_windowed_einsum_mib=0")));
 }

@@ -7,7 +7,7 @@ use super::memory::max_params_pure_dp;
 use super::optimizer::state_bytes_per_param;
 use super::report::{Binding, DcnReport, MixedReport, ThresholdsReport, TrainingReport};
 use super::setup::Setup;
-use super::step::{Bottleneck, StepParts};
+use super::step::{largest_loss, Bottleneck, StepParts};
 use super::thresholds::{dcn_critical_batch, fsdp_critical_batch, ici_intensity, tp_max_degree, MixedSharding};
 use crate::collectives::{AxisLink, Network};
 use crate::decimal::fixed;
@@ -125,11 +125,12 @@ fn binding(
     )
 }
 
-/// One sentence on what limits a step; `hbm` is what the planned buffers may fill (the
-/// capacity less `reserved_hbm_fraction`).
+/// What limits a step, in a sentence or two: the resource that binds (the largest of the
+/// step's times, [`Bottleneck`]) and, when compute binds, the largest loss beside it
+/// ([`largest_loss`]); `hbm` is what the planned buffers may fill (the capacity less
+/// `reserved_hbm_fraction`).
 #[must_use]
 pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
-    let comm: f64 = s.comm.iter().map(|c| c.time).sum();
     let pct = |t: f64| 100.0 * t / s.step_time;
     match s.bound {
         Bottleneck::Memory => format!(
@@ -140,24 +141,33 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
         Bottleneck::Compute => {
             let t = &s.terms;
             let hbm = t.elementwise + t.loss + t.moe + t.optimizer;
-            if hbm > 0.0 {
+            let parts = if hbm > 0.0 {
                 format!(
-                    "Compute-bound: all {} s of communication hides behind {} s of compute: {} s of matmuls, {} s of attention, {} s of HBM-bound work (norms, activations, loss, MoE dispatch, optimizer update); MFU {}%.",
-                    fixed(comm, 3),
-                    fixed(s.compute, 3),
+                    ": {} s of matmuls, {} s of attention and {} s of HBM-bound work (norms, activations, loss, MoE dispatch, optimizer update)",
                     fixed(t.matmul, 3),
                     fixed(t.attention, 3),
-                    fixed(hbm, 3),
-                    fixed(100.0 * s.mfu, 1)
+                    fixed(hbm, 3)
                 )
             } else {
-                format!(
-                    "Compute-bound: all {} s of communication hides behind {} s of matmuls; MFU {}% (a roofline: ideal overlap and kernels).",
-                    fixed(comm, 3),
-                    fixed(s.compute, 3),
-                    fixed(100.0 * s.mfu, 1)
-                )
-            }
+                " (matmuls at the roofline)".to_string()
+            };
+            let loss = match largest_loss(s) {
+                None => " Every collective hides behind the compute.".to_string(),
+                Some((what, axis, seconds)) => format!(
+                    " The largest loss is {}: {} s ({}%).",
+                    loss_name(what, axis),
+                    fixed(seconds, 3),
+                    fixed(pct(seconds), 1)
+                ),
+            };
+            let compute = s.compute + t.optimizer;
+            format!(
+                "Compute-bound: of the {} s step, {} s ({}%) is compute{parts}; MFU {}%.{loss}",
+                fixed(s.step_time, 3),
+                fixed(compute, 3),
+                fixed(pct(compute), 1),
+                fixed(100.0 * s.mfu, 1)
+            )
         }
         Bottleneck::Communication => {
             let axis = s.bound_axis.unwrap_or(super::mesh::Parallelism::Fsdp);
@@ -165,38 +175,50 @@ pub fn bound_sentence(s: &StepParts, hbm: f64, pp: u64) -> String {
             let why = match (c.critical, c.sparse_core) {
                 (true, _) => "it is on the critical path",
                 (false, true) => "the SparseCores drive it beside the compute, but it takes longer than the compute it overlaps with",
-                (false, false) => "the TensorCores drive it, and not all of it hides behind the compute it overlaps with",
+                (false, false) => "it takes longer than the compute it overlaps with",
             };
-            let (exposed, sync) = if axis == super::mesh::Parallelism::Dp && s.sync > 0.0 {
+            let (time, exposed, sync) = if axis == super::mesh::Parallelism::Dp && s.sync > 0.0 {
                 (
+                    c.time + s.sync,
                     c.exposed + s.sync,
                     format!(" (with {} s waiting for the slowest slice)", fixed(s.sync, 3)),
                 )
             } else {
-                (c.exposed, String::new())
+                (c.time, c.exposed, String::new())
             };
             format!(
-                "{} communication is the largest loss: {} s exposed{sync} of a {} s step ({}%) beside {} s of compute; {why}.",
+                "Communication-bound: {} collectives take {} s{sync} against {} s of compute (book 5.1: T_comms > T_math); {} s of them are exposed, {}% of a {} s step; {why}.",
                 axis.label(),
+                fixed(time, 3),
+                fixed(s.compute, 3),
                 fixed(exposed, 3),
-                fixed(s.step_time, 3),
                 fixed(pct(exposed), 0),
-                fixed(s.compute, 3)
+                fixed(s.step_time, 3)
             )
         }
         Bottleneck::PipelineBubble => format!(
-            "The pipeline bubble is the largest loss: {} s of a {} s step ({}%) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
+            "The pipeline bubble binds: {} s idle of a {} s step ({}%, more than the compute) with {pp} stages and {} microbatches; add microbatches or virtual stages.",
             fixed(s.bubble, 3),
             fixed(s.step_time, 3),
             fixed(pct(s.bubble), 0),
             s.microbatches
         ),
         Bottleneck::HostOffload => format!(
-            "Host offload over PCIe is the largest loss: {} s exposed of a {} s step ({}%).",
+            "Host offload binds: its PCIe traffic takes longer than the compute it hides behind; {} s exposed of a {} s step ({}%).",
             fixed(s.offload_exposed, 3),
             fixed(s.step_time, 3),
             fixed(pct(s.offload_exposed), 0)
         ),
+    }
+}
+
+/// A loss in a few words: "exposed DP communication", "the pipeline bubble", ...
+fn loss_name(what: Bottleneck, axis: Option<super::mesh::Parallelism>) -> String {
+    match (what, axis) {
+        (Bottleneck::Communication, Some(a)) => format!("exposed {} communication", a.label()),
+        (Bottleneck::PipelineBubble, _) => "the pipeline bubble".into(),
+        (Bottleneck::HostOffload, _) => "exposed host offload over PCIe".into(),
+        _ => "exposed communication".into(),
     }
 }
 

@@ -7,15 +7,15 @@ use super::front::Candidate;
 use super::mesh::{split_mesh, Mesh, NetworkSplit, Parallelism, NETWORKS};
 use super::placement::{group_links, piece_link, scaled_axes, CostCache};
 use super::report::{
-    AxisPlacement, BoundReport, CommunicationReport, LayerWorkReport, MemoryComponent, MemoryItem, MemoryReport,
-    MeshReport, NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow, SkippedReport,
+    AxisPlacement, BoundReport, CommunicationReport, LayerWorkReport, LossReport, MemoryComponent, MemoryItem,
+    MemoryReport, MeshReport, NetworkDegrees, PieceReport, PlanSource, RooflineReport, SearchReport, SearchRow,
     StepBreakdown, TrainingReport,
 };
 use super::search::{search, Limits, SearchResult};
 use super::section::TrainingSection;
 use super::setup::{zero3_axes, MeshContext, Setup};
 use super::space::{constraints, space, Variant};
-use super::step::{compute_time, evaluate_config, StepParts};
+use super::step::{compute_time, evaluate_config, largest_loss, StepParts};
 use super::tensors::{Remat, RematCost};
 use crate::efficiency::PredictionMode;
 use crate::error::{FieldError, Invalid};
@@ -164,14 +164,7 @@ pub fn plan(
         meshes: r.meshes,
         evaluated: r.evaluated,
         feasible: r.feasible,
-        skipped: SkippedReport {
-            identical: r.skipped.identical,
-            dominated: r.skipped.dominated,
-            microbatches: r.skipped.microbatches,
-            state_exceeds_hbm: r.skipped.state_exceeds_hbm,
-            bound: r.skipped.bound,
-            too_large: r.skipped.too_large,
-        },
+        skipped: r.skipped,
         constraints: constraints(&setup, section, &space),
         best: rows(&setup, &mut cache, searched, &r, &r.top),
         pareto: rows(&setup, &mut cache, searched, &r, &r.pareto),
@@ -512,6 +505,7 @@ pub(super) fn report(
         bound: BoundReport {
             resource: s.bound,
             axis: s.bound_axis,
+            largest_loss: largest_loss(s).map(|(resource, axis, t)| LossReport { resource, axis, seconds: Seconds(t) }),
             explanation: bound_sentence(s, setup.usable_hbm(), mc.mesh.pp),
         },
         token_budget: None,

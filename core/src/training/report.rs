@@ -300,12 +300,28 @@ pub struct CommunicationReport {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BoundReport {
-    /// The resource.
+    /// The resource whose time is the largest (book 1.1, 5.1): `compute` unless a kind of
+    /// parallelism's collectives, the bubble or host offload take longer than the compute.
     pub resource: Bottleneck,
-    /// The kind of parallelism whose communication is largest, when communication binds.
+    /// The kind of parallelism whose communication binds, when communication binds.
     pub axis: Option<Parallelism>,
-    /// One sentence.
+    /// The largest time the step spends not computing; absent when nothing is lost.
+    pub largest_loss: Option<LossReport>,
+    /// One or two sentences.
     pub explanation: String,
+}
+
+/// The largest loss of a step: exposed collectives of one kind (with the wait for the
+/// slowest slice for DP), the pipeline bubble, or exposed host offload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LossReport {
+    /// `communication`, `pipeline_bubble` or `host_offload`.
+    pub resource: Bottleneck,
+    /// The kind of parallelism, for communication.
+    pub axis: Option<Parallelism>,
+    /// Seconds per step.
+    pub seconds: Seconds,
 }
 
 /// Which of the book's limits binds for the setup.
@@ -429,25 +445,27 @@ pub struct SearchRow {
     pub bound: Bottleneck,
 }
 
-/// Configurations the search did not evaluate, by reason (`training::search`).
+/// Configurations (a mesh, ZeRO stage, schedule, microbatch count and policy each) the
+/// search did not evaluate, by reason (`training::search` counts them; the report shows them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkippedReport {
-    /// The same as a configuration evaluated: a ZeRO stage with dp = 1, a schedule
-    /// with pp = 1, ZeRO-2 with several microbatches (= ZeRO-1).
+    /// A ZeRO stage with DP = 1, a schedule with PP = 1, ZeRO-2 with several
+    /// microbatches, ZeRO-3 with DP > 1: the same as a configuration evaluated.
     pub identical: u64,
-    /// ZeRO-1 with one microbatch: ZeRO-2 is as fast and smaller.
+    /// ZeRO-1 with one microbatch (ZeRO-2 is as fast and smaller); ZeRO-0 where ZeRO-1
+    /// and 2 synchronise DP at least as fast (they are then no slower and smaller).
     pub dominated: u64,
-    /// Interleaved microbatch counts that are not a multiple of pp.
+    /// Interleaved microbatch counts that are not multiples of PP.
     pub microbatches: u64,
-    /// Mesh, ZeRO stage, schedule and microbatch count whose training state alone
-    /// exceeds the usable HBM (no remat policy can make them fit).
+    /// Those whose training state alone exceeds the usable HBM.
     pub state_exceeds_hbm: u64,
-    /// Configurations that fit, whose step-time lower bound (compute and bubble) is
-    /// already beaten by configurations found as small: they enter neither the fastest
-    /// nor the Pareto front (counted in `feasible`, not in `evaluated`).
+    /// Configurations whose step-time lower bound (compute and bubble) and exact memory
+    /// are already matched by a configuration found, which keep them out of the fastest
+    /// and the Pareto front.
     pub bound: u64,
-    /// Configurations that do not fit, once one that fits is known.
+    /// Configurations that do not fit, once one that fits is known (the least-memory
+    /// configuration is only wanted when nothing fits).
     pub too_large: u64,
 }
 

@@ -49,33 +49,11 @@ use super::mesh::{mesh_of, network_index, NetworkSplit, Parallelism, NETWORKS};
 use super::optimizer::ZeroStage;
 use super::pipeline::Pipeline;
 use super::placement::CostCache;
+use super::report::SkippedReport;
 use super::setup::{MeshContext, Setup};
 use super::space::{pipelines, Choices, Variant};
 use super::step::{self, rank, Microbatch};
 use super::tensors::RematCost;
-
-/// Configurations (a mesh, ZeRO stage, schedule, microbatch count and policy each) the
-/// search did not evaluate, by reason.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Skipped {
-    /// A ZeRO stage with DP = 1, a schedule with PP = 1, ZeRO-2 with several
-    /// microbatches, ZeRO-3 with DP > 1: the same as a configuration evaluated.
-    pub identical: u64,
-    /// ZeRO-1 with one microbatch (ZeRO-2 is as fast and smaller); ZeRO-0 where ZeRO-1
-    /// and 2 synchronise DP at least as fast (they are then no slower and smaller).
-    pub dominated: u64,
-    /// Interleaved microbatch counts that are not multiples of PP.
-    pub microbatches: u64,
-    /// Those whose training state alone exceeds the usable HBM.
-    pub state_exceeds_hbm: u64,
-    /// Configurations whose step-time lower bound (compute and bubble) and exact memory
-    /// are already matched by a configuration found, which keep them out of the fastest
-    /// and the Pareto front.
-    pub bound: u64,
-    /// Configurations that do not fit, once one that fits is known (the least-memory
-    /// configuration is only wanted when nothing fits).
-    pub too_large: u64,
-}
 
 /// What the search found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -89,10 +67,10 @@ pub struct SearchResult {
     /// Configurations timed (meshes × variants × microbatch counts × policies, less the
     /// skipped).
     pub evaluated: u64,
-    /// Configurations that fit in HBM, timed or bounded ([`Skipped::bound`]).
+    /// Configurations that fit in HBM, timed or bounded ([`SkippedReport::bound`]).
     pub feasible: u64,
     /// What was not evaluated, and why.
-    pub skipped: Skipped,
+    pub skipped: SkippedReport,
     /// The fastest, best first (ties: less communication, then less memory, then
     /// evaluation order).
     pub top: Vec<Candidate>,
@@ -233,7 +211,7 @@ fn microbatch_counts(limits: &Limits, sequences_per_shard: u64, visit: &mut dyn 
 
 /// The ZeRO-1/ZeRO-2 rule of the module docs, when both are searched and DP > 1:
 /// `None` to evaluate, or why not.
-fn zero_rule(zero: ZeroStage, microbatches: u64, both: bool) -> Option<fn(&mut Skipped, u64)> {
+fn zero_rule(zero: ZeroStage, microbatches: u64, both: bool) -> Option<fn(&mut SkippedReport, u64)> {
     match (both, zero.0, microbatches) {
         (true, 1, 1) => Some(|s, n| s.dominated += n),
         (true, 2, m) if m > 1 => Some(|s, n| s.identical += n),

@@ -59,9 +59,8 @@ pub struct CommPart {
     pub sparse_core: bool,
 }
 
-/// What keeps the step from being pure compute: `compute` when nothing else shows
-/// (every collective hidden, no bubble, no exposed offload), otherwise the largest
-/// loss.
+/// What binds a step: the resource whose time is the largest (book 1.1, 5.1); the
+/// largest *loss* is a separate question ([`largest_loss`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -534,7 +533,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
     let fits = t.memory.total() <= setup.usable_hbm();
-    let (bound, bound_axis) = bound_of(step_time, &comm, t.sync, t.bubble, t.off_exposed * m, fits);
+    let (bound, bound_axis) = bound_of(compute, &comm, t.sync, t.bubble, 2.0 * t.offload * m, fits);
     StepParts {
         microbatches: mb.count,
         memory: t.memory,
@@ -556,10 +555,15 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     }
 }
 
-/// What binds: the largest loss; waiting for the slowest slice counts as data-parallel
-/// communication (the DCN synchronisation of the gradients).
+/// What binds (book 1.1 and 5.1: a step is bound by whichever of its times is largest,
+/// "comms-bound" when `T_comms > T_math`): the step's compute, one kind of parallelism's
+/// collectives (waiting for the slowest slice counts as data parallelism's: the DCN
+/// synchronisation of the gradients), the pipeline bubble, or the PCIe traffic of host
+/// offload. Collectives that take less time than the compute bind nothing even when part
+/// of them is exposed (the overlap is never perfect): that part is a loss, which
+/// [`largest_loss`] names.
 fn bound_of(
-    step_time: f64,
+    compute: f64,
     comm: &[CommPart; 6],
     sync: f64,
     bubble: f64,
@@ -569,19 +573,77 @@ fn bound_of(
     if !fits {
         return (Bottleneck::Memory, None);
     }
-    let (axis, exposed) = Parallelism::ALL
+    let (axis, comm_time) = Parallelism::ALL
         .iter()
-        .map(|p| (*p, comm[*p as usize].exposed + if *p == Parallelism::Dp { sync } else { 0.0 }))
+        .map(|p| (*p, comm[*p as usize].time + if *p == Parallelism::Dp { sync } else { 0.0 }))
         .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
-    let losses = [
-        (Bottleneck::Communication, exposed),
+    let times = [
+        (Bottleneck::Communication, comm_time),
         (Bottleneck::PipelineBubble, bubble),
         (Bottleneck::HostOffload, offload),
     ];
-    let (r, largest) =
-        losses.iter().fold((Bottleneck::Compute, 0.0), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
-    if largest <= 1e-9 * step_time {
-        return (Bottleneck::Compute, None);
-    }
+    let (r, _) =
+        times.iter().fold((Bottleneck::Compute, compute), |best, &(r, t)| if t > best.1 { (r, t) } else { best });
     (r, if r == Bottleneck::Communication { axis } else { None })
+}
+
+/// The largest of the step's losses (time the step spends not computing, the
+/// optimizer's update aside): one kind of parallelism's exposed collectives (with the wait
+/// for the slowest slice for data parallelism), the bubble, or exposed host offload, with
+/// its seconds; `None` when nothing is lost.
+#[must_use]
+pub fn largest_loss(s: &StepParts) -> Option<(Bottleneck, Option<Parallelism>, f64)> {
+    let (axis, exposed) = Parallelism::ALL
+        .iter()
+        .map(|p| (*p, s.comm[*p as usize].exposed + if *p == Parallelism::Dp { s.sync } else { 0.0 }))
+        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
+    [
+        (Bottleneck::Communication, axis, exposed),
+        (Bottleneck::PipelineBubble, None, s.bubble),
+        (Bottleneck::HostOffload, None, s.offload_exposed),
+    ]
+    .into_iter()
+    .filter(|l| l.2 > 0.0)
+    .fold(None, |best: Option<(Bottleneck, Option<Parallelism>, f64)>, l| match best {
+        Some(b) if b.2 >= l.2 => Some(b),
+        _ => Some(l),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Llama 3 8B on 64 v5p as the Training page opens it: 2.475 s of compute, the DP
+    /// gradient all-reduce 0.3 s long of which 0.012 s shows. Compute binds (book 5.1:
+    /// T_comms < T_math); the exposed DP time is the largest loss, not what binds.
+    #[test]
+    fn a_little_exposed_communication_does_not_bind() {
+        let mut comm = [CommPart::default(); 6];
+        comm[Parallelism::Dp as usize] = CommPart { time: 0.3, exposed: 0.012, ..CommPart::default() };
+        comm[Parallelism::Fsdp as usize] = CommPart { time: 1.9, exposed: 0.004, ..CommPart::default() };
+        assert_eq!(bound_of(2.475, &comm, 0.0, 0.0, 0.0, true), (Bottleneck::Compute, None));
+        let s = StepParts { comm, compute: 2.475, step_time: 2.491, fits: true, ..StepParts::default() };
+        assert_eq!(largest_loss(&s), Some((Bottleneck::Communication, Some(Parallelism::Dp), 0.012)));
+        // The slowest slice's wait adds to DP's: 0.3 + 2.2 s of DP against 2.475 s of compute.
+        assert_eq!(bound_of(2.475, &comm, 2.2, 0.0, 0.0, true), (Bottleneck::Communication, Some(Parallelism::Dp)));
+    }
+
+    /// A collective longer than the compute binds (T_comms > T_math), the longest kind
+    /// named; a bubble or PCIe traffic longer than both binds instead; nothing fits → memory.
+    #[test]
+    fn the_longest_time_binds() {
+        let mut comm = [CommPart::default(); 6];
+        comm[Parallelism::Tp as usize] = CommPart { time: 1.2, exposed: 0.4, critical: false, ..CommPart::default() };
+        comm[Parallelism::Fsdp as usize] = CommPart { time: 1.1, exposed: 0.5, ..CommPart::default() };
+        assert_eq!(bound_of(1.0, &comm, 0.0, 0.0, 0.0, true), (Bottleneck::Communication, Some(Parallelism::Tp)));
+        assert_eq!(bound_of(1.0, &comm, 0.0, 1.3, 0.0, true), (Bottleneck::PipelineBubble, None));
+        assert_eq!(bound_of(1.0, &comm, 0.0, 1.3, 1.4, true), (Bottleneck::HostOffload, None));
+        assert_eq!(bound_of(1.0, &comm, 0.0, 0.0, 0.0, false), (Bottleneck::Memory, None));
+        // The largest loss is FSDP's 0.5 s exposed, not TP's longer but better hidden 1.2 s.
+        let s = StepParts { comm, compute: 1.0, step_time: 1.9, fits: true, ..StepParts::default() };
+        assert_eq!(largest_loss(&s), Some((Bottleneck::Communication, Some(Parallelism::Fsdp), 0.5)));
+        let idle = StepParts { compute: 1.0, step_time: 1.0, fits: true, ..StepParts::default() };
+        assert_eq!(largest_loss(&idle), None);
+    }
 }

@@ -1,17 +1,16 @@
 //! A published serving run as a scenario, and the serving model's prediction for it.
 //!
 //! Each run becomes a scenario (its model preset, chip and one replica's topology, and an
-//! `inference` section with its formats, lengths and batch) evaluated by the public
-//! evaluator, [`inference_report_without_curves`]; the calibration enters as a derated
-//! chip and a per-pass overhead ([`ServingCalibration`]). What the report gives per
-//! request — one decode step at the run's batch, one prompt's prefill — is combined into
-//! what the run measured, by the kind of load:
+//! `inference` section with its formats, lengths, batch and token budget) evaluated by
+//! the public evaluator, [`inference_report_without_curves`], or, for online runs, by the
+//! serving model's co-located server ([`Colocated`]); the calibration enters as a derated
+//! chip and a per-pass overhead ([`ServingCalibration`]). By the kind of load:
 //!
 //! | load | prediction |
 //! |---|---|
 //! | offline (a batch `B`, or the largest that fits under the engine's cap) | output tokens/s = `B·G / (prefill(B prompts) + G·step(B))`: every request's prefill plus `G` decode steps shared by `B` sequences |
-//! | online, closed loop at concurrency `C` | TPOT = `step(C)`, TTFT = `prefill(1)`, throughput = `C·G / (TTFT + (G−1)·TPOT)` |
-//! | online, open loop at a rate | TPOT = `step(B)` with `B` from Little's law on the measured latencies (requests/s × request latency); TTFT = `prefill(1)` |
+//! | online, closed loop at concurrency `C` | continuous batching with chunked prefill at `C` ([`Colocated::at_concurrency`]): TPOT = the mean step `τ̄` (decode steps and the mixed steps that carry prompt chunks), TTFT = the prefill queue (M/G/1 at the rate the loop sustains) plus the request's own wait for the step in progress and its chunks; throughput = `C·G / (TTFT + (G−1)·τ̄)` (Little's law over a client's cycle) |
+//! | online, open loop at a rate λ | the same server at λ ([`Colocated::at_rate`]: Poisson arrivals, the concurrency from Little's law `C = λ·G·τ̄(C)`); when no concurrency that fits satisfies it (λ above what the server sustains), the run's own `requests` followed in time as the batch grows ([`crate::inference::finite_run`]) |
 //! | latency (batch 1) | TTFT = `prefill(1)` |
 //! | prefill alone / decode alone | input tokens/s = `n·P / prefill(n prompts)`; output tokens/s = `B / step(B)` |
 //!
@@ -20,19 +19,22 @@
 //! `n`). The KV context of a decode step is `P + G/2` (`kv_context: mean`: paged attention
 //! reads what is written); a layer's collectives are on the critical path
 //! (`comms_overlap: none`: engines do not overlap a layer's AllReduce with its own
-//! matmuls). Queueing is not modelled: a TTFT under load is predicted as an
-//! idle server's. When the serving model gains continuous batching and batched prefill
-//! (issue 17), these compositions should give way to its own figures.
+//! matmuls). The token budget per step is the run's (`token_budget`: vLLM's
+//! `max_num_batched_tokens`, TensorRT-LLM's `max_num_tokens`, stated or the engine's
+//! default), the largest concurrency what fits in HBM below the engine's cap.
 
 use super::serving_runs::{Lengths, LoadKind, ServingRun};
 use crate::collectives::Network;
 use crate::dtype::DType;
 use crate::efficiency::serving::ServingCalibration;
+use crate::error::Invalid;
 use crate::hardware::chip::{ChipFamily, Fabric};
 use crate::hardware::query::{ChipSource, HardwareSection};
 use crate::hardware::topology::Topology;
+use crate::inference::continuous::{Colocated, ColocatedPoint, Limit};
 use crate::inference::decode::DecodeBound;
 use crate::inference::options::{CommsOverlap, InferenceSection, KvContext, ServingDtypes, ServingSharding};
+use crate::inference::plan::Plan;
 use crate::inference::slices::slice_shapes;
 use crate::inference::InferenceReport;
 use crate::scenario::inference_report_without_curves;
@@ -76,8 +78,12 @@ pub enum BatchBasis {
     EngineCap,
     /// The closed loop's concurrency.
     Concurrency,
-    /// Little's law on the measured rate and latencies.
+    /// Little's law at the run's request rate on the model's own time per output token,
+    /// `C = λ·G·τ̄(C)`.
     LittlesLaw,
+    /// The most in flight during a finite run the model's server cannot settle
+    /// (`inference::finite_run`).
+    FiniteRun,
 }
 
 /// The model's prediction for one run.
@@ -174,6 +180,7 @@ pub fn run_scenario(run: &ServingRun, chip: ChipSource, batch: Option<u64>) -> R
         compute: dtype("compute", &run.compute)?,
     };
     section.batch = batch;
+    section.token_budget = run.token_budget.map(|b| b.round().max(2.0) as u64);
     section.kv_context = KvContext::Mean;
     // A layer's collectives wait for its matmuls and the next layer waits for them: on the
     // critical path, not overlapped.
@@ -214,6 +221,84 @@ fn prefill_pass_s(r: &InferenceReport, n: f64, overhead: f64) -> f64 {
     (n * r.prefill.mfu_effective * one).max(one) + overhead
 }
 
+/// What the model's server gives for an online run.
+#[derive(Clone, Copy, Debug)]
+struct OnlinePoint {
+    /// Sequences in flight (the most, for a run that does not settle).
+    concurrency: f64,
+    basis: BatchBasis,
+    ttft_mean_s: f64,
+    ttft_p50_s: f64,
+    tpot_s: f64,
+}
+
+/// An online run as the serving model's co-located server ([`Colocated`]: continuous
+/// batching with chunked prefill under the run's token budget, every step costing the
+/// calibration's overhead `tau`): at the run's concurrency (a closed loop); at its
+/// request rate (Poisson arrivals, the concurrency from Little's law) when the server
+/// sustains it; otherwise the run's `requests` followed in time as the batch grows
+/// ([`crate::inference::finite_run`]).
+fn online_point(run: &ServingRun, chip: &ChipSource, tau: f64) -> Result<OnlinePoint, String> {
+    let s = run_scenario(run, chip.clone(), None)?;
+    let m = s.validate().map_err(|e| e.to_string())?;
+    let hw = s.validate_hardware().map_err(|e| e.to_string())?.ok_or("the run has no hardware")?;
+    let section = s.inference.as_ref().ok_or("the run has no inference section")?;
+    let plan = Plan::new(&m, &hw.chip, &hw.axes, None, None, section).map_err(|e| e.to_string())?;
+    let traffic = section.traffic();
+    let context = traffic.decode_context(section.kv_context);
+    let budget = section.token_budget();
+    let cb = Colocated {
+        setup: &plan.decode,
+        traffic: &traffic,
+        budget,
+        context,
+        mfu: 1.0,
+        attention: section.prefill.attention,
+        step_overhead_s: tau,
+    };
+    let fits = plan.colocated_max_concurrency(context, budget) as f64;
+    let max_concurrency = run.max_batch.map_or(fits, |cap| cap.min(fits));
+    let settled = |p: ColocatedPoint, basis| OnlinePoint {
+        concurrency: p.concurrency,
+        basis,
+        ttft_mean_s: p.ttft.mean_s,
+        ttft_p50_s: p.ttft.p50_s,
+        tpot_s: p.tpot_s.get(),
+    };
+    let err = |e: Invalid| e.to_string();
+    match (run.concurrency, run.request_rate) {
+        (Some(c), _) => match cb.at_concurrency(c.round().max(1.0)).map_err(err)? {
+            Ok(p) => Ok(settled(p, BatchBasis::Concurrency)),
+            Err(l) => Err(overloaded(run, l)),
+        },
+        (None, Some(rate)) => match cb.at_rate(rate, max_concurrency).map_err(err)? {
+            Ok(p) => Ok(settled(p, BatchBasis::LittlesLaw)),
+            Err(l) => {
+                let n = run.requests.ok_or_else(|| overloaded(run, l))?;
+                let r = cb.finite_run(rate, n, max_concurrency).map_err(err)?.ok_or_else(|| overloaded(run, l))?;
+                Ok(OnlinePoint {
+                    concurrency: r.peak_concurrency,
+                    basis: BatchBasis::FiniteRun,
+                    ttft_mean_s: r.ttft_mean_s,
+                    ttft_p50_s: r.ttft_p50_s,
+                    tpot_s: r.tpot_s,
+                })
+            }
+        },
+        (None, None) => Err("an online run needs its concurrency or its request rate".into()),
+    }
+}
+
+/// Why an online run's load has no steady state on the model's server.
+fn overloaded(run: &ServingRun, limit: Limit) -> String {
+    let why = match limit {
+        Limit::NoPrefillRoom => "its concurrency leaves no room for prompts in the step's token budget",
+        Limit::PrefillBound => "the model's server cannot prefill prompts as fast as they arrive",
+        Limit::Memory => "the concurrency the rate needs does not fit in HBM",
+    };
+    format!("overloaded in the model: {why} ({})", run.id)
+}
+
 fn batch_of(x: f64) -> u64 {
     x.round().clamp(1.0, crate::inference::options::MAX_BATCH as f64) as u64
 }
@@ -231,20 +316,14 @@ pub fn predict(run: &ServingRun, calibration: &ServingCalibration) -> Result<Ser
     let layers = crate::presets::find(&run.model_preset).map_or(0, |p| p.config.num_layers);
     let tau = calibration.pass_overhead(layers);
     let (p, g) = (run.input_len.unwrap_or(1.0).round().max(1.0), run.output_len.unwrap_or(1.0).round().max(1.0));
-    let measured_rate = || -> Result<f64, String> {
-        let (rps, ttft, tpot) = run
-            .requests_per_s
-            .zip(run.ttft_s)
-            .zip(run.tpot_s)
-            .map(|((a, b), c)| (a, b, c))
-            .ok_or("an open-loop run needs its measured rate, TTFT and TPOT for Little's law")?;
-        Ok(rps * (ttft + (g - 1.0) * tpot))
+    let online = match run.scenario {
+        LoadKind::Online => Some(online_point(run, &chip, tau)?),
+        _ => None,
     };
-    let (batch, basis) = match (run.scenario, run.batch, run.concurrency) {
-        (_, Some(b), _) => (batch_of(b), BatchBasis::Stated),
-        (LoadKind::Online, None, Some(c)) => (batch_of(c), BatchBasis::Concurrency),
-        (LoadKind::Online, None, None) => (batch_of(measured_rate()?), BatchBasis::LittlesLaw),
-        (_, None, _) => {
+    let (batch, basis) = match (run.scenario, run.batch, run.concurrency, &online) {
+        (_, Some(b), _, _) => (batch_of(b), BatchBasis::Stated),
+        (LoadKind::Online, None, _, Some(point)) => (batch_of(point.concurrency), point.basis),
+        (_, None, _, _) => {
             let fit = report(run, &chip, None)?.max_batch;
             match run.max_batch {
                 Some(cap) if (fit as f64) > cap => (batch_of(cap), BatchBasis::EngineCap),
@@ -267,10 +346,17 @@ pub fn predict(run: &ServingRun, calibration: &ServingCalibration) -> Result<Ser
             throughput = cmp(x / y, run.throughput_per_chip());
         }
         LoadKind::Online => {
-            ttft = cmp(prefill_one, run.ttft_s);
-            tpot = cmp(step, run.tpot_s);
-            let x = b * g / (prefill_one + (g - 1.0) * step);
-            throughput = cmp(x / y, run.throughput_per_chip());
+            if let Some(point) = &online {
+                // The statistic the source gives: the median or the mean.
+                let first = if run.ttft_stat == "p50" { point.ttft_p50_s } else { point.ttft_mean_s };
+                let per_token = point.tpot_s;
+                ttft = cmp(first, run.ttft_s);
+                tpot = cmp(per_token, run.tpot_s);
+                // Little's law over a client's cycle: C requests in flight, each taking
+                // its time to first token and G − 1 more tokens.
+                let x = point.concurrency * g / (point.ttft_mean_s + (g - 1.0) * per_token);
+                throughput = cmp(x / y, run.throughput_per_chip());
+            }
         }
         LoadKind::Prefill => {
             let x = b * p / prefill_pass_s(&r, b, tau);
@@ -349,5 +435,28 @@ mod tests {
         assert_eq!(ideal.binds, DecodeBound::WeightLoading);
         let expected = 2.0 * ideal.decode_step_s + 0.001 + 32.0 * 1e-5;
         assert!((slow.decode_step_s / expected - 1.0).abs() < 0.05, "{} vs {expected}", slow.decode_step_s);
+    }
+
+    /// Open loops by hand. At 2 QPS the server settles: its concurrency is Little's law
+    /// on its own time per output token, C = λ·G·τ̄ = 2 × 256 × τ̄ (rounded to a whole
+    /// sequence). At 16 QPS the 70B server over four H100s cannot (it sustains about 15
+    /// requests/s at the most that fits), so the 500 requests are followed in time: the
+    /// batch grows past what 2 QPS needs, and every step slows.
+    #[test]
+    fn open_loops_settle_by_littles_law_or_run_their_requests() {
+        let c = crate::efficiency::serving::bundled();
+        let light = predict(get("trtllm-0.14-h100-llama-3-70b-tp4-qps2-467-256").unwrap(), &c).unwrap();
+        assert_eq!(light.batch_basis, BatchBasis::LittlesLaw);
+        let tpot = light.tpot.unwrap().predicted;
+        assert!((light.batch - 2.0 * 256.0 * tpot).abs() <= 1.0, "{} vs {}", light.batch, 512.0 * tpot);
+        let run = get("trtllm-0.14-h100-llama-3-70b-tp4-qps16-467-256").unwrap();
+        assert_eq!(run.requests, Some(500.0));
+        let heavy = predict(run, &c).unwrap();
+        assert_eq!(heavy.batch_basis, BatchBasis::FiniteRun);
+        assert!(heavy.batch > 16.0 * 256.0 * tpot, "{}", heavy.batch);
+        assert!(heavy.tpot.unwrap().predicted > tpot);
+        // Without the run's length there is nothing to follow: the run says why.
+        let endless = ServingRun { requests: None, ..run.clone() };
+        assert!(predict(&endless, &c).unwrap_err().contains("overloaded"));
     }
 }

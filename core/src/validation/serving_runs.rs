@@ -95,6 +95,12 @@ pub struct ServingRun {
     pub concurrency: Option<f64>,
     /// Open-loop request rate the load generator aimed at, requests/s.
     pub request_rate: Option<f64>,
+    /// Tokens one engine step may carry (decode tokens plus prefill chunks: vLLM's
+    /// `max_num_batched_tokens`, TensorRT-LLM's `max_num_tokens`), as the source states
+    /// it or the engine's default; given for the online runs.
+    pub token_budget: Option<f64>,
+    /// Requests the benchmark sent (online runs), when the source states it.
+    pub requests: Option<f64>,
     /// How the engine was loaded.
     pub scenario: LoadKind,
     /// Output tokens/s of the whole system.

@@ -33,6 +33,10 @@ pub struct PredictionCell {
     pub bound: Bottleneck,
     /// The kind of parallelism whose communication binds, if any.
     pub bound_axis: Option<Parallelism>,
+    /// The largest time the step spends not computing (`training.bound.largest_loss`).
+    pub loss: Option<Bottleneck>,
+    /// The kind of parallelism of that loss, when it is communication.
+    pub loss_axis: Option<Parallelism>,
     /// Whether the planner's memory model fits the run in HBM.
     pub fits: bool,
 }
@@ -55,6 +59,8 @@ impl PredictionCell {
             error: PredictionError { mfu_pts: mfu_pct - measured_mfu_pct, step_pct },
             bound: p.bound.resource,
             bound_axis: p.bound.axis,
+            loss: p.bound.largest_loss.as_ref().map(|l| l.resource),
+            loss_axis: p.bound.largest_loss.as_ref().and_then(|l| l.axis),
             fits: p.memory.fits,
         }
     }

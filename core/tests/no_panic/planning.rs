@@ -37,7 +37,7 @@ pub const CLASS_NAMES: [&str; 10] = [
 
 /// Keys whose value may be `null` in a section's report (absent budget, price, DCN axis,
 /// search, ...).
-const NULLABLE: [&str; 11] = [
+const NULLABLE: [&str; 12] = [
     "token_budget",
     "steps",
     "days",
@@ -47,6 +47,7 @@ const NULLABLE: [&str; 11] = [
     "dcn",
     "compute_bound_fsdp",
     "axis",
+    "largest_loss",
     "dtype",
     "search",
 ];

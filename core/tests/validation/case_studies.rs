@@ -6,6 +6,7 @@
 
 use shardcalc_core::efficiency::calibration::bundled;
 use shardcalc_core::training::mesh::Parallelism;
+use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::training::TrainingReport;
 use shardcalc_core::validation::case_studies::{CaseStudy, CaseStudyRow, CASES, TOLERANCE_POINTS};
 use shardcalc_core::validation::predict::Prepared;
@@ -91,7 +92,13 @@ fn fsdp_beats_expert_parallelism_because_of_the_all_to_all() {
         assert!(hybrid.step_time_s.get() - exposed < fsdp.step_time_s.get(), "EP {ep}: faster without the AllToAll");
         assert!(hybrid.step_time_s.get() > fsdp.step_time_s.get(), "EP {ep}: FSDP is faster");
         assert!(exposed > saved + other(&fsdp) - other(&hybrid), "EP {ep}: the AllToAll is what loses");
-        assert_eq!(hybrid.bound.axis, Some(Parallelism::Ep), "EP {ep}: {}", hybrid.bound.explanation);
+        let loss = hybrid.bound.largest_loss.as_ref().map(|l| (l.resource, l.axis));
+        assert_eq!(
+            loss,
+            Some((Bottleneck::Communication, Some(Parallelism::Ep))),
+            "EP {ep}: {}",
+            hybrid.bound.explanation
+        );
     }
 }
 

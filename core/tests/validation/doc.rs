@@ -1,7 +1,9 @@
 //! docs/validation.md, rendered from the table and the splits (the test in main.rs writes it).
 
 use shardcalc_core::efficiency::calibration::Calibration;
+use shardcalc_core::training::mesh::Parallelism;
 use shardcalc_core::training::report::{MemoryComponent, MemoryReport};
+use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::validation::calibration;
 use shardcalc_core::validation::fit::PRIOR_WEIGHT;
 use shardcalc_core::validation::setups;
@@ -208,7 +210,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
          MaxText FLOP convention (the step time is the convention-free quantity; MFU = FLOPs / (chips × peak × step \
          time)). Errors are predicted − measured: positive MFU errors (negative step-time errors) mean the \
          prediction is optimistic. `cargo run --release -p shardcalc-core --example fit_calibration` prints every \
-         run's prediction with its breakdown.\n"
+         run's prediction with its breakdown. Published runs outside the fit (Trillium, 2025 v5p, Mixtral), \
+         never used for fitting, are a spot check in [docs/generalization.md](generalization.md).\n"
     );
     let _ = writeln!(
         out,
@@ -258,16 +261,23 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
         out,
         "Measured = from the published TFLOP/s. Roofline and calibrated (in sample) as step time, MFU (error); the \
          held-back columns give each run's MFU (error) under the fold that held it back. Bound = what the calibrated \
-         plan says limits the step.\n"
+         plan says binds the step (the largest of its times, book 1.1) and its largest loss.\n"
     );
     let _ = writeln!(out, "| run | chips | model | mesh | remat | measured | roofline | calibrated | held back: chip out | family out | interleaved | bound |");
     let _ = writeln!(out, "|---|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|");
     let held = |kind: SplitKind, id: &str| splits.iter().find(|s| s.kind == kind).and_then(|s| s.prediction_of(id));
     for r in rows {
         let bound = r.calibrated.as_ref().map_or(String::new(), |c| {
-            let axis = c.bound_axis.map_or(String::new(), |a| format!(" ({})", a.id()));
+            let name = |what: Bottleneck, axis: Option<Parallelism>| {
+                let axis = axis.map_or(String::new(), |a| format!(" ({})", a.id()));
+                format!("{what:?}{axis}").to_lowercase()
+            };
+            let loss = match c.loss {
+                Some(l) if c.bound == Bottleneck::Compute => format!("; largest loss: {}", name(l, c.loss_axis)),
+                _ => String::new(),
+            };
             let mem = if c.fits { "" } else { "; planner's memory model: does not fit" };
-            format!("{:?}{axis}{mem}", c.bound).to_lowercase()
+            format!("{}{loss}{mem}", name(c.bound, c.bound_axis))
         });
         let _ = writeln!(
             out,

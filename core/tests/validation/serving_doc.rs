@@ -76,12 +76,18 @@ fn findings(out: &mut String, v: &ServingValidation) {
     );
     let _ = writeln!(
         out,
-        "- **Queueing and prefill under load.** Time to first token of an idle server (batch 1): {lat:+.0}% ({n_lat} runs); \
-         under load: {loaded:+.0}% ({n_loaded} runs). A loaded engine's TTFT includes the wait for a slot and for the \
-         prefill chunks it interleaves with decode steps; the model predicts an idle server's prefill. The overloaded \
-         TensorRT-LLM 70B server at 16 QPS (12 completed/s) also has a TPOT twice the model's: its steps carry prefill \
-         chunks (chunked prefill) the decode step does not count. Needs: continuous batching with chunked prefill and a \
-         queueing model (issue 17, \"The model\")."
+        "- **Queueing and prefill under load.** Time to first token of an idle server (batch 1): {lat:+.0}% ({n_lat} \
+         runs); under load: {loaded:+.0}% ({n_loaded} runs). Online runs are predicted by the serving model's \
+         co-located server: continuous batching with chunked prefill under the run's token budget (vLLM's \
+         `max_num_batched_tokens` 512 as the recipe sets it; TensorRT-LLM's default `max_num_tokens`, 8,192), a \
+         request's first token after the wait for the step in progress, the prefill queue (M/G/1) and its own chunks; \
+         the TensorRT-LLM 70B server at 16 QPS, which the model cannot settle (it sustains about 15 requests/s at the \
+         most that fits), is followed through its 500 requests as the batch grows. What is left: the vLLM TPU closed \
+         loops' median TTFT is about a third short (the engine runs with `--async-scheduling`, which schedules a \
+         step ahead, and its API server tokenizes each 1,000-token prompt: neither is counted); the TensorRT-LLM runs \
+         with 202-token prompts are short by what looks like a fixed cost per request (Triton's pre- and \
+         post-processing models), and the 16-QPS run's TPOT is too long: the model's mixed steps cost more per \
+         prompt token than the engine's (the matmul efficiency is fitted on decode-heavy runs)."
     );
     let _ = writeln!(
         out,
@@ -269,7 +275,7 @@ pub fn render(v: &ServingValidation) -> String {
 }
 
 /// The statistics, computed here, written to docs/serving-validation.md; the held-back
-/// median |throughput error| meets the issue's 15%, and the calibration beats the
+/// median |throughput error| meets the issue's 15% and TTFT and TPOT its 20%, and the calibration beats the
 /// roofline on every measured quantity of the held-back runs.
 #[test]
 fn serving_statistics_meet_the_goal_and_are_written() {
@@ -279,6 +285,8 @@ fn serving_statistics_meet_the_goal_and_are_written() {
     let (i, c) = (&held.ideal, &held.calibrated);
     assert!(c.modelled >= 20, "held-back runs modelled: {}", c.modelled);
     assert!(c.throughput.median_abs_pct <= 15.0, "held-back throughput {:.1}%", c.throughput.median_abs_pct);
+    assert!(c.ttft.median_abs_pct <= 20.0, "held-back TTFT {:.1}%", c.ttft.median_abs_pct);
+    assert!(c.tpot.median_abs_pct <= 20.0, "held-back TPOT {:.1}%", c.tpot.median_abs_pct);
     for (name, ideal, cal) in
         [("throughput", i.throughput, c.throughput), ("TTFT", i.ttft, c.ttft), ("TPOT", i.tpot, c.tpot)]
     {

@@ -12,6 +12,7 @@ use super::flop_table::FlopSection;
 use super::notebook_table::NotebookSection;
 use super::param_table::ParamSection;
 use super::seq_len::SeqLenSection;
+use crate::components::StaleNote;
 use crate::state::use_app_state;
 
 /// An exact integer with separators when the count is exact, else the short form.
@@ -28,11 +29,7 @@ pub fn Results(
 ) -> impl IntoView {
     let state = use_app_state();
     view! {
-        <Show when=move || state.is_stale()>
-            <p class="stale" id="stale-note" role="status">
-                "These results are for the last valid inputs: fix the problems marked in the form to update them."
-            </p>
-        </Show>
+        <StaleNote />
         {move || derived.report.with(|r| r.as_ref().err().map(|e| view! { <p class="field-error">{format!("Cannot compute: {e}")}</p> }))}
         <div class="results-body" class:is-stale=move || state.is_stale()>
             <HeadlineCards derived=derived />

@@ -14,8 +14,7 @@ use shardcalc_core::validation::bands::{Band, ServingBands};
 use super::derived::Derived;
 use super::optional_cards::OPTIONAL;
 use super::rows::{decode_bound, kv_layout_text, prefill_bound, seconds, show, Unit};
-use crate::components::band_text;
-use crate::state::use_app_state;
+use crate::components::{band_text, StaleNote};
 
 /// Which band of [`ServingBands`] a headline carries, and how its numbers read.
 pub(super) struct Banded {
@@ -219,7 +218,6 @@ pub fn Headline(
     /// The memos the cards read.
     derived: Derived,
 ) -> impl IntoView {
-    let state = use_app_state();
     let error = move || {
         derived.report.with(|r| match r {
             Err(e) => {
@@ -235,11 +233,7 @@ pub fn Headline(
     };
     let cards = HEADLINES.iter().chain(&OPTIONAL).map(|h| view! { <Card headline=h derived=derived /> }).collect_view();
     view! {
-        <Show when=move || state.is_stale()>
-            <p class="stale" id="stale-note" role="status">
-                "These results are for the last valid inputs: fix the problems marked in the form to update them."
-            </p>
-        </Show>
+        <StaleNote />
         {error}
         <div class="cards" id="serving-headline">
             {cards}

@@ -121,7 +121,7 @@ fn LengthsTable(
                 <tbody>{rows}</tbody>
             </table>
             <p class="hint" id=format!("{id}-hint")>{hint}</p>
-            <button type="button" class="small" id=format!("{id}-add") on:click=add>{format!("Add a {noun} length")}</button>
+            <button type="button" class="small" id=format!("{id}-add") on:click=add>{format!("Add {noun} length")}</button>
             <p class="field-error" id=format!("{id}-error") aria-live="polite">{move || messages.get()}</p>
         </div>
     }

@@ -33,19 +33,28 @@ pub fn mesh_text(m: &Mesh) -> String {
     }
 }
 
-/// What binds the predicted step: `compute`, `communication (fsdp)`, `memory`, ...
+/// What binds the predicted step and its largest loss: `compute; loss: communication
+/// (fsdp)`, `communication (tp)`, `memory`, ...
 #[must_use]
 pub fn bound_text(c: &PredictionCell) -> String {
-    let what = match c.bound {
-        Bottleneck::Compute => "compute",
-        Bottleneck::Communication => "communication",
-        Bottleneck::PipelineBubble => "pipeline bubble",
-        Bottleneck::HostOffload => "host offload",
-        Bottleneck::Memory => "memory",
+    let name = |what: Bottleneck, axis: Option<Parallelism>| {
+        let what = match what {
+            Bottleneck::Compute => "compute",
+            Bottleneck::Communication => "communication",
+            Bottleneck::PipelineBubble => "pipeline bubble",
+            Bottleneck::HostOffload => "host offload",
+            Bottleneck::Memory => "memory",
+        };
+        match axis {
+            Some(a) => format!("{what} ({})", a.id()),
+            None => what.to_string(),
+        }
     };
-    match c.bound_axis {
-        Some(a) => format!("{what} ({})", a.id()),
-        None => what.to_string(),
+    match c.loss {
+        Some(loss) if c.bound == Bottleneck::Compute => {
+            format!("{}; loss: {}", name(c.bound, c.bound_axis), name(loss, c.loss_axis))
+        }
+        _ => name(c.bound, c.bound_axis),
     }
 }
 

@@ -24,6 +24,7 @@ pub fn server<'a>(p: &'a Problem, c: &'a ServerConfig) -> Colocated<'a> {
         context: p.context,
         mfu: s.prefill.mfu.unwrap_or(1.0),
         attention: s.prefill.attention,
+        step_overhead_s: 0.0,
     }
 }
 
