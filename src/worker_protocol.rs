@@ -102,11 +102,12 @@ const SEPARATOR: char = '\u{1e}';
 const CELL: char = '\u{1f}';
 
 /// A table's column names and exact cells, a line each (what the page shows of a table the
-/// worker builds; no CSV reader on the page). Line breaks and [`CELL`]s inside a cell
-/// become spaces.
+/// worker builds; no CSV reader on the page). Line breaks, [`CELL`]s and [`SEPARATOR`]s inside
+/// a cell become spaces.
 fn table_text(table: &Table) -> String {
+    let cell = CELL.to_string();
     let line = |cells: &[String]| {
-        cells.iter().map(|c| c.replace(['\n', '\r', CELL, SEPARATOR], " ")).collect::<Vec<_>>().join("\u{1f}")
+        cells.iter().map(|c| c.replace(['\n', '\r', CELL, SEPARATOR], " ")).collect::<Vec<_>>().join(&cell)
     };
     std::iter::once(&table.columns).chain(&table.rows).map(|r| line(r)).collect::<Vec<_>>().join("\n")
 }
