@@ -181,7 +181,7 @@ fn maxtext_log(text: &str, link: &str) -> Reply {
     let mut notes =
         vec![format!("Measured: the median of step(s) {steps}, against the plan of {} devices.", plan.devices)];
     notes.extend(c.notes.iter().cloned());
-    Reply::Compared { terms: terms.to_csv(), breakdown: breakdown.to_csv(), notes }
+    Reply::Compared { terms: Box::new(terms), breakdown: Box::new(breakdown), notes }
 }
 
 /// `performance.now()` in a page or a worker (0 where there is none).

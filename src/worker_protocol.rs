@@ -13,6 +13,8 @@
 //! This file is compiled into both sides: the page's lib (`crate::worker_protocol`) and the
 //! worker bin (by `#[path]`, so the worker does not link the Leptos app).
 
+use shardcalc_charts::table::Table;
+
 /// The first message the worker sends, once its wasm is running and it listens.
 pub const READY: &str = "ready";
 
@@ -72,12 +74,13 @@ pub enum Reply {
         /// One line per key read, warned about, unknown or ignored.
         notes: Vec<String>,
     },
-    /// A log against the plan: two tables as CSV (`shardcalc_charts::table::Table`) and notes.
+    /// A log against the plan: two tables (boxed: a table is several times another reply's
+    /// size) and notes.
     Compared {
         /// Measured against predicted, quantity by quantity.
-        terms: String,
+        terms: Box<Table>,
         /// The predicted step's terms as shares of the measured step.
-        breakdown: String,
+        breakdown: Box<Table>,
         /// What the comparison says besides (a log of another configuration, ...).
         notes: Vec<String>,
     },
@@ -94,6 +97,28 @@ pub enum Reply {
 
 /// Separates the parts of a [`Reply::Compared`].
 const SEPARATOR: char = '\u{1e}';
+
+/// Separates the cells of a table's line.
+const CELL: char = '\u{1f}';
+
+/// A table's column names and exact cells, a line each (what the page shows of a table the
+/// worker builds; no CSV reader on the page). Line breaks, [`CELL`]s and [`SEPARATOR`]s inside
+/// a cell become spaces.
+fn table_text(table: &Table) -> String {
+    let cell = CELL.to_string();
+    let line = |cells: &[String]| {
+        cells.iter().map(|c| c.replace(['\n', '\r', CELL, SEPARATOR], " ")).collect::<Vec<_>>().join(&cell)
+    };
+    std::iter::once(&table.columns).chain(&table.rows).map(|r| line(r)).collect::<Vec<_>>().join("\n")
+}
+
+/// The table of [`table_text`]'s text.
+fn table_of(text: &str) -> Table {
+    let mut lines = text.split('\n').map(|l| l.split(CELL).map(str::to_string).collect::<Vec<_>>());
+    let mut table = Table::new(lines.next().unwrap_or_default());
+    table.rows = lines.collect();
+    table
+}
 
 /// `lines` as one line each (line breaks inside a line become spaces).
 fn join_lines(lines: &[String]) -> String {
@@ -165,10 +190,13 @@ impl Reply {
             Reply::Imported { model, warnings } => format!("{id}\nimported\n{model}\n{}", join_lines(warnings)),
             Reply::Svg(svg) => format!("{id}\nsvg\n{svg}"),
             Reply::Run { link, notes } => format!("{id}\nrun\n{link}\n{}", join_lines(notes)),
-            // The parts are split by an ASCII record separator, which neither CSV nor a note has.
-            Reply::Compared { terms, breakdown, notes } => {
-                format!("{id}\ncompared\n{terms}{SEPARATOR}{breakdown}{SEPARATOR}{}", join_lines(notes))
-            }
+            // The parts are split by an ASCII record separator, which no table or note has.
+            Reply::Compared { terms, breakdown, notes } => format!(
+                "{id}\ncompared\n{}{SEPARATOR}{}{SEPARATOR}{}",
+                table_text(terms),
+                table_text(breakdown),
+                join_lines(notes)
+            ),
             // serde_json writes one line (it escapes line breaks inside strings).
             Reply::Searched { ms, report } => format!("{id}\nsearched\n{ms}\n{report}"),
             Reply::Failed(errors) => format!("{id}\nfailed\n{}", join_lines(errors)),
@@ -193,8 +221,8 @@ impl Reply {
                 let mut parts = payload.split(SEPARATOR);
                 let (terms, breakdown, notes) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
                 Reply::Compared {
-                    terms: terms.to_string(),
-                    breakdown: breakdown.to_string(),
+                    terms: Box::new(table_of(terms)),
+                    breakdown: Box::new(table_of(breakdown)),
                     notes: split_lines(notes),
                 }
             }

@@ -25,7 +25,7 @@ impl ModelSource {
     /// An unknown preset id is an error on field `model.preset`.
     pub fn resolve(&self) -> Result<ModelConfig, Invalid> {
         match self {
-            ModelSource::Preset(id) => presets::get(id).map(|p| p.config).ok_or_else(|| {
+            ModelSource::Preset(id) => presets::find(id).map(|p| p.config.clone()).ok_or_else(|| {
                 let known: Vec<&str> = presets::all().iter().map(|p| p.id.as_str()).collect();
                 Invalid::one("model.preset", format!("unknown preset {id:?}; known presets: {}", known.join(", ")))
             }),
@@ -38,7 +38,7 @@ impl ModelSource {
     #[must_use]
     pub fn origin(&self) -> Option<&'static presets::Preset> {
         match self {
-            ModelSource::Preset(id) => presets::all().iter().find(|p| p.id == *id),
+            ModelSource::Preset(id) => presets::find(id),
             ModelSource::Custom(m) => presets::all()
                 .iter()
                 .find(|p| m.name == p.config.name || m.name.strip_suffix(EDITED).is_some_and(|n| n == p.config.name)),

@@ -69,7 +69,13 @@ pub fn all() -> &'static [Preset] {
 /// The preset with this id.
 #[must_use]
 pub fn get(id: &str) -> Option<Preset> {
-    all().iter().find(|p| p.id == id).cloned()
+    find(id).cloned()
+}
+
+/// The bundled preset with this id, without copying it.
+#[must_use]
+pub fn find(id: &str) -> Option<&'static Preset> {
+    all().iter().find(|p| p.id == id)
 }
 
 #[cfg(test)]
@@ -97,6 +103,17 @@ mod tests {
         assert_eq!(ids.len(), all.len(), "duplicate preset id");
         for p in &all {
             assert!(!p.source.is_empty() && p.as_of.len() == 10, "{}: source/as_of", p.id);
+        }
+    }
+
+    /// The pages' drop-down groups consecutive presets under their family, so each family's
+    /// presets must be listed together.
+    #[test]
+    fn each_family_is_listed_together() {
+        let families: Vec<&str> = all().iter().map(|p| p.family.as_str()).collect();
+        for (i, f) in families.iter().enumerate() {
+            let back = families.get(..i).unwrap_or_default();
+            assert!(back.last() == Some(f) || !back.contains(f), "{f} is listed in two places");
         }
     }
 

@@ -3,26 +3,25 @@
 
 use leptos::prelude::*;
 use shardcalc_charts::format::{percent, short_count, thousands};
+use shardcalc_core::field::Choice;
 use shardcalc_core::params::count_params;
 use shardcalc_core::presets::{self, Preset};
 use shardcalc_core::scenario::ModelSource;
 
+use super::field::options_view;
 use crate::dom::event_value;
 use crate::state::use_app_state;
 
 /// Value of the placeholder option shown while the model is not an unedited preset.
 const CUSTOM: &str = "custom";
 
-/// The presets grouped by family, in file order.
-fn families() -> Vec<(&'static str, Vec<&'static Preset>)> {
-    let mut out: Vec<(&'static str, Vec<&'static Preset>)> = Vec::new();
-    for p in presets::all() {
-        match out.iter_mut().find(|(f, _)| *f == p.family.as_str()) {
-            Some((_, list)) => list.push(p),
-            None => out.push((p.family.as_str(), vec![p])),
-        }
-    }
-    out
+/// The presets as the drop-down's choices, grouped by family (`options_view` groups
+/// consecutive choices; `presets::tests::each_family_is_listed_together`).
+fn choices() -> Vec<Choice> {
+    presets::all()
+        .iter()
+        .map(|p| Choice { value: p.id.clone(), label: p.config.name.clone(), group: p.family.as_str() })
+        .collect()
 }
 
 /// The preset drop-down with what is known about the preset: [`PresetSelect`] and
@@ -53,29 +52,22 @@ pub fn PresetSelect() -> impl IntoView {
     });
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_value(&ev);
-        if presets::get(&id).is_some() {
+        if presets::find(&id).is_some() {
             state.forget("model");
             state.update(|s| s.model = ModelSource::Preset(id.clone()));
             // Every model field shows the preset's value, even one holding unread text.
             state.generation.update(|g| *g += 1);
         }
     };
-    let options = families()
-        .into_iter()
-        .map(|(family, list)| {
-            let items = list
-                .into_iter()
-                .map(|p| view! { <option value=p.id.clone() selected=move || selected.with(|s| *s == p.id)>{p.config.name.clone()}</option> })
-                .collect_view();
-            view! { <optgroup label=family>{items}</optgroup> }
-        })
-        .collect_view();
+    // Rendered once, with the current preset selected (a drop-down rendered as the hardware
+    // picker's); `prop:value` follows every later change.
+    let initial = selected.get_untracked();
     view! {
         <select id="preset" aria-describedby="preset-info" prop:value=selected on:change=on_change>
-            <option value=CUSTOM disabled selected=move || selected.with(|s| s == CUSTOM)>
+            <option value=CUSTOM disabled selected=initial == CUSTOM>
                 "Custom model (edited or imported)"
             </option>
-            {options}
+            {options_view(&choices(), &initial)}
         </select>
     }
 }
@@ -90,7 +82,7 @@ pub fn PresetInfo() -> impl IntoView {
         state.draft.with(|d| d.scenario.model.origin().map(|p| (p.id.clone(), !d.scenario.model.is_preset())))
     });
     let info =
-        move || origin.with(|o| o.as_ref().and_then(|(id, edited)| presets::get(id).map(|p| info_view(&p, *edited))));
+        move || origin.with(|o| o.as_ref().and_then(|(id, edited)| presets::find(id).map(|p| info_view(p, *edited))));
     view! { <div class="preset-info" id="preset-info">{info}</div> }
 }
 

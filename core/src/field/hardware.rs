@@ -126,8 +126,8 @@ fn write(s: &mut Scenario, source: ChipSource, chip: &Chip, shape: Option<&[u64]
 /// # Errors
 /// An id the catalog does not have.
 pub fn set_chip(s: &mut Scenario, id: &str) -> Result<(), String> {
-    let chip = catalog::get(id).ok_or_else(|| format!("unknown chip {id:?}"))?;
-    use_chip(s, ChipSource::Preset(chip.id.clone()), &chip);
+    let chip = catalog::find(id).ok_or_else(|| format!("unknown chip {id:?}"))?;
+    use_chip(s, ChipSource::Preset(chip.id.clone()), chip);
     Ok(())
 }
 

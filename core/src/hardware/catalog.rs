@@ -62,7 +62,13 @@ pub fn all() -> &'static [Chip] {
 /// The bundled chip with this id, without provenance.
 #[must_use]
 pub fn get(id: &str) -> Option<Chip> {
-    all().iter().find(|c| c.id == id).cloned()
+    find(id).cloned()
+}
+
+/// The bundled chip with this id, without provenance, read in place (not copied).
+#[must_use]
+pub fn find(id: &str) -> Option<&'static Chip> {
+    all().iter().find(|c| c.id == id)
 }
 
 fn provenance() -> &'static [Provenance] {

@@ -34,7 +34,7 @@ pub fn run_model(run: &PublishedRun) -> Result<ModelConfig, Invalid> {
     let mut m = match (&t.config, &t.preset) {
         (Some(c), _) => c.clone(),
         (None, Some(p)) => {
-            crate::presets::get(p).map(|p| p.config).ok_or_else(|| missing(format!("unknown preset {p}")))?
+            crate::presets::find(p).map(|p| p.config.clone()).ok_or_else(|| missing(format!("unknown preset {p}")))?
         }
         (None, None) => return Err(missing(format!("template {} names no model", t.id))),
     };
@@ -52,7 +52,7 @@ pub fn run_model(run: &PublishedRun) -> Result<ModelConfig, Invalid> {
 
 /// A topology of `slices` slices of `shape` on `chip`, DCN overridden when `dcn` is set.
 fn topology(chip: &str, shape: &[u64], slices: u64, dcn: Option<f64>) -> Topology {
-    let gpu = crate::hardware::catalog::get(chip).is_some_and(|c| c.family == ChipFamily::Gpu);
+    let gpu = crate::hardware::catalog::find(chip).is_some_and(|c| c.family == ChipFamily::Gpu);
     let mut t = match shape {
         [n] if gpu => Topology::gpu_cluster(*n, slices),
         _ => Topology::tpu_slice(shape, slices),

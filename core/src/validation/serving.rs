@@ -313,7 +313,7 @@ pub fn predict(run: &ServingRun, calibration: &ServingCalibration) -> Result<Ser
     // A custom chip carries its provenance (the catalog's), as every custom chip must.
     let derated = calibration.derate_chip(&crate::hardware::catalog::with_provenance(catalog));
     let chip = ChipSource::Custom(Box::new(derated));
-    let layers = crate::presets::get(&run.model_preset).map_or(0, |p| p.config.num_layers);
+    let layers = crate::presets::find(&run.model_preset).map_or(0, |p| p.config.num_layers);
     let tau = calibration.pass_overhead(layers);
     let (p, g) = (run.input_len.unwrap_or(1.0).round().max(1.0), run.output_len.unwrap_or(1.0).round().max(1.0));
     let online = match run.scenario {

@@ -22,9 +22,8 @@ enum Outcome {
     Busy,
     Done(Vec<String>),
     Failed(Vec<String>),
-    /// A log against the plan: measured against predicted, the breakdown, notes (boxed: two
-    /// tables make this variant several times the others' size).
-    Compared(Box<(Table, Table)>, Vec<String>),
+    /// A log against the plan: measured against predicted, the breakdown, notes.
+    Compared(Box<Table>, Box<Table>, Vec<String>),
 }
 
 fn lines(id: &'static str, class: &'static str, items: Vec<String>) -> impl IntoView {
@@ -45,13 +44,12 @@ fn outcome_view(id: &'static str, o: Option<Outcome>) -> AnyView {
             </div>
         }
         .into_any(),
-        Some(Outcome::Compared(tables, notes)) => {
-            let (terms, breakdown) = *tables;
+        Some(Outcome::Compared(terms, breakdown, notes)) => {
             view! {
             <div id=id class="maxtext-compared">
                 {lines("maxtext-compare-notes", "hint", notes)}
-                <DataTable id="maxtext-terms" table=terms caption="Measured against predicted" />
-                <DataTable id="maxtext-breakdown" table=breakdown caption="The predicted step, term by term, as a share of the measured step" />
+                <DataTable id="maxtext-terms" table=*terms caption="Measured against predicted" />
+                <DataTable id="maxtext-breakdown" table=*breakdown caption="The predicted step, term by term, as a share of the measured step" />
             </div>
             }
             .into_any()
@@ -93,11 +91,7 @@ fn submit(
                     Err(e) => Outcome::Failed(vec![e]),
                 }
             }
-            Reply::Compared { terms, breakdown, notes } => match (Table::from_csv(&terms), Table::from_csv(&breakdown))
-            {
-                (Ok(terms), Ok(breakdown)) => Outcome::Compared(Box::new((terms, breakdown)), notes),
-                (Err(e), _) | (_, Err(e)) => Outcome::Failed(vec![e]),
-            },
+            Reply::Compared { terms, breakdown, notes } => Outcome::Compared(terms, breakdown, notes),
             Reply::Failed(errors) => Outcome::Failed(errors),
             _ => Outcome::Failed(vec!["The worker answered something else; try again.".into()]),
         };
@@ -105,51 +99,85 @@ fn submit(
     });
 }
 
+/// One paste box: what it is for, its element ids and texts, and the request it sends.
+struct PasteBox {
+    /// The text area's id.
+    area: &'static str,
+    /// The text area's label.
+    label: &'static str,
+    /// An example in the empty text area.
+    placeholder: &'static str,
+    /// One line under it.
+    hint: &'static str,
+    /// The button's id.
+    button_id: &'static str,
+    /// What the button says.
+    button: &'static str,
+    /// The id of what the last paste did.
+    result: &'static str,
+    /// The message when the box is empty.
+    empty: &'static str,
+    /// The worker's request for the pasted text and the shown scenario's permalink.
+    request: fn(String, String) -> Request,
+}
+
+/// A MaxText run in: it becomes the scenario.
+const RUN: PasteBox = PasteBox {
+    area: "maxtext-command",
+    label: "Paste a MaxText command line, launch script or config",
+    placeholder: "python3 -m MaxText.train src/maxtext/configs/base.yml model_name=llama3-8b per_device_batch_size=4 ici_fsdp_parallelism=-1",
+    hint: "Runs on the chip and slice above unless it sets compile_topology; every key is listed: read, warned about, unknown or ignored.",
+    button_id: "maxtext-apply",
+    button: "Use this run",
+    result: "maxtext-result",
+    empty: "Paste a MaxText command line (key=value ...) or a config first.",
+    request: |text, link| Request::MaxText { text, link },
+};
+
+/// A MaxText log in: its steps against the plan shown.
+const LOG: PasteBox = PasteBox {
+    area: "maxtext-log",
+    label: "Paste lines of its MaxText log",
+    placeholder: "completed step: 5, seconds: 9.920, TFLOP/s/device: 328.000, Tokens/s/device: 1651.613, ...",
+    hint: "Measured against the plan shown above: seconds per step, TFLOP/s and tokens/s per device, MFU.",
+    button_id: "maxtext-compare",
+    button: "Compare with the plan",
+    result: "maxtext-compare-result",
+    empty: "Paste lines of a MaxText log first.",
+    request: |text, link| Request::MaxTextLog { text, link },
+};
+
+/// A paste box's text area, button and outcome (one function for both boxes).
+fn paste_box(state: AppState, b: &'static PasteBox) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let outcome = RwSignal::new(None::<Outcome>);
+    let send = move |_| submit(state, text.get_untracked(), b.empty, outcome, b.request);
+    view! {
+        <label for=b.area>{b.label}</label>
+        <textarea
+            id=b.area
+            rows="3"
+            spellcheck="false"
+            placeholder=b.placeholder
+            on:input=move |ev| text.set(event_value(&ev))
+        ></textarea>
+        <p class="hint">{b.hint}</p>
+        <div class="actions">
+            <button type="button" id=b.button_id on:click=send>{b.button}</button>
+        </div>
+        <div aria-live="polite">{move || outcome_view(b.result, outcome.get())}</div>
+    }
+}
+
 /// The two paste boxes: a MaxText run in, a MaxText log against the plan.
 #[component]
 pub fn MaxTextPaste() -> impl IntoView {
     let state = use_app_state();
-    let command = RwSignal::new(String::new());
-    let log = RwSignal::new(String::new());
-    let run = RwSignal::new(None::<Outcome>);
-    let compared = RwSignal::new(None::<Outcome>);
-    let apply = move |_| {
-        let empty = "Paste a MaxText command line (key=value ...) or a config first.";
-        submit(state, command.get_untracked(), empty, run, |text, link| Request::MaxText { text, link });
-    };
-    let compare = move |_| {
-        let empty = "Paste lines of a MaxText log first.";
-        submit(state, log.get_untracked(), empty, compared, |text, link| Request::MaxTextLog { text, link });
-    };
-
     view! {
         <fieldset class="maxtext-paste">
             <legend>"MaxText"</legend>
-            <label for="maxtext-command">"Paste a MaxText command line, launch script or config"</label>
-            <textarea
-                id="maxtext-command"
-                rows="3"
-                spellcheck="false"
-                placeholder="python3 -m MaxText.train src/maxtext/configs/base.yml model_name=llama3-8b per_device_batch_size=4 ici_fsdp_parallelism=-1"
-                on:input=move |ev| command.set(event_value(&ev))
-            ></textarea>
-            <p class="hint">"Runs on the chip and slice above unless it sets compile_topology; every key is listed: read, warned about, unknown or ignored."</p>
-            <div class="actions">
-                <button type="button" id="maxtext-apply" on:click=apply>"Use this run"</button>
-            </div>
-            <div aria-live="polite">{move || outcome_view("maxtext-result", run.get())}</div>
-            <label for="maxtext-log">"Paste lines of its MaxText log"</label>
-            <textarea
-                id="maxtext-log"
-                rows="3"
-                spellcheck="false"
-                placeholder="completed step: 5, seconds: 9.920, TFLOP/s/device: 328.000, Tokens/s/device: 1651.613, ..."
-                on:input=move |ev| log.set(event_value(&ev))
-            ></textarea>
-            <div class="actions">
-                <button type="button" id="maxtext-compare" on:click=compare>"Compare with the plan"</button>
-            </div>
-            <div aria-live="polite">{move || outcome_view("maxtext-compare-result", compared.get())}</div>
+            {paste_box(state, &RUN)}
+            {paste_box(state, &LOG)}
         </fieldset>
     }
 }

@@ -9,7 +9,7 @@
 //! | [`derived`] | memos over core's stages: the search (only when its inputs change), the budget applied, the explored mesh, the bands |
 //! | [`form`] | the fields (`shardcalc_core::field::training`), the explored mesh and its buttons |
 //! | [`conflicts`] | the planning problems' summary (the fields show them too) |
-//! | [`maxtext_paste`] | a MaxText command line in, a MaxText log against the plan (issue 19; not in the view until the page has room, see below) |
+//! | [`maxtext_paste`] | a MaxText command line, launch script or config in; a MaxText log against the plan (issue 19) |
 //! | [`headline`] | the headline numbers (the calibrated prediction by default), the roofline beside them (`#<id>-roofline`) and their uncertainty bands (`#<id>-band`) |
 //! | [`step`] | where the step goes: every term with its source, as a sentence, a chart and a table |
 //! | [`thresholds`], [`ranked`], [`details`], [`tables`], [`charts`] | results: tables (each one `Table`: page, CSV, Markdown) and charts |
@@ -78,10 +78,9 @@ pub fn TrainingView() -> impl IntoView {
                 <HardwarePicker />
                 <PredictionSwitch />
                 <form::TrainingForm derived=derived />
-                // Not shown yet: the MaxText paste boxes (maxtext_paste, ~6 KB gzip) would put this
-                // page over the 350,000 B budget (355,598 with them after main's issue-16 UI, which
-                // left 252 B of room; docs/size.md). Tested in the browser mounted beside this view
-                // (tests/web_maxtext.rs) until a saving makes room.
+                // A MaxText run or log pasted in (issue 19): the reading is the worker's, so the
+                // page carries only the boxes (~5.5 KB gzip; docs/size.md).
+                <maxtext_paste::MaxTextPaste />
             </section>
             <section class="results" aria-labelledby="training-results-heading">
                 <h2 id="training-results-heading">"Results"</h2>

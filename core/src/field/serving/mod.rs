@@ -308,7 +308,7 @@ fn set_draft(s: &mut Scenario, v: &str) -> Result<(), String> {
         (RATIO, _) => DraftCost::CostRatio(0.05),
         (CUSTOM, d @ DraftCost::Model(ModelSource::Custom(_))) => d.clone(),
         (CUSTOM, _) => return Err("the custom draft model is gone; choose another draft".into()),
-        (id, _) if crate::presets::get(id).is_some() => DraftCost::Model(ModelSource::Preset(id.to_string())),
+        (id, _) if crate::presets::find(id).is_some() => DraftCost::Model(ModelSource::Preset(id.to_string())),
         (other, _) => return Err(format!("unknown draft {other:?}")),
     };
     Ok(())

@@ -43,7 +43,7 @@ fn set_prefill_chip(s: &mut Scenario, v: &str) -> Result<(), String> {
     let chip = match v {
         SAME_CHIP => None,
         CUSTOM_PREFILL_CHIP => return Err("there is no custom prefill chip in this scenario".into()),
-        id if catalog::get(id).is_some() => Some(ChipSource::Preset(id.to_string())),
+        id if catalog::find(id).is_some() => Some(ChipSource::Preset(id.to_string())),
         other => return Err(format!("unknown chip {other:?}")),
     };
     let p = &mut section(s).prefill;

@@ -45,7 +45,7 @@ fn read_options<T>(s: &Scenario, f: impl FnOnce(&SearchOptions) -> T) -> T {
 
 /// The chips the search may use: the catalog's ids, and the scenario's own chip's.
 fn known_chip(s: &Scenario, id: &str) -> bool {
-    catalog::get(id).is_some() || s.hardware.as_ref().and_then(|h| h.chip.resolve().ok()).is_some_and(|c| c.id == id)
+    catalog::find(id).is_some() || s.hardware.as_ref().and_then(|h| h.chip.resolve().ok()).is_some_and(|c| c.id == id)
 }
 
 fn set_chips(s: &mut Scenario, text: &str) -> Result<(), String> {
