@@ -14,7 +14,6 @@ use shardcalc_core::validation::bundled_table;
 use shardcalc_core::validation::fit::Split;
 use shardcalc_core::validation::{bundled_serving, PredictionMode};
 use shardcalc_core::view::validation::evaluate;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{HtmlElement, HtmlInputElement};
 
@@ -41,21 +40,12 @@ fn linked(href: &str, page: &str) -> Scenario {
     permalink::decode(payload).unwrap()
 }
 
-/// Rows of the runs table on screen (a filter hides the others with a CSS rule).
-fn shown_rows(page: &Page) -> u32 {
-    let rows = page.all("#validation-runs tbody tr");
-    (0..rows.length())
-        .filter_map(|i| rows.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()))
-        .filter(|row| row.offset_parent().is_some())
-        .count() as u32
-}
-
 /// Every run is a row; the headline is core's held-back median (the calibration's, the
 /// default); the splits, the calibration and the serving runs are all there.
 #[wasm_bindgen_test]
 async fn shows_every_run_the_splits_and_the_held_back_error() {
     let page = open().await;
-    assert_eq!(shown_rows(&page), 51);
+    assert_eq!(page.count("#validation-runs tbody tr:not(.filtered-out)"), 51);
     assert_eq!(page.text("#validation-count"), "Showing 51 of 51 runs.");
     assert!(page.find::<HtmlInputElement>("#prediction-calibrated").checked());
     assert_eq!(page.text("#card-held-back-mfu-value"), held_back_median(PredictionMode::Calibrated));
@@ -128,18 +118,18 @@ async fn filters_and_csv() {
     let first: HtmlElement = page.find("#validation-runs tbody tr");
     page.choose("#validation-filter-chip", "tpu-v4").await;
     assert!(first.is_connected(), "a filter rewrites cells, it does not rebuild the table");
-    assert_eq!(shown_rows(&page), 6);
+    assert_eq!(page.count("#validation-runs tbody tr:not(.filtered-out)"), 6);
     assert_eq!(page.text("#validation-count"), "Showing 6 of 51 runs.");
     page.choose("#validation-filter-split", "held_back").await;
     // The interleaved split holds back every other group of near-duplicates: two v4 runs.
     let held = bundled_table::bundled().runs.iter().filter(|r| r.chip == "tpu-v4" && r.split == Split::HeldBack);
-    assert_eq!(shown_rows(&page), held.count() as u32);
-    assert_eq!(shown_rows(&page), 2);
+    assert_eq!(page.count("#validation-runs tbody tr:not(.filtered-out)"), held.count() as u32);
+    assert_eq!(page.count("#validation-runs tbody tr:not(.filtered-out)"), 2);
     page.choose("#validation-filter-chip", "").await;
     page.choose("#validation-filter-split", "").await;
     let model = bundled_table::bundled().runs.last().unwrap().model.clone();
     page.choose("#validation-filter-model", &model).await;
-    assert_eq!(shown_rows(&page), 5, "the five A3 runs");
+    assert_eq!(page.count("#validation-runs tbody tr:not(.filtered-out)"), 5, "the five A3 runs");
 
     let table = bundled_table::bundled();
     let rows: Vec<_> = table.runs.iter().collect();

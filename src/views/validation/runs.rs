@@ -1,10 +1,9 @@
 //! The published runs: filters (chip, model, side of the interleaved split), every run's
 //! measured and predicted step time and MFU, in sample and held back, its FLOPs in its own
 //! convention and today's, exports, and a link opening the run as a scenario on the
-//! training page. The page's table holds every run, built when the prediction changes, each
-//! row classed by its chip, model and split; a filter is one CSS rule hiding the rows it
-//! drops (`#validation-runs-filter`), so a filter change rewrites one style text, not the
-//! table (the repaint budget). The exports and the
+//! training page. The page's table holds every run, built when the prediction changes; a
+//! filter only marks the rows it drops (`filtered-out`, not displayed), so a filter change
+//! rewrites those rows' classes, not every cell (the repaint budget). The exports and the
 //! count hold the runs the filters keep.
 
 use leptos::prelude::*;
@@ -71,47 +70,21 @@ pub fn RunsTable(
         [Split::Fit, Split::HeldBack].iter().map(|s| (s.id().to_string(), s.label().to_string())).collect();
     // Exported and counted: the runs the filters keep.
     let runs = Memo::new(move |_| tables::runs(table(), &derived.shown_runs(), derived.mode.get()));
-    // Shown: every run, each row classed by its filter values (`chip-<i>`, `model-<i>`,
-    // `split-<i>`: the option's index); a filter is one CSS rule hiding the other rows, so a
-    // filter change rewrites one style text, not the table (the repaint budget).
-    let index = |options: &[(String, String)], value: &str| options.iter().position(|(v, _)| v == value);
-    let (chip_values, model_values, split_values) = (chips.clone(), models.clone(), splits.clone());
+    // Shown: every run, the dropped ones marked.
     let every = Memo::new(move |_| {
         let rows: Vec<_> = all.iter().collect();
-        let mut t = tables::runs(table(), &rows, derived.mode.get());
+        tables::runs(table(), &rows, derived.mode.get())
+    });
+    let shown = Memo::new(move |_| {
+        let mut t = every.get();
         t.classes.resize(t.rows.len(), String::new());
         for (class, run) in t.classes.iter_mut().zip(all) {
-            let marks = [
-                ("chip", index(&chip_values, &run.chip)),
-                ("model", index(&model_values, &run.model)),
-                ("split", index(&split_values, run.split.id())),
-            ];
-            for (name, i) in marks {
-                if let Some(i) = i {
-                    class.push_str(&format!("{}{name}-{i}", if class.is_empty() { "" } else { " " }));
-                }
+            if !derived.filter.keeps(run) {
+                class.push_str(if class.is_empty() { "filtered-out" } else { " filtered-out" });
             }
         }
         t
     });
-    let (chip_values, model_values, split_values) = (chips.clone(), models.clone(), splits.clone());
-    let hide = move || {
-        let f = derived.filter;
-        let kept = [
-            ("chip", f.chip.get().and_then(|v| index(&chip_values, &v))),
-            ("model", f.model.get().and_then(|v| index(&model_values, &v))),
-            ("split", f.split.get().and_then(|v| index(&split_values, &v))),
-        ];
-        let rows: Vec<String> = kept
-            .iter()
-            .filter_map(|(name, i)| i.map(|i| format!("#validation-runs tbody tr:not(.{name}-{i})")))
-            .collect();
-        if rows.is_empty() {
-            String::new()
-        } else {
-            format!("{} {{ display: none; }}", rows.join(", "))
-        }
-    };
     let count = move || format!("Showing {} of {} runs.", runs.with(|t| t.rows.len()), all.len());
     view! {
         <section class="result-section" aria-labelledby="validation-runs-heading">
@@ -122,11 +95,10 @@ pub fn RunsTable(
                 <FilterSelect id="validation-filter-split" label="Interleaved split" options=splits target=derived.filter.split />
             </div>
             <p class="note" id="validation-count" role="status">{count}</p>
-            <style id="validation-runs-filter">{hide}</style>
             <div class="table-wrap">
             <DataTable
                 id="validation-runs"
-                table=every
+                table=shown
                 caption="Measured: step time and MFU from the published TFLOP/s. Predicted: the training planner on the run's own mesh, in the mode shown, and (calibrated) by the fit that never saw the run's chip. TFLOPs per device-step in the run's own published convention and in today's MaxText one, which every MFU here uses. Rows whose MFU error is over 5 points are marked."
                 row_headers=true
                 row_ids=RowIds { key: Some(0), prefix: "run-" }
