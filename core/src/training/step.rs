@@ -533,7 +533,8 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
     let hardware_flops = mb.forward_flops + t.backward;
     let nominal = setup.devices.max(1) as f64 * setup.peak * step_time;
     let fits = t.memory.total() <= setup.usable_hbm();
-    let (bound, bound_axis) = bound_of(compute, &comm, t.sync, t.bubble, 2.0 * t.offload * m, fits);
+    let offload = 2.0 * t.offload * m;
+    let (bound, bound_axis) = bound_of(compute, &comm, t.sync, t.bubble, offload, fits);
     StepParts {
         microbatches: mb.count,
         memory: t.memory,
@@ -544,7 +545,7 @@ pub fn evaluate(setup: &Setup, mc: &MeshContext, mb: &Microbatch, remat: &RematC
         bubble: t.bubble,
         sync: t.sync,
         offload_exposed: t.off_exposed * m,
-        offload: 2.0 * t.offload * m,
+        offload,
         step_time,
         model_flops,
         hardware_flops,
@@ -573,10 +574,7 @@ fn bound_of(
     if !fits {
         return (Bottleneck::Memory, None);
     }
-    let (axis, comm_time) = Parallelism::ALL
-        .iter()
-        .map(|p| (*p, comm[*p as usize].time + if *p == Parallelism::Dp { sync } else { 0.0 }))
-        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
+    let (axis, comm_time) = largest_kind(comm, sync, |c| c.time);
     let times = [
         (Bottleneck::Communication, comm_time),
         (Bottleneck::PipelineBubble, bubble),
@@ -587,16 +585,22 @@ fn bound_of(
     (r, if r == Bottleneck::Communication { axis } else { None })
 }
 
+/// The kind of parallelism whose communication seconds (`of` each kind's part) are the
+/// largest, with them; waiting `sync` for the slowest slice counts as data parallelism's.
+fn largest_kind(comm: &[CommPart; 6], sync: f64, of: fn(&CommPart) -> f64) -> (Option<Parallelism>, f64) {
+    Parallelism::ALL
+        .iter()
+        .map(|p| (*p, of(&comm[*p as usize]) + if *p == Parallelism::Dp { sync } else { 0.0 }))
+        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best })
+}
+
 /// The largest of the step's losses (time the step spends not computing, the
 /// optimizer's update aside): one kind of parallelism's exposed collectives (with the wait
 /// for the slowest slice for data parallelism), the bubble, or exposed host offload, with
 /// its seconds; `None` when nothing is lost.
 #[must_use]
 pub fn largest_loss(s: &StepParts) -> Option<(Bottleneck, Option<Parallelism>, f64)> {
-    let (axis, exposed) = Parallelism::ALL
-        .iter()
-        .map(|p| (*p, s.comm[*p as usize].exposed + if *p == Parallelism::Dp { s.sync } else { 0.0 }))
-        .fold((None, 0.0), |best, (p, t)| if t > best.1 { (Some(p), t) } else { best });
+    let (axis, exposed) = largest_kind(&s.comm, s.sync, |c| c.exposed);
     [
         (Bottleneck::Communication, axis, exposed),
         (Bottleneck::PipelineBubble, None, s.bubble),
