@@ -68,7 +68,7 @@ pub enum Bottleneck {
     /// Matmul FLOPs.
     #[default]
     Compute,
-    /// Exposed collectives (`axis` names the kind exposing the most).
+    /// Collectives taking longer than the compute (`axis` names the longest kind).
     Communication,
     /// The pipeline bubble.
     PipelineBubble,
@@ -76,6 +76,21 @@ pub enum Bottleneck {
     HostOffload,
     /// Nothing fits in HBM.
     Memory,
+}
+
+impl Bottleneck {
+    /// In a word or two: `compute`, `communication`, `pipeline bubble`, `host offload`,
+    /// `memory`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Bottleneck::Compute => "compute",
+            Bottleneck::Communication => "communication",
+            Bottleneck::PipelineBubble => "pipeline bubble",
+            Bottleneck::HostOffload => "host offload",
+            Bottleneck::Memory => "memory",
+        }
+    }
 }
 
 /// Everything computed for one configuration.

@@ -42,6 +42,22 @@ pub struct PredictionCell {
 }
 
 impl PredictionCell {
+    /// What binds the predicted step and, when compute binds, its largest loss:
+    /// `compute; loss: communication (fsdp)`, `communication (tp)`, `memory`, ...
+    #[must_use]
+    pub fn bound_text(&self) -> String {
+        let name = |what: Bottleneck, axis: Option<Parallelism>| match axis {
+            Some(a) => format!("{} ({})", what.label(), a.id()),
+            None => what.label().to_string(),
+        };
+        match self.loss {
+            Some(loss) if self.bound == Bottleneck::Compute => {
+                format!("{}; loss: {}", name(self.bound, self.bound_axis), name(loss, self.loss_axis))
+            }
+            _ => name(self.bound, self.bound_axis),
+        }
+    }
+
     /// A plan's prediction against a measured MFU (%) and, when known, step time.
     #[must_use]
     pub fn of(p: &TrainingReport, measured_mfu_pct: f64, measured_step_s: Option<f64>) -> Self {

@@ -1,9 +1,7 @@
 //! docs/validation.md, rendered from the table and the splits (the test in main.rs writes it).
 
 use shardcalc_core::efficiency::calibration::Calibration;
-use shardcalc_core::training::mesh::Parallelism;
 use shardcalc_core::training::report::{MemoryComponent, MemoryReport};
-use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::validation::calibration;
 use shardcalc_core::validation::fit::PRIOR_WEIGHT;
 use shardcalc_core::validation::setups;
@@ -268,16 +266,8 @@ pub fn render(rows: &[RunRow], c: &Calibration, splits: &[SplitReport]) -> Strin
     let held = |kind: SplitKind, id: &str| splits.iter().find(|s| s.kind == kind).and_then(|s| s.prediction_of(id));
     for r in rows {
         let bound = r.calibrated.as_ref().map_or(String::new(), |c| {
-            let name = |what: Bottleneck, axis: Option<Parallelism>| {
-                let axis = axis.map_or(String::new(), |a| format!(" ({})", a.id()));
-                format!("{what:?}{axis}").to_lowercase()
-            };
-            let loss = match c.loss {
-                Some(l) if c.bound == Bottleneck::Compute => format!("; largest loss: {}", name(l, c.loss_axis)),
-                _ => String::new(),
-            };
             let mem = if c.fits { "" } else { "; planner's memory model: does not fit" };
-            format!("{}{loss}{mem}", name(c.bound, c.bound_axis))
+            format!("{}{mem}", c.bound_text())
         });
         let _ = writeln!(
             out,

@@ -32,11 +32,8 @@ pub fn seconds(s: f64) -> String {
 #[must_use]
 pub fn bottleneck_label(b: Bottleneck) -> &'static str {
     match b {
-        Bottleneck::Compute => "compute",
-        Bottleneck::Communication => "communication",
-        Bottleneck::PipelineBubble => "pipeline bubble",
-        Bottleneck::HostOffload => "host offload",
         Bottleneck::Memory => "memory (does not fit)",
+        b => b.label(),
     }
 }
 

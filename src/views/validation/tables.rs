@@ -9,13 +9,12 @@ use shardcalc_charts::table::Table;
 use shardcalc_core::decimal::{fixed, shortest, signed};
 use shardcalc_core::scenario::Scenario;
 use shardcalc_core::training::mesh::{Mesh, Parallelism};
-use shardcalc_core::training::step::Bottleneck;
 use shardcalc_core::validation::bundled_table::BundledTable;
 use shardcalc_core::validation::calibration::CalibrationFile;
 use shardcalc_core::validation::case_studies::CaseStudyRow;
 use shardcalc_core::validation::splits::{SplitKind, SplitSummary};
 use shardcalc_core::validation::stats::ErrorStats;
-use shardcalc_core::validation::table::{Predicted, PredictionCell, RunRow};
+use shardcalc_core::validation::table::{Predicted, RunRow};
 use shardcalc_core::validation::PredictionMode;
 use shardcalc_core::view::validation::GenerationErrors;
 
@@ -30,31 +29,6 @@ pub fn mesh_text(m: &Mesh) -> String {
         "1 device".into()
     } else {
         parts.join(" ")
-    }
-}
-
-/// What binds the predicted step and its largest loss: `compute; loss: communication
-/// (fsdp)`, `communication (tp)`, `memory`, ...
-#[must_use]
-pub fn bound_text(c: &PredictionCell) -> String {
-    let name = |what: Bottleneck, axis: Option<Parallelism>| {
-        let what = match what {
-            Bottleneck::Compute => "compute",
-            Bottleneck::Communication => "communication",
-            Bottleneck::PipelineBubble => "pipeline bubble",
-            Bottleneck::HostOffload => "host offload",
-            Bottleneck::Memory => "memory",
-        };
-        match axis {
-            Some(a) => format!("{what} ({})", a.id()),
-            None => what.to_string(),
-        }
-    };
-    match c.loss {
-        Some(loss) if c.bound == Bottleneck::Compute => {
-            format!("{}; loss: {}", name(c.bound, c.bound_axis), name(loss, c.loss_axis))
-        }
-        _ => name(c.bound, c.bound_axis),
     }
 }
 
@@ -178,7 +152,7 @@ fn prediction_cells(p: Option<&Predicted>) -> Vec<(String, String)> {
             (shortest(c.mfu_pct), format!("{}%", fixed(c.mfu_pct, 1))),
             signed_num(c.error.mfu_pts, 1),
             signed_num(c.error.step_pct, 1),
-            text(bound_text(c)),
+            text(c.bound_text()),
         ],
         Some(Err(e)) => {
             vec![text(String::new()), text("refused"), text(String::new()), text(String::new()), text(e.clone())]
