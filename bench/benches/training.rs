@@ -57,5 +57,22 @@ fn training_search(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, training_search);
+/// What the Training page computes on an input change, piece by piece, for its default
+/// scenario: the inputs read, the search, the best plan with its budget, the bands. The
+/// page's repaint budget (16 ms in Chromium, bench-browser) is spent here first.
+fn training_view(c: &mut Criterion) {
+    use shardcalc_core::scenario::Scenario;
+    use shardcalc_core::view::training::{search, TrainingInputs};
+    let s = Scenario::default();
+    let inputs = TrainingInputs::of(&s).unwrap();
+    let key = inputs.search_key();
+    let searched = search(&key);
+    let best = inputs.with_budget(&searched).unwrap();
+    c.bench_function("training_view/default/inputs", |b| b.iter(|| TrainingInputs::of(black_box(&s))));
+    c.bench_function("training_view/default/search", |b| b.iter(|| search(black_box(&key))));
+    c.bench_function("training_view/default/with_budget", |b| b.iter(|| inputs.with_budget(black_box(&searched))));
+    c.bench_function("training_view/default/bands", |b| b.iter(|| inputs.bands(black_box(&best))));
+}
+
+criterion_group!(benches, training_search, training_view);
 criterion_main!(benches);

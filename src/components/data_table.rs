@@ -1,8 +1,9 @@
 //! One component for every result table: a [`Table`] as HTML, its column labels as the
 //! header and its cells as the page shows them (or as exported, in an embed). Numeric columns
-//! are right-aligned (`class="num"`). When the table changes, only the cells whose text
-//! changed are rewritten (rows are rebuilt in place, by position), so a repaint after an
-//! input change touches a few text nodes, not the whole table.
+//! are right-aligned (`class="num"`). When the table changes, its rows are rebuilt in place, by
+//! position: a text node is rewritten only where its text changed, but every attribute of a
+//! rebuilt row is set again (erased attributes, [`DataTable`]); a filter that only marks rows
+//! sets their classes and rebuilds nothing.
 
 use leptos::prelude::*;
 use shardcalc_charts::table::Table;
@@ -80,7 +81,7 @@ impl Layout {
     }
 
     /// Every row, each preceded by its group's heading row where a group starts.
-    fn rows(&self, t: &Table, table_id: &str) -> Vec<AnyView> {
+    fn rows(&self, t: &Table, table_id: &str, classes: Memo<Vec<String>>) -> Vec<AnyView> {
         let columns = self.columns(t);
         let numeric: Vec<bool> = columns.iter().map(|c| t.is_numeric_column(*c)).collect();
         let width = (columns.len() + usize::from(self.action.is_some())).to_string();
@@ -131,16 +132,17 @@ impl Layout {
                 Some(key) => format!("{}{}", ids.prefix, t.cell(r, key).replace('.', "-")),
                 None => format!("{}{r}", ids.prefix),
             });
-            let class = t.classes_of(r).to_string();
+            let class = move || classes.with(|c| c.get(r).cloned().unwrap_or_default());
             out.push(view! { <tr id=row_id class=class>{cells}{button}</tr> }.into_any());
         }
         out
     }
 }
 
-/// The table `id`, with its caption. Rendered from the table as a whole whenever it changes;
-/// the rows and cells already on the page are kept and only text and attributes that changed
-/// are rewritten (Leptos rebuilds a list of views of the same kind in place, by position).
+/// The table `id`, with its caption. Rendered from the table as a whole whenever anything but
+/// its rows' classes changes; the rows and cells already on the page are kept and their text
+/// is rewritten where it changed (Leptos rebuilds a list of views of the same kind in place,
+/// by position). A change of classes alone (a filter marking rows) sets just those classes.
 #[component]
 pub fn DataTable(
     /// Element id of the `<table>`.
@@ -178,11 +180,22 @@ pub fn DataTable(
 ) -> impl IntoView {
     let layout = Layout { group_by, cell_ids, row_ids, action, row_headers, exact };
     let table_id = id.clone();
+    // The rows' classes apart from the rest: a filter that only marks rows (the Validation
+    // page's) sets those classes and rebuilds nothing. A rebuild is costly: with
+    // `--cfg erase_components` (.cargo/config.toml) an element's attributes are a
+    // `Vec<AnyAttribute>`, whose rebuild in tachys 0.2 removes and sets every attribute again,
+    // changed or not (1,800 DOM writes per filter change, 19-24 ms; docs/browser-bench.md).
+    let classes = Memo::new(move |_| table.with(|t| t.classes.clone()));
+    let body = Memo::new(move |_| {
+        let mut t = table.get();
+        t.classes.clear();
+        t
+    });
     let html = view! {
         <table id=id>
             {(!caption.is_empty()).then(|| view! { <caption>{caption}</caption> })}
-            <thead><tr>{move || table.with(|t| layout.header(t))}</tr></thead>
-            <tbody>{move || table.with(|t| layout.rows(t, &table_id))}</tbody>
+            <thead><tr>{move || body.with(|t| layout.header(t))}</tr></thead>
+            <tbody>{move || body.with(|t| layout.rows(t, &table_id, classes))}</tbody>
         </table>
     };
     // Type-erased: an embed of the exports shows this component again.
