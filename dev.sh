@@ -59,6 +59,9 @@ lint() {
     cargo clippy --locked --workspace --all-targets -- -D warnings
   step "clippy, wasm (the app and its browser tests)" \
     cargo clippy --locked -p shardcalc --target wasm32-unknown-unknown --all-targets -- -D warnings
+  # Core's documentation maps the book's concepts to modules: its links must resolve.
+  step "rustdoc, core (broken or ambiguous links are errors)" \
+    env RUSTDOCFLAGS="-D warnings" cargo doc --locked -q -p shardcalc-core --no-deps
 }
 
 # cargo test, with its output also appended to the file $1 (for the summary line).

@@ -30,6 +30,15 @@ pub fn from_str<'a, T: de::Deserialize<'a>>(text: &'a str) -> serde_json::Result
     Ok(value)
 }
 
+/// A bundled document (`include_str!`), read into `cell` on first use: `None` when it does not
+/// parse, which each bundled file's tests rule out.
+pub fn bundled<T: de::Deserialize<'static> + Send + Sync>(
+    cell: &'static std::sync::OnceLock<Option<T>>,
+    text: &'static str,
+) -> Option<&'static T> {
+    cell.get_or_init(|| from_str(text).ok()).as_ref()
+}
+
 /// A deserializer that reads structs from maps only and passes itself on to nested values.
 pub struct Objects<D>(pub D);
 

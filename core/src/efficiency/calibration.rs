@@ -25,6 +25,21 @@ use crate::collectives::Network;
 use crate::hardware::chip::{Chip, ChipFamily};
 use crate::hardware::query::ResolvedHardware;
 
+/// One fitted parameter of a calibration file (training's `data/calibration.json`, serving's
+/// `data/serving-calibration.json`) as data: its value and what it means.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parameter {
+    /// Identifier (one of the file's parameter ids: [`PARAMETER_IDS`] for training).
+    pub id: String,
+    /// Display name.
+    pub label: String,
+    /// The fitted value.
+    pub value: f64,
+    /// What it is and what it stands for.
+    pub meaning: String,
+}
+
 /// The model's parameters, typed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {

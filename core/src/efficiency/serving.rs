@@ -89,19 +89,7 @@ impl ServingCalibration {
     }
 }
 
-/// One parameter as data: its value and what it means.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Parameter {
-    /// Identifier (one of [`PARAMETER_IDS`]).
-    pub id: String,
-    /// Display name.
-    pub label: String,
-    /// The fitted value.
-    pub value: f64,
-    /// What it is and what it stands for.
-    pub meaning: String,
-}
+pub use super::calibration::Parameter;
 
 /// `data/serving-calibration.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -133,19 +121,11 @@ impl ServingCalibrationFile {
 /// `data/serving-calibration.json`, compact (see `build.rs`).
 const FILE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/serving-calibration.json"));
 
-/// Parse the bundled file.
-///
-/// # Errors
-/// The parse error; the tests prove the bundled file parses.
-pub fn parse_bundled() -> Result<ServingCalibrationFile, serde_json::Error> {
-    crate::json::from_str(FILE_JSON)
-}
-
 /// The bundled file (parsed once; `None` if it did not parse, which a test rules out).
 #[must_use]
 pub fn bundled_file() -> Option<&'static ServingCalibrationFile> {
     static CELL: OnceLock<Option<ServingCalibrationFile>> = OnceLock::new();
-    CELL.get_or_init(|| parse_bundled().ok()).as_ref()
+    crate::json::bundled(&CELL, FILE_JSON)
 }
 
 // `FITTED`: the file's numbers as constants (core/build.rs), so the serving page, which
@@ -171,7 +151,7 @@ mod tests {
         let pretty = include_str!("../../data/serving-calibration.json");
         let as_edited: serde_json::Value = serde_json::from_str(pretty).unwrap();
         assert_eq!(serde_json::from_str::<serde_json::Value>(FILE_JSON).unwrap(), as_edited);
-        let f = parse_bundled().unwrap();
+        let f = crate::json::from_str::<ServingCalibrationFile>(FILE_JSON).unwrap();
         assert_eq!(f.calibration(), Some(bundled()), "the constants are the file's, every parameter in range");
         assert_eq!(f.parameters.len(), PARAMETER_IDS.len());
         for p in &f.parameters {

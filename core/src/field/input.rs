@@ -45,19 +45,7 @@ impl<T> ItemField<T> {
         Self { list, name, label, unit: "", hint: "", kind, applies: None }
     }
 
-    /// With a unit.
-    #[must_use]
-    pub const fn unit(mut self, unit: &'static str) -> Self {
-        self.unit = unit;
-        self
-    }
-
-    /// With a hint.
-    #[must_use]
-    pub const fn hint(mut self, hint: &'static str) -> Self {
-        self.hint = hint;
-        self
-    }
+    unit_and_hint!();
 
     /// Applying only when `when` holds for the element at its index.
     #[must_use]

@@ -56,6 +56,27 @@ macro_rules! enum_choice {
     };
 }
 
+/// The const builders `.unit("s")` and `.hint("…")` of a field description ([`Field`],
+/// [`input::ItemField`]), written once: both types have `unit` and `hint` fields, and a trait
+/// cannot have const methods on stable Rust.
+macro_rules! unit_and_hint {
+    () => {
+        /// With a unit.
+        #[must_use]
+        pub const fn unit(mut self, unit: &'static str) -> Self {
+            self.unit = unit;
+            self
+        }
+
+        /// With a hint.
+        #[must_use]
+        pub const fn hint(mut self, hint: &'static str) -> Self {
+            self.hint = hint;
+            self
+        }
+    };
+}
+
 pub mod chip;
 pub mod collectives;
 pub mod conventions;
@@ -343,19 +364,7 @@ impl Field {
         Self { path, label, unit: "", hint: "", kind, applies: None, also: &[] }
     }
 
-    /// With a unit.
-    #[must_use]
-    pub const fn unit(mut self, unit: &'static str) -> Self {
-        self.unit = unit;
-        self
-    }
-
-    /// With a hint.
-    #[must_use]
-    pub const fn hint(mut self, hint: &'static str) -> Self {
-        self.hint = hint;
-        self
-    }
+    unit_and_hint!();
 
     /// Applying only when `when` holds.
     #[must_use]

@@ -324,7 +324,7 @@ pub struct ColocatedSteps {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::hardware::catalog;
     use crate::hardware::topology::Topology;
@@ -333,11 +333,26 @@ mod tests {
     use crate::inference::queueing::tests::{quantile, Rng};
     use crate::presets;
 
-    fn plan_70b(section: &InferenceSection) -> Plan<'_> {
+    /// LLaMA 3-70B on a TPU v5e 4x4.
+    pub(crate) fn plan_70b(section: &InferenceSection) -> Plan<'_> {
         let m = presets::get("llama-3-70b").unwrap().config;
         let chip = catalog::get("tpu-v5e").unwrap();
         let axes = Topology::tpu_slice(&[4, 4], 1).resolve(&chip).unwrap();
         Plan::new(&m, &chip, &axes, None, None, section).unwrap()
+    }
+
+    /// The co-located server of these tests and `finite_run`'s on `plan`'s decode setup: a
+    /// 2,048-token budget, contexts of 2,304 tokens (2,048 + 256), `overhead` seconds a step.
+    pub(crate) fn server<'a>(plan: &'a Plan, traffic: &'a Traffic, overhead: f64) -> Colocated<'a> {
+        Colocated {
+            setup: &plan.decode,
+            traffic,
+            budget: 2048,
+            context: 2304,
+            mfu: 1.0,
+            attention: AttentionCounting::CausalHalf,
+            step_overhead_s: overhead,
+        }
     }
 
     /// Chunk counts by hand: 1,000 tokens in 448-token chunks are 448 + 448 + 104; 896 are
@@ -359,15 +374,7 @@ mod tests {
         let section = InferenceSection::new(2048, 256);
         let plan = plan_70b(&section);
         let traffic = Traffic::fixed(2048, 256);
-        let cb = Colocated {
-            setup: &plan.decode,
-            traffic: &traffic,
-            budget: 2048,
-            context: 2304,
-            mfu: 1.0,
-            attention: AttentionCounting::CausalHalf,
-            step_overhead_s: 0.0,
-        };
+        let cb = server(&plan, &traffic, 0.0);
         let p = cb.at_concurrency(32.0).unwrap().unwrap();
         let (m, d) = cb.steps(32.0).unwrap();
         let f = 32.0 * 2048.0 / (256.0 * 2016.0);

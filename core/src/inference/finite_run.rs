@@ -61,7 +61,7 @@ impl Colocated<'_> {
     /// second — not the rate `c` sustains, as in a run that has not settled. The mixed
     /// steps are as many as the arrivals need: `f = λ·E[P]·τ̄ / c_room` prompt tokens per
     /// step over the room, so `τ̄ = f·τ_m + (1 − f)·τ_d` gives
-    /// `τ̄ = τ_d / (1 − λ·E[P]·(τ_m − τ_d)/c_room)` (in steady state, λ = C/(E[G]·τ̄) and this
+    /// `τ̄ = τ_d / (1 − λ·E[P]·(τ_m − τ_d)/c_room)` (in steady state, λ = C/(E\[G\]·τ̄) and this
     /// is [`Colocated::queue`]'s). `None` when the budget cannot take the prompts (f ≥ 1)
     /// or the prefill queue is unstable.
     ///
@@ -304,24 +304,12 @@ mod tests {
     /// prompts, 256-token outputs, budget 2,048, 32 sequences).
     #[test]
     fn unsettled_server_at_the_settled_rate_is_the_settled_one() {
-        use crate::flops::AttentionCounting;
-        use crate::hardware::{catalog, topology::Topology};
-        use crate::inference::{options::InferenceSection, plan::Plan, traffic::Traffic};
+        use crate::inference::continuous::tests::{plan_70b, server};
+        use crate::inference::{options::InferenceSection, traffic::Traffic};
         let section = InferenceSection::new(2048, 256);
-        let m = crate::presets::get("llama-3-70b").unwrap().config;
-        let chip = catalog::get("tpu-v5e").unwrap();
-        let axes = Topology::tpu_slice(&[4, 4], 1).resolve(&chip).unwrap();
-        let plan = Plan::new(&m, &chip, &axes, None, None, &section).unwrap();
+        let plan = plan_70b(&section);
         let traffic = Traffic::fixed(2048, 256);
-        let cb = Colocated {
-            setup: &plan.decode,
-            traffic: &traffic,
-            budget: 2048,
-            context: 2304,
-            mfu: 1.0,
-            attention: AttentionCounting::CausalHalf,
-            step_overhead_s: 0.002,
-        };
+        let cb = server(&plan, &traffic, 0.002);
         let settled = cb.at_rate(0.5, 1e6).unwrap().unwrap();
         let c = settled.concurrency;
         let rate = c / (256.0 * settled.tpot_s.get());

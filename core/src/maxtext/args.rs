@@ -7,7 +7,7 @@
 //! (`python3 -m MaxText.train src/maxtext/configs/base.yml per_device_batch_size=2 \`),
 //! with backslash continuations, quotes, the interpreter and module or script name, and
 //! environment assignments before it. Environment variables that change a run
-//! (`LIBTPU_INIT_ARGS`, `XLA_PYTHON_CLIENT_MEM_FRACTION`) are kept; [`super::run`] reads them.
+//! (`LIBTPU_INIT_ARGS`, `XLA_PYTHON_CLIENT_MEM_FRACTION`) are kept; `settings` reads them (the XLA flags).
 
 use crate::import::ImportError;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@
 //!
 //! MaxText's TFLOP/s per device is its own count of one step's FLOPs per device
 //! (`calculate_tflops_training_per_device` in `utils/maxtext_utils.py`, gradient accumulation
-//! included: shardcalc's [`FlopConvention::MaxText`](crate::flops::FlopConvention::MaxText),
+//! included: shardcalc's [`FlopConvention::MaxText`],
 //! `flops.maxtext` in the report) divided by the measured seconds per step; its tokens per
 //! device are `max_target_length × per_device_batch_size × gradient_accumulation_steps`
 //! (`calculate_tokens_training_per_device`) over the same seconds. MaxText logs no MFU;

@@ -17,8 +17,8 @@
 //! | base.yml, the model file and the overrides merged as `pyconfig.py` merges them | [`config`] |
 //! | the chip, slice and slices (`compile_topology` too) | [`hardware`] |
 //! | `ici_*` / `dcn_*` degrees → shardcalc's mesh | [`mesh`] |
-//! | `remat_policy` and the per-tensor placements | [`remat`] |
-//! | batch, formats, optimizer, kernels, pipeline, XLA flags | [`settings`] |
+//! | `remat_policy` and the per-tensor placements | `remat` |
+//! | batch, formats, optimizer, kernels, pipeline, XLA flags | `settings` |
 //! | keys not read: unknown, ignored, warnings | [`unread`] |
 //! | MaxText's log: predicted ([`log`]), read and compared ([`log_file`]) | [`log`], [`log_file`] |
 //! | everything `shardcalc maxtext` prints | [`report`] |

@@ -34,7 +34,7 @@
 //! | [`search`] | every valid mesh × ZeRO stage × schedule × microbatches × remat, ranked, Pareto front |
 //! | [`space`] | what the search may choose, and its rules as sentences |
 //! | [`front`] | the fastest configurations and the Pareto front as the search finds them |
-//! | [`section`], [`plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
+//! | [`section`], [`mod@plan`], [`explain`], [`report`] | scenario section, orchestration, sentences, report types |
 //! | [`replan`] | a plan's own configuration (its split over the networks) under other efficiencies, for bands |
 
 pub mod budget;

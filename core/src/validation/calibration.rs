@@ -7,22 +7,8 @@
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
-pub use crate::efficiency::calibration::{bundled, Calibration, PARAMETER_IDS};
+pub use crate::efficiency::calibration::{bundled, Calibration, Parameter, PARAMETER_IDS};
 pub use crate::training::section::section_for;
-
-/// One parameter as data: its value and what it means.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Parameter {
-    /// Identifier ([`PARAMETER_IDS`]).
-    pub id: String,
-    /// Display name.
-    pub label: String,
-    /// The fitted value.
-    pub value: f64,
-    /// What it is.
-    pub meaning: String,
-}
 
 /// How far the calibrated step times of held-back runs fall from the measured ones: the
 /// signed error (predicted − measured) / measured, in %, at the 10th and 90th percentiles
@@ -70,19 +56,11 @@ pub fn from_file(f: &CalibrationFile) -> Option<Calibration> {
 /// `data/calibration.json` as bundled: without indentation (see `build.rs`).
 const CALIBRATION_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/calibration.json"));
 
-/// Parse the bundled file.
-///
-/// # Errors
-/// The parse error; the tests prove the bundled file parses.
-pub fn parse_bundled() -> Result<CalibrationFile, serde_json::Error> {
-    crate::json::from_str(CALIBRATION_JSON)
-}
-
 /// The bundled file (parsed once; `None` if it did not parse, which a test rules out).
 #[must_use]
 pub fn bundled_file() -> Option<&'static CalibrationFile> {
     static CELL: OnceLock<Option<CalibrationFile>> = OnceLock::new();
-    CELL.get_or_init(|| parse_bundled().ok()).as_ref()
+    crate::json::bundled(&CELL, CALIBRATION_JSON)
 }
 
 /// The bundled file's residuals (from build.rs's constants: no JSON parser needed).
@@ -102,7 +80,7 @@ mod tests {
         let as_edited: serde_json::Value = serde_json::from_str(pretty).unwrap();
         let bundled_json: serde_json::Value = serde_json::from_str(CALIBRATION_JSON).unwrap();
         assert_eq!(bundled_json, as_edited);
-        let f = parse_bundled().expect("calibration.json parses");
+        let f = crate::json::from_str::<CalibrationFile>(CALIBRATION_JSON).expect("calibration.json parses");
         let c = from_file(&f).expect("every parameter present, in range");
         assert_ne!(c, Calibration::PEAK, "the bundled calibration is fitted");
         for p in &f.parameters {
@@ -113,7 +91,7 @@ mod tests {
 
     #[test]
     fn the_constants_are_the_file_s_numbers() {
-        let f = parse_bundled().unwrap();
+        let f = crate::json::from_str::<CalibrationFile>(CALIBRATION_JSON).unwrap();
         assert_eq!(Some(bundled()), from_file(&f));
         assert_eq!(bundled_residuals(), f.residuals);
     }

@@ -21,7 +21,7 @@
 //! | [`bundled_table`] | the table as bundled data (`data/validation-table.json`), what the page shows |
 //! | [`bands`] | bands of the training and serving views' headline numbers, and what dominates them |
 //! | [`serving_runs`] | the published serving measurements (`data/serving-runs.csv`) |
-//! | [`serving_calibration`] | serving's fitted physical parameters (`data/serving-calibration.json`) |
+//! | [`crate::efficiency::serving`] | serving's fitted physical parameters (`data/serving-calibration.json`) |
 //! | [`serving`] | a serving run as a scenario, and the serving model's prediction for it |
 //! | [`serving_table`] | every serving run predicted, the engine × chip split, the statistics: [`serving_table::serving_validation`] |
 //! | [`serving_fit`] | the fit of the serving calibration on the fitted groups |

@@ -1,7 +1,7 @@
 //! What the training page shows, evaluated from a scenario: the search's best plan with the
 //! token budget applied, the explored mesh planned alone, the headline numbers' uncertainty
 //! bands, and every planning problem (book chapters 5–6). A thin composition of
-//! [`crate::training::plan`], [`crate::training::budget`] and [`crate::validation::bands`];
+//! [`mod@crate::training::plan`], [`crate::training::budget`] and [`crate::validation::bands`];
 //! `shardcalc eval --view training` prints [`evaluate`], and the page calls the same stages
 //! ([`TrainingInputs::of`], [`search`], [`TrainingInputs::with_budget`],
 //! [`TrainingInputs::explored`], [`TrainingInputs::bands`]) so that a change of the token
@@ -98,7 +98,7 @@ impl TrainingInputs {
     /// The search's best ([`search`], then [`Self::with_budget`]).
     ///
     /// # Errors
-    /// As [`plan`].
+    /// As [`fn@plan`].
     pub fn best(&self) -> Result<TrainingReport, Invalid> {
         self.with_budget(&search(&self.search_key()))
     }
@@ -121,7 +121,7 @@ impl TrainingInputs {
 /// The search of [`TrainingInputs::search_key`]'s inputs.
 ///
 /// # Errors
-/// As [`plan`].
+/// As [`fn@plan`].
 pub fn search(key: &TrainingInputs) -> Result<TrainingReport, Invalid> {
     key.plan(&key.section)
 }
