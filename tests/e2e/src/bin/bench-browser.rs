@@ -119,8 +119,10 @@ const READ_PROBE: &str = "const b = window.__bench; if (!b) return null;\
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];\
     return Object.assign({}, b, { fcp: fcp ? fcp.startTime : b.fcp });";
 
-/// Times `values.length` changes of field `id`: `[update ms, frame ms, charts redrawn, DOM
-/// mutations in the view]` each.
+/// Times `values.length` changes of field `id`: `{ rows: [[update ms, frame ms, charts
+/// redrawn, DOM mutations in the view], ...], kinds }`, `kinds` counting the mutations of the
+/// changes after the first 4 by kind (`td@class`: an attribute set on a `td`; `td text`: a text
+/// node's data under a `td`; `tbody +tr -tr`: children added or removed).
 const CHANGE_SCRIPT: &str = r"
 const [id, values, kind, done] = [arguments[0], arguments[1], arguments[2], arguments[arguments.length - 1]];
 const el = document.getElementById(id);
@@ -128,12 +130,23 @@ if (!el) { done('no #' + id); return; }
 const charts = () => [...document.querySelectorAll('.view canvas, .view .svg-chart, .view .scene-chart')]
   .map((e) => e.classList.contains('scene-chart') ? e.innerHTML : (e.dataset.draws || '0'));
 let mutated = 0;
-const observer = new MutationObserver((r) => { mutated += r.length; });
+const kinds = {};
+const kind_of = (m) => {
+  const tag = (n) => (n && n.nodeName || '').toLowerCase();
+  if (m.type === 'attributes') return tag(m.target) + '@' + m.attributeName;
+  if (m.type === 'characterData') return tag(m.target.parentNode) + ' text';
+  const list = (l, sign) => [...new Set([...l].map((n) => sign + tag(n)))].join(' ');
+  return (tag(m.target) + ' ' + list(m.addedNodes, '+') + ' ' + list(m.removedNodes, '-')).trim();
+};
+const observer = new MutationObserver((r) => {
+  mutated += r.length;
+  if (i >= 4) for (const m of r) { const k = kind_of(m); kinds[k] = (kinds[k] || 0) + 1; }
+});
 observer.observe(document.querySelector('.view'), { subtree: true, childList: true, characterData: true, attributes: true });
 const out = [];
 let i = 0;
 const next = () => {
-  if (i >= values.length) { observer.disconnect(); done(out); return; }
+  if (i >= values.length) { observer.disconnect(); done({ rows: out, kinds }); return; }
   const before = charts();
   mutated = 0;
   const t0 = performance.now();
@@ -148,7 +161,10 @@ const next = () => {
       d.port1.onmessage = () => {
         const t2 = performance.now();
         const now = charts();
-        mutated += observer.takeRecords().length;
+        for (const m of observer.takeRecords()) {
+          mutated += 1;
+          if (i >= 4) { const k = kind_of(m); kinds[k] = (kinds[k] || 0) + 1; }
+        }
         out.push([t1 - t0, t2 - t0, now.filter((x, j) => x !== before[j]).length, mutated]);
         i += 1;
         next();
@@ -406,15 +422,25 @@ async fn first_results(browser: &Browser, page: &Page, loads: usize) -> Vec<(f64
     out
 }
 
-/// Times `changes` changes of one field (after 4 not counted): (its own value, update ms, frame ms, fewest
-/// charts redrawn and fewest DOM mutations in one change).
-async fn changes_of(
-    browser: &Browser,
-    id: &str,
-    other: &str,
-    kind: &str,
-    changes: usize,
-) -> Option<(String, Vec<f64>, Vec<f64>, u64, u64)> {
+/// One field's changes, measured (after 4 not counted).
+struct Changes {
+    /// The field's own value (the changes alternate it with the other).
+    base: String,
+    /// Input event to every output updated, plus style and layout, ms, sorted.
+    update: Vec<f64>,
+    /// Input event to the end of the next animation frame, ms, sorted.
+    frame: Vec<f64>,
+    /// Fewest charts redrawn in one change.
+    redrawn: u64,
+    /// Fewest DOM mutations in one change.
+    mutations: u64,
+    /// The most frequent kinds of DOM mutation, per change (`td@class 9.0, td text 4.0`).
+    kinds: String,
+}
+
+/// Times `changes` changes of one field of kind `kind` (`input` or `change`), alternating its
+/// value with `other`.
+async fn changes_of(browser: &Browser, id: &str, other: &str, kind: &str, changes: usize) -> Option<Changes> {
     let base = browser
         .eval("const e = document.getElementById(arguments[0]); return e ? e.value : null;", vec![json!(id)])
         .await;
@@ -424,9 +450,15 @@ async fn changes_of(
         return None;
     }
     let values: Vec<&str> = (0..changes + 4).map(|i| if i % 2 == 0 { other } else { base.as_str() }).collect();
-    let times = browser.client().execute_async(CHANGE_SCRIPT, vec![json!(id), json!(values), json!(kind)]).await;
-    let times = match times {
-        Ok(Value::Array(t)) => t,
+    let result = browser.client().execute_async(CHANGE_SCRIPT, vec![json!(id), json!(values), json!(kind)]).await;
+    let (times, kinds) = match result {
+        Ok(Value::Object(o)) => match (o.get("rows"), o.get("kinds")) {
+            (Some(Value::Array(rows)), Some(Value::Object(kinds))) => (rows.clone(), kinds.clone()),
+            _ => {
+                eprintln!("bench-browser: #{id}: {o:?}");
+                return None;
+            }
+        },
         other => {
             eprintln!("bench-browser: #{id}: {other:?}");
             return None;
@@ -437,7 +469,11 @@ async fn changes_of(
     let frame = sorted(rows.iter().filter_map(|r| r.get(1).and_then(Value::as_f64)).collect());
     let redrawn = rows.iter().filter_map(|r| r.get(2).and_then(Value::as_u64)).min().unwrap_or(0);
     let mutations = rows.iter().filter_map(|r| r.get(3).and_then(Value::as_u64)).min().unwrap_or(0);
-    Some((base, update, frame, redrawn, mutations))
+    let mut kinds: Vec<(String, f64)> =
+        kinds.into_iter().filter_map(|(k, n)| Some((k, n.as_f64()? / rows.len().max(1) as f64))).collect();
+    kinds.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let kinds = kinds.iter().take(4).map(|(k, n)| format!("{k} {n:.0}")).collect::<Vec<_>>().join(", ");
+    Some(Changes { base, update, frame, redrawn, mutations, kinds })
 }
 
 /// `page -> wasm+js+css gzip bytes`, from `scripts/size-report.sh`.
@@ -530,8 +566,8 @@ async fn main() {
     }
 
     let _ = writeln!(md, "\nInput → repaint ({changes} changes per field; `update` = input event to every output, table and chart updated plus style and layout, compared with the {REPAINT_BUDGET_MS} ms budget, its minimum the cost on an idle core; `frame` = to the end of the next animation frame):\n");
-    let _ = writeln!(md, "| page | field | charts redrawn per change | DOM changes per change | update min | update p50 | update p95 | frame p50 | frame p95 | budget |");
-    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(md, "| page | field | charts redrawn per change | DOM changes per change | most frequent (per change) | update min | update p50 | update p95 | frame p50 | frame p95 | budget |");
+    let _ = writeln!(md, "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|");
     for page in pages.iter().copied().filter(|p| !p.fields.is_empty()) {
         browser.goto(page.file).await;
         // Let the first result and the charts settle before typing.
@@ -542,15 +578,16 @@ async fn main() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for &(id, other, kind) in page.fields {
-            let Some((base, update, frame, redrawn, mutations)) = changes_of(&browser, id, other, kind, changes).await
+            let Some(Changes { base, update, frame, redrawn, mutations, kinds }) =
+                changes_of(&browser, id, other, kind, changes).await
             else {
-                let _ = writeln!(md, "| {} | #{id} | | | not measured | | | | | |", page.file);
+                let _ = writeln!(md, "| {} | #{id} | | | | not measured | | | | | |", page.file);
                 continue;
             };
             let p95 = quantile(&update, 0.95);
             let _ = writeln!(
                 md,
-                "| {} | #{id}: {} ↔ {other} | {redrawn} | {mutations} | {} | {} | {} | {} | {} | {} |",
+                "| {} | #{id}: {} ↔ {other} | {redrawn} | {mutations} | {kinds} | {} | {} | {} | {} | {} | {} |",
                 page.file,
                 if base.is_empty() { "(all)" } else { base.as_str() },
                 ms(update.first().copied().unwrap_or(f64::NAN), 1),
