@@ -12,7 +12,9 @@
 //!   forced style and layout (`update`, compared with the 16 ms budget), and to the end of the
 //!   next animation frame (`frame`, which adds the wait for the display's next 16.7 ms tick);
 //!   over CHANGES changes per field (default 50), alternating two values so every change
-//!   redraws, after 4 changes not counted;
+//!   redraws, after 4 changes not counted; with `BENCH_DOM_KINDS=1` in the environment, also
+//!   the most frequent kinds of DOM mutation a change makes (`td@class`: an attribute set on a
+//!   `td`), which keeping the records costs the page a little time;
 //! - **the training search** (issue 16): LLaMA 3 70B, 4,194,304 tokens of 4096 per step, on a
 //!   TPU v5p 16×20×28 pod (8,960 chips), calibrated, as the training page runs it: the page's
 //!   own `performance.now()` around core's search (`#training-search-stats`'s
@@ -124,7 +126,7 @@ const READ_PROBE: &str = "const b = window.__bench; if (!b) return null;\
 /// changes after the first 4 by kind (`td@class`: an attribute set on a `td`; `td text`: a text
 /// node's data under a `td`; `tbody +tr -tr`: children added or removed).
 const CHANGE_SCRIPT: &str = r"
-const [id, values, kind, done] = [arguments[0], arguments[1], arguments[2], arguments[arguments.length - 1]];
+const [id, values, kind, keep, done] = [arguments[0], arguments[1], arguments[2], arguments[3], arguments[arguments.length - 1]];
 const el = document.getElementById(id);
 if (!el) { done('no #' + id); return; }
 const charts = () => [...document.querySelectorAll('.view canvas, .view .svg-chart, .view .scene-chart')]
@@ -138,10 +140,14 @@ const kind_of = (m) => {
   const list = (l, sign) => [...new Set([...l].map((n) => sign + tag(n)))].join(' ');
   return (tag(m.target) + ' ' + list(m.addedNodes, '+') + ' ' + list(m.removedNodes, '-')).trim();
 };
-const observer = new MutationObserver((r) => {
-  mutated += r.length;
-  if (i >= 4) for (const m of r) { const k = kind_of(m); kinds[k] = (kinds[k] || 0) + 1; }
-});
+// With `keep`, records are kept while a change is timed and sorted by kind after it (the
+// callback runs inside the timed window, and keeping them costs the page a little time).
+let records = [];
+const observer = new MutationObserver((r) => { mutated += r.length; if (keep) records.push(r); });
+const count_kinds = () => {
+  if (i >= 4) for (const r of records) for (const m of r) { const k = kind_of(m); kinds[k] = (kinds[k] || 0) + 1; }
+  records = [];
+};
 observer.observe(document.querySelector('.view'), { subtree: true, childList: true, characterData: true, attributes: true });
 const out = [];
 let i = 0;
@@ -161,10 +167,10 @@ const next = () => {
       d.port1.onmessage = () => {
         const t2 = performance.now();
         const now = charts();
-        for (const m of observer.takeRecords()) {
-          mutated += 1;
-          if (i >= 4) { const k = kind_of(m); kinds[k] = (kinds[k] || 0) + 1; }
-        }
+        const late = observer.takeRecords();
+        mutated += late.length;
+        if (keep) records.push(late);
+        count_kinds();
         out.push([t1 - t0, t2 - t0, now.filter((x, j) => x !== before[j]).length, mutated]);
         i += 1;
         next();
@@ -434,7 +440,8 @@ struct Changes {
     redrawn: u64,
     /// Fewest DOM mutations in one change.
     mutations: u64,
-    /// The most frequent kinds of DOM mutation, per change (`td@class 9.0, td text 4.0`).
+    /// The most frequent kinds of DOM mutation, per change (`td@class 9, td text 4`), with
+    /// `BENCH_DOM_KINDS` set; empty without.
     kinds: String,
 }
 
@@ -450,7 +457,9 @@ async fn changes_of(browser: &Browser, id: &str, other: &str, kind: &str, change
         return None;
     }
     let values: Vec<&str> = (0..changes + 4).map(|i| if i % 2 == 0 { other } else { base.as_str() }).collect();
-    let result = browser.client().execute_async(CHANGE_SCRIPT, vec![json!(id), json!(values), json!(kind)]).await;
+    let keep = std::env::var_os("BENCH_DOM_KINDS").is_some();
+    let args = vec![json!(id), json!(values), json!(kind), json!(keep)];
+    let result = browser.client().execute_async(CHANGE_SCRIPT, args).await;
     let (times, kinds) = match result {
         Ok(Value::Object(o)) => match (o.get("rows"), o.get("kinds")) {
             (Some(Value::Array(rows)), Some(Value::Object(kinds))) => (rows.clone(), kinds.clone()),
@@ -566,7 +575,7 @@ async fn main() {
     }
 
     let _ = writeln!(md, "\nInput → repaint ({changes} changes per field; `update` = input event to every output, table and chart updated plus style and layout, compared with the {REPAINT_BUDGET_MS} ms budget, its minimum the cost on an idle core; `frame` = to the end of the next animation frame):\n");
-    let _ = writeln!(md, "| page | field | charts redrawn per change | DOM changes per change | most frequent (per change) | update min | update p50 | update p95 | frame p50 | frame p95 | budget |");
+    let _ = writeln!(md, "| page | field | charts redrawn per change | DOM changes per change | most frequent (BENCH_DOM_KINDS) | update min | update p50 | update p95 | frame p50 | frame p95 | budget |");
     let _ = writeln!(md, "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|");
     for page in pages.iter().copied().filter(|p| !p.fields.is_empty()) {
         browser.goto(page.file).await;
