@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used)] // A test that cannot unwrap has failed; the panic says why.
 
 use leptos::prelude::*;
-use shardcalc::components::{CellIds, ChartCanvas, DataTable, RowAction, TableExports};
+use shardcalc::components::{CellIds, ChartCanvas, DataTable, RowAction, RowIds, TableExports};
 use shardcalc::embed::{Embed, EmbedMissing};
 use shardcalc::App;
 use shardcalc_charts::table::Table;
@@ -157,6 +157,57 @@ async fn a_data_table_shows_the_cells_as_shown_and_follows_changes() {
     assert!(cell.is_same_node(Some(&page.find::<web_sys::Node>("#row-decode-step"))), "the same cell, rewritten");
     page.click("#t-go-1").await;
     assert_eq!(clicked.get_untracked(), Some(1));
+}
+
+/// A new table whose rows differ only in their classes (the Validation page's filter marking
+/// rows) sets those classes and writes nothing else: rebuilding the rows would set every one of
+/// their attributes again (erased attributes, docs/browser-bench.md: 1,801 DOM writes per filter
+/// change before).
+#[wasm_bindgen_test]
+async fn a_change_of_row_classes_alone_writes_only_those_classes() {
+    let make = |marked: bool| {
+        let mut t = Table::labelled(&[("run", "Run"), ("mfu", "MFU")]);
+        t.push(["a", "51.5"]);
+        if marked {
+            t.mark("filtered-out");
+        }
+        t.push(["b", "40.2"]);
+        t
+    };
+    let table = RwSignal::new(make(false));
+    let page = Page::mount(
+        move || {
+            let ids = RowIds { key: Some(0), prefix: "run-" };
+            view! { <DataTable id="c" table=table row_headers=true row_ids=ids /> }.into_any()
+        },
+        1,
+    )
+    .await;
+    js_sys::eval(
+        "window.__writes = []; window.__observer = new MutationObserver((r) => window.__writes.push(...r));\
+         window.__observer.observe(document.getElementById('c'), { subtree: true, childList: true, characterData: true, attributes: true });",
+    )
+    .unwrap();
+    let writes = || {
+        let list = js_sys::eval(
+            "window.__writes.push(...window.__observer.takeRecords());\
+             const w = window.__writes.map((m) => [m.type, m.target.nodeName.toLowerCase(), m.attributeName || ''].join(' '));\
+             window.__writes = []; w",
+        )
+        .unwrap();
+        js_sys::Array::from(&list).iter().map(|w| w.as_string().unwrap_or_default()).collect::<Vec<_>>()
+    };
+    table.set(make(true));
+    page.settle().await;
+    assert_eq!(writes(), ["attributes tr class"]);
+    assert_eq!(page.attr("#run-a", "class"), "filtered-out");
+    assert_eq!(page.text("#run-a th"), "a");
+    // Anything else still rebuilds the rows, text rewritten where it changed.
+    table.update(|t| t.rows[1][1] = "41.0".into());
+    page.settle().await;
+    assert_eq!(page.text("#run-b td"), "41.0");
+    assert!(writes().contains(&"characterData #text ".to_string()));
+    js_sys::eval("window.__observer.disconnect()").unwrap();
 }
 
 /// A link column shows each row's target as a link named by its shown text; a row without
