@@ -183,17 +183,8 @@ pub fn colocated_at_rate(
 pub fn continuous_batching(plan: &Plan, batch: u64, price: &Price) -> Result<ContinuousBatchingReport, Invalid> {
     let s = plan.section;
     let traffic = s.traffic();
-    let context = traffic.decode_context(s.kv_context);
-    let budget = s.token_budget();
-    let cb = Colocated {
-        setup: &plan.decode,
-        traffic: &traffic,
-        budget,
-        context,
-        mfu: s.prefill.mfu.unwrap_or(1.0),
-        attention: s.prefill.attention,
-        step_overhead_s: 0.0,
-    };
+    let cb = Colocated::of_plan(plan, &traffic, 0.0);
+    let (budget, context) = (cb.budget, cb.context);
     let max_concurrency = plan.colocated_max_concurrency(context, budget);
     let y = plan.decode.model_parallel();
     let mut curve = Vec::new();

@@ -33,6 +33,7 @@
 //! - At a request rate λ per server the concurrency is Little's law's fixed point,
 //!   `C = λ·E[G]·τ̄(C)`, found by bisection below the largest concurrency that fits.
 
+use super::plan::Plan;
 use super::queueing::{Mg1, RequestClass, Ttft};
 use super::setup::ServingSetup;
 use super::traffic::Traffic;
@@ -105,6 +106,26 @@ pub struct Colocated<'a> {
 pub fn chunks(tokens: f64, room: f64) -> (f64, f64) {
     let n = (tokens / room).ceil().max(1.0);
     (n - 1.0, tokens - (n - 1.0) * room)
+}
+
+impl<'a> Colocated<'a> {
+    /// `plan`'s decode replica as a co-located server under its section: the section's
+    /// token budget, the context its decoding sequences read of `traffic` (the section's),
+    /// its prefill utilisation (1, the roofline, when it sets none), and `step_overhead_s`
+    /// a step. The planner's report and the serving validation run the same server.
+    #[must_use]
+    pub fn of_plan(plan: &'a Plan<'_>, traffic: &'a Traffic, step_overhead_s: f64) -> Self {
+        let s = plan.section;
+        Colocated {
+            setup: &plan.decode,
+            traffic,
+            budget: s.token_budget(),
+            context: traffic.decode_context(s.kv_context),
+            mfu: s.prefill.mfu.unwrap_or(1.0),
+            attention: s.prefill.attention,
+            step_overhead_s,
+        }
+    }
 }
 
 impl Colocated<'_> {

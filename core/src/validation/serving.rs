@@ -245,18 +245,10 @@ fn online_point(run: &ServingRun, chip: &ChipSource, tau: f64) -> Result<OnlineP
     let section = s.inference.as_ref().ok_or("the run has no inference section")?;
     let plan = Plan::new(&m, &hw.chip, &hw.axes, None, None, section).map_err(|e| e.to_string())?;
     let traffic = section.traffic();
-    let context = traffic.decode_context(section.kv_context);
-    let budget = section.token_budget();
-    let cb = Colocated {
-        setup: &plan.decode,
-        traffic: &traffic,
-        budget,
-        context,
-        mfu: 1.0,
-        attention: section.prefill.attention,
-        step_overhead_s: tau,
-    };
-    let fits = plan.colocated_max_concurrency(context, budget) as f64;
+    // The run's section sets no prefill utilisation: the roofline's, as `Colocated::of_plan`
+    // reads it.
+    let cb = Colocated::of_plan(&plan, &traffic, tau);
+    let fits = plan.colocated_max_concurrency(cb.context, cb.budget) as f64;
     let max_concurrency = run.max_batch.map_or(fits, |cap| cap.min(fits));
     let settled = |p: ColocatedPoint, basis| OnlinePoint {
         concurrency: p.concurrency,
